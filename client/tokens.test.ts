@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { createTokenCache, type TokenGrant } from './tokens.js';
+
+/** A token source the test resolves by hand, to hold requests in flight. */
+function manualSource() {
+  const pending: { resolve: (grant: TokenGrant) => void; reject: (error: unknown) => void }[] = [];
+  let issued = 0;
+  return {
+    pending,
+    get count() {
+      return issued;
+    },
+    request: () =>
+      new Promise<TokenGrant>((resolve, reject) => {
+        issued += 1;
+        pending.push({ resolve, reject });
+      }),
+    grant(index: number, expiresInSeconds = 3600) {
+      pending[index]?.resolve({ accessToken: `token-${index + 1}`, expiresInSeconds, scope: 'cards:read' });
+    },
+  };
+}
+
+describe('createTokenCache', () => {
+  it('shares one request among concurrent callers', async () => {
+    const source = manualSource();
+    const clock = { now: () => 1_000_000 };
+    const cache = createTokenCache({ request: source.request, clock });
+    const waiting = Promise.all(Array.from({ length: 20 }, () => cache.get()));
+    expect(source.count).toBe(1);
+    source.grant(0);
+    expect(new Set(await waiting)).toEqual(new Set(['token-1']));
+    expect(await cache.get()).toBe('token-1');
+    expect(source.count).toBe(1);
+  });
+
+  it.each([
+    ['well before expiry', 3600, 3_000_000, 1],
+    ['just before the 60 s margin', 3600, 3_539_999, 1],
+    ['at the 60 s margin', 3600, 3_540_000, 2],
+    ['after expiry', 3600, 3_700_000, 2],
+    ['short token: half its life left', 60, 29_999, 1],
+    ['short token: refreshed at half its life', 60, 30_000, 2],
+  ])('%s', async (_name, expiresIn, advanceMs, wantRequests) => {
+    const source = manualSource();
+    let now = 0;
+    const cache = createTokenCache({ request: source.request, clock: { now: () => now } });
+    const first = cache.get();
+    source.grant(0, expiresIn);
+    await first;
+    now += advanceMs;
+    const second = cache.get();
+    source.grant(1, expiresIn);
+    await second;
+    expect(source.count).toBe(wantRequests);
+  });
+
+  it('invalidate drops only the token that failed, so later 401s with it share one refresh', async () => {
+    const source = manualSource();
+    const cache = createTokenCache({ request: source.request, clock: { now: () => 0 } });
+    const first = cache.get();
+    source.grant(0);
+    expect(await first).toBe('token-1');
+    cache.invalidate('token-1');
+    const a = cache.get();
+    cache.invalidate('token-1'); // a second call that failed with the old token
+    const b = cache.get();
+    expect(source.count).toBe(2);
+    source.grant(1);
+    expect([await a, await b]).toEqual(['token-2', 'token-2']);
+    cache.invalidate('token-1'); // late news about the old token changes nothing
+    expect(await cache.get()).toBe('token-2');
+    expect(source.count).toBe(2);
+  });
+
+  it('a failed request fails every waiter, and the next call tries again', async () => {
+    const source = manualSource();
+    const cache = createTokenCache({ request: source.request, clock: { now: () => 0 } });
+    const waiters = [cache.get(), cache.get()];
+    source.pending[0]?.reject(new Error('down'));
+    for (const waiter of waiters) await expect(waiter).rejects.toThrow('down');
+    const retry = cache.get();
+    expect(source.count).toBe(2);
+    source.grant(1);
+    expect(await retry).toBe('token-2');
+  });
+});

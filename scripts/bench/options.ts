@@ -1,0 +1,150 @@
+/** The flags of `npm run bench`. */
+import { parseArgs } from 'node:util';
+
+export const RUN_NAMES = [
+  'baseline-http',
+  'baseline-express',
+  'listBanks',
+  'getCard',
+  'listTransactions',
+  'createTransfer',
+  'createTransferReplay',
+  'executeTransfer',
+] as const;
+
+export type RunName = (typeof RUN_NAMES)[number];
+
+/** The issue's sweep: 10k, 100k and 1M ledger records. */
+export const DEFAULT_SWEEP_ROWS = [10_000, 100_000, 1_000_000] as const;
+
+export interface BenchOptions {
+  readonly durationS: number;
+  readonly connections: number;
+  readonly json: boolean;
+  readonly quick: boolean;
+  /** Ledger sizes of the sweep; empty when there is no sweep. */
+  readonly rows: readonly number[];
+  /** Bulk ledger records of the main database (the issue: 100 000). */
+  readonly transactions: number;
+  readonly runs: readonly RunName[];
+  /** Write a V8 CPU profile of each service process into this directory. */
+  readonly cpuProfDir: string | undefined;
+  readonly signEachRequest: boolean;
+  /** Run ANALYZE after seeding, as autovacuum would on a long-running PostgreSQL. */
+  readonly analyze: boolean;
+  /** Extra flags for the service's node (e.g. --max-semi-space-size=8), to try a memory or GC setting. */
+  readonly nodeFlags: readonly string[];
+  /** Before each run, wait up to this many seconds for the rest of the machine to go quiet; 0: do not wait. */
+  readonly waitQuietS: number;
+  readonly logLevel: string;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+Measures the service against bare node:http and Express baselines with autocannon, one run after
+another on this machine, and checks the targets of issue 6. The service runs as a child process
+(NODE_ENV=production) on a fresh database: a new PostgreSQL database on the server DATABASE_URL
+names (created and dropped by the benchmark), or an embedded one in a temporary directory when
+DATABASE_URL is unset. The organization is onboarded with --demo and 100 000 ledger records.
+
+  --duration S          seconds per run (default 10; 2 with --quick)
+  --connections N       concurrent connections (default 10)
+  --rows [LIST]         also sweep the filtered transaction page over ledger sizes, re-seeding
+                        a fresh database for each (default list 10000,100000,1000000)
+  --transactions N      bulk ledger records of the main database (default 100000)
+  --only NAMES          comma-separated runs to measure (default all):
+                        ${RUN_NAMES.join(', ')}
+  --quick               2 s runs and no sweep: a smoke test
+  --cpu-prof            profile the service (node --cpu-prof) into --cpu-prof-dir: one profile per
+                        service process, covering all its runs (pick one with --only); read it
+                        with npx tsx scripts/bench/profile-summary.ts FILE
+  --cpu-prof-dir DIR    where profiles go (default a new directory under the system temp dir)
+  --sign-each-request   sign every write as it is sent (~0.7 ms of client CPU each) instead of
+                        reusing a (path, second)'s signature and signing executes before the run
+  --analyze             run ANALYZE after seeding (what autovacuum would do on a long-running
+                        PostgreSQL; PGlite has no autovacuum): by default the service is measured
+                        as onboarding leaves the database
+  --node-flag FLAG      an extra flag for the service's node process, e.g. --node-flag=--max-semi-space-size=8
+                        (repeatable)
+  --wait-quiet S        before each run, wait up to S seconds until the machine is nearly idle
+                        (under 15 % of all cores busy), for shared machines (default 0: no wait)
+  --log-level LEVEL     the service's LOG_LEVEL (default warn)
+  --json                print only the result as JSON on stdout (through npm, add -s:
+                        npm run -s bench -- --json; otherwise npm prints its banner there too)
+  --help                show this text`;
+
+export class UsageError extends Error {}
+
+function wholeNumber(flag: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got ${JSON.stringify(text)}.`);
+  }
+  return Number(text);
+}
+
+export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
+  // `--rows` may stand alone (the default sweep): give parseArgs the value it expects.
+  const args = [...argv];
+  const rowsAt = args.indexOf('--rows');
+  if (rowsAt >= 0 && (args[rowsAt + 1] === undefined || args[rowsAt + 1]?.startsWith('--') === true)) {
+    args.splice(rowsAt + 1, 0, DEFAULT_SWEEP_ROWS.join(','));
+  }
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        duration: { type: 'string' },
+        connections: { type: 'string' },
+        rows: { type: 'string' },
+        transactions: { type: 'string' },
+        only: { type: 'string' },
+        quick: { type: 'boolean' },
+        'cpu-prof': { type: 'boolean' },
+        'cpu-prof-dir': { type: 'string' },
+        'sign-each-request': { type: 'boolean' },
+        analyze: { type: 'boolean' },
+        'node-flag': { type: 'string', multiple: true },
+        'wait-quiet': { type: 'string' },
+        'log-level': { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) return 'help';
+  const quick = values.quick === true;
+  const rows =
+    values.rows === undefined || quick
+      ? []
+      : values.rows.split(',').map((part) => wholeNumber('--rows', part.trim(), 0, 1, 10_000_000));
+  const runs =
+    values.only === undefined
+      ? RUN_NAMES
+      : values.only.split(',').map((name) => {
+          const run = RUN_NAMES.find((candidate) => candidate === name.trim());
+          if (run === undefined) throw new UsageError(`--only: unknown run ${JSON.stringify(name)}; known: ${RUN_NAMES.join(', ')}.`);
+          return run;
+        });
+  const cpuProf = values['cpu-prof'] === true || values['cpu-prof-dir'] !== undefined;
+  return {
+    durationS: wholeNumber('--duration', values.duration, quick ? 2 : 10, 1, 3600),
+    connections: wholeNumber('--connections', values.connections, 10, 1, 1000),
+    json: values.json === true,
+    quick,
+    rows,
+    transactions: wholeNumber('--transactions', values.transactions, 100_000, 0, 10_000_000),
+    runs: RUN_NAMES.filter((name) => runs.includes(name)),
+    cpuProfDir: cpuProf ? (values['cpu-prof-dir'] ?? '') : undefined,
+    signEachRequest: values['sign-each-request'] === true,
+    analyze: values.analyze === true,
+    nodeFlags: values['node-flag'] ?? [],
+    waitQuietS: wholeNumber('--wait-quiet', values['wait-quiet'], 0, 0, 3600),
+    logLevel: values['log-level'] ?? 'warn',
+  };
+}

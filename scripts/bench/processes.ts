@@ -1,0 +1,189 @@
+/**
+ * Child processes of the benchmark: the service (server/main.ts), the two baselines, and the
+ * onboarding CLI. Each runs as `node --import tsx <file>` so that the pid we measure is the
+ * process doing the work (the `tsx` binary would put a wrapper process in between).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The project root (scripts/bench/ is two levels down). */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** tsx's loader as an absolute URL: children may run in a temporary working directory. */
+const TSX_LOADER = import.meta.resolve('tsx');
+const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
+
+/** The last lines a child printed, shown when it fails. */
+const OUTPUT_LINES_KEPT = 40;
+
+export interface NodeChild {
+  readonly pid: number;
+  readonly process: ChildProcess;
+  /** The last lines of stdout and stderr, for error messages. */
+  output(): string;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  readonly exited: Promise<number | string>;
+}
+
+export interface StartNodeOptions {
+  readonly cwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly nodeFlags?: readonly string[];
+  /** Keep stdout whole (for a CLI's result) instead of only its last lines. */
+  readonly captureStdout?: boolean;
+  /** Told each line the child writes to stderr. */
+  readonly onStderrLine?: (line: string) => void;
+}
+
+export function startNode(file: string, args: readonly string[], options: StartNodeOptions = {}): NodeChild & { stdout(): string } {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', TSX_LOADER, file, ...args], {
+    cwd: options.cwd ?? PROJECT_ROOT,
+    env: { ...(options.env ?? process.env), TSX_TSCONFIG_PATH: TSCONFIG },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error(`could not start ${file}`);
+  const lines: string[] = [];
+  let stdout = '';
+  const keep = (text: string): void => {
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      lines.push(line);
+      if (lines.length > OUTPUT_LINES_KEPT) lines.shift();
+    }
+  };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    if (options.captureStdout === true) stdout += chunk;
+    else keep(chunk);
+  });
+  let partial = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    keep(chunk);
+    if (options.onStderrLine === undefined) return;
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) options.onStderrLine(line);
+  });
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  return { pid: child.pid, process: child, output: () => lines.join('\n'), stdout: () => stdout, exited };
+}
+
+/** A TCP port free right now on 127.0.0.1 (the kernel picks it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `url` until it answers 200, the child exits, or `timeoutMs` passes. */
+export async function waitUntilReady(child: NodeChild, url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitedWith: number | string | undefined;
+  void child.exited.then((code) => {
+    exitedWith = code;
+  });
+  for (;;) {
+    if (exitedWith !== undefined) {
+      throw new Error(`the process exited (${exitedWith}) before ${url} answered:\n${child.output()}`);
+    }
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s:\n${child.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** SIGTERM, then SIGKILL if the process is still there after `graceMs`. */
+export async function stopChild(child: NodeChild, graceMs = 15_000): Promise<number | string> {
+  if (child.process.exitCode !== null || child.process.signalCode !== null) return child.exited;
+  child.process.kill('SIGTERM');
+  const timer = setTimeout(() => child.process.kill('SIGKILL'), graceMs);
+  try {
+    return await child.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface RunningServer {
+  readonly name: string;
+  readonly child: NodeChild;
+  readonly baseUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  readonly cwd: string;
+  /** DATABASE_URL, or undefined for the embedded database under <cwd>/.data/. */
+  readonly databaseUrl: string | undefined;
+  readonly cpuProfDir?: string | undefined;
+  readonly nodeFlags?: readonly string[];
+  readonly logLevel: string;
+}
+
+/** Starts server/main.ts in production mode (response validation off) and waits for /readyz. */
+export async function startService(options: ServiceOptions): Promise<RunningServer> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: options.logLevel };
+  delete env['DATABASE_URL'];
+  delete env['WEB_CONCURRENCY'];
+  if (options.databaseUrl !== undefined) env['DATABASE_URL'] = options.databaseUrl;
+  const nodeFlags = [
+    ...(options.nodeFlags ?? []),
+    ...(options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`]),
+  ];
+  const child = startNode(`${PROJECT_ROOT}server/main.ts`, [], { cwd: options.cwd, env, nodeFlags });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    // Opening a large embedded database takes a while; PostgreSQL is up in a second.
+    await waitUntilReady(child, `${baseUrl}/readyz`, 120_000);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return {
+    name: 'service',
+    child,
+    baseUrl,
+    async stop() {
+      const code = await stopChild(child);
+      if (code !== 0) throw new Error(`the service exited with ${code}:\n${child.output()}`);
+    },
+  };
+}
+
+export type BaselineKind = 'http' | 'express';
+
+/** Starts scripts/bench/baseline-<kind>.ts answering GET /v1/bank with the JSON in `bodyFile`. */
+export async function startBaseline(kind: BaselineKind, bodyFile: string): Promise<RunningServer> {
+  const port = await freePort();
+  const child = startNode(`${PROJECT_ROOT}scripts/bench/baseline-${kind}.ts`, [String(port), bodyFile]);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(child, `${baseUrl}/v1/bank`, 30_000);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return {
+    name: `baseline-${kind}`,
+    child,
+    baseUrl,
+    async stop() {
+      await stopChild(child);
+    },
+  };
+}

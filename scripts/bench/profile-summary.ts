@@ -1,0 +1,100 @@
+/**
+ * Summarises a V8 .cpuprofile (from `npm run bench -- --cpu-prof`): self time by function and by
+ * package or file, and inclusive time of the project's own functions.
+ *
+ * Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [--top N]
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly children?: readonly number[];
+}
+
+interface Profile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+  readonly startTime: number;
+  readonly endTime: number;
+}
+
+/** node_modules/<package> (scoped too), the project's own path, node: internals, or the V8 pseudo-frames. */
+function area(url: string, functionName: string): string {
+  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (modules?.[1] !== undefined) return modules[1];
+  if (url.startsWith('node:')) return url;
+  const own = /\/(server|scripts|generated|client)\/(.*)$/.exec(url);
+  if (own !== undefined && own !== null) return `${own[1]}/${own[2]}`;
+  return url;
+}
+
+function label(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const name = functionName === '' ? '(anonymous)' : functionName;
+  return url === '' ? name : `${name} ${area(url, functionName)}:${lineNumber + 1}`;
+}
+
+function main(): void {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string' } } });
+  const file = positionals[0];
+  if (file === undefined) throw new Error('usage: profile-summary.ts FILE.cpuprofile [--top N]');
+  const top = Number(values.top ?? 30);
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+
+  const selfUs = new Map<number, number>();
+  profile.samples.forEach((id, index) => {
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  });
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+
+  const totalUs = [...selfUs.values()].reduce((sum, value) => sum + value, 0);
+  const idleUs = [...selfUs].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((sum, [, us]) => sum + us, 0);
+  const busyUs = totalUs - idleUs;
+
+  const bump = (map: Map<string, number>, key: string, us: number): void => {
+    map.set(key, (map.get(key) ?? 0) + us);
+  };
+  const byFunction = new Map<string, number>();
+  const byArea = new Map<string, number>();
+  const inclusiveOwn = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    if (node === undefined || node.callFrame.functionName === '(idle)') continue;
+    bump(byFunction, label(node), us);
+    bump(byArea, area(node.callFrame.url, node.callFrame.functionName), us);
+    // Inclusive time of the project's own frames: walk up the stack, once per distinct frame.
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at);
+      if (frame === undefined) break;
+      if (/\/(server|scripts|generated)\//.test(frame.callFrame.url) && !frame.callFrame.url.includes('node_modules')) {
+        const key = label(frame);
+        if (!seen.has(key)) {
+          seen.add(key);
+          bump(inclusiveOwn, key, us);
+        }
+      }
+    }
+  }
+
+  const print = (title: string, map: Map<string, number>): void => {
+    process.stdout.write(`\n${title}\n`);
+    for (const [key, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+      process.stdout.write(`${(us / 1000).toFixed(0).padStart(8)} ms ${((100 * us) / busyUs).toFixed(1).padStart(5)} %  ${key}\n`);
+    }
+  };
+  process.stdout.write(
+    `${file}: ${(totalUs / 1e6).toFixed(1)} s sampled, ${(busyUs / 1e6).toFixed(1)} s busy (${((100 * busyUs) / totalUs).toFixed(0)} %)\n`,
+  );
+  print('Self time by package / file (% of busy):', byArea);
+  print('Self time by function:', byFunction);
+  print("Inclusive time of the project's functions:", inclusiveOwn);
+}
+
+main();

@@ -1,0 +1,258 @@
+/**
+ * The requests of each measured run, and what they need from the running service: an access
+ * token, a card id, a transfer to replay, pending transfers to execute, and signatures.
+ *
+ * Signatures (spec §5, decisions §3) cover METHOD + path + timestamp only, and RSASSA-PKCS1-v1_5
+ * is deterministic: within one second, one path has one signature. By default the client signs
+ * each (path, second) once and reuses the bytes, and signs the execute requests (one path each)
+ * before the run, so that the ~0.7 ms an RSA-2048 signature costs is not spent on the cores the
+ * server is being measured on. The server verifies every request either way. `signEachRequest`
+ * signs every request as it is sent instead, as a naive client would.
+ */
+import { createPrivateKey, createSign, randomUUID, type KeyObject } from 'node:crypto';
+import type autocannon from 'autocannon';
+import type { Onboarded } from './database.js';
+
+/** A transfer the sandbox network settles as SUCCEEDED (an account ending in 0002 would fail, decisions §6). */
+export const TRANSFER_BODY = JSON.stringify({
+  amountCents: 100,
+  currency: 'EGP',
+  bankId: 'nbe',
+  accountNumber: '100200300400',
+  accountName: 'Bench Supplies',
+  category: 'LOGISTICS',
+});
+
+/** Enough sandbox money for every execute of a long run (100 cents each). */
+export const BENCH_BALANCE_CENTS = 10_000_000_000_00;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The filtered page: three filters (statuses, categories, a date bound) and the largest page.
+ * The bulk ledger covers the year before the current month and the sandbox ledger the last 90
+ * days, so a 180-day bound keeps a full page of matches at every table size.
+ */
+export function transactionQuery(now: number): string {
+  const fromDate = Math.floor((now - 180 * DAY_MS) / DAY_MS) * DAY_MS;
+  return `/v1/transaction?limit=100&statuses=SUCCEEDED,DECLINED&categories=FOOD_BEVERAGE,TRANSPORTATION,TRAVEL&fromDate=${fromDate}`;
+}
+
+export interface Signer {
+  /** Base64 RSA-SHA256 of METHOD + path + timestamp (spec §5). */
+  sign(method: string, path: string, timestamp: string): string;
+  /** Timestamp and signature headers for a request sent now. */
+  headers(method: string, path: string): { 'x-partner-request-timestamp': string; 'x-partner-signature': string };
+  /** Signatures made so far. */
+  readonly count: number;
+}
+
+export function createSigner(privateKeyPem: string, options: { reuseWithinSecond: boolean }): Signer {
+  const key: KeyObject = createPrivateKey(privateKeyPem);
+  let count = 0;
+  const recent = new Map<string, string>();
+  let recentSecond = '';
+  const signer: Signer = {
+    get count() {
+      return count;
+    },
+    sign(method, path, timestamp) {
+      count += 1;
+      return createSign('RSA-SHA256').update(`${method}${path}${timestamp}`).sign(key, 'base64');
+    },
+    headers(method, path) {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      if (!options.reuseWithinSecond) {
+        return { 'x-partner-request-timestamp': timestamp, 'x-partner-signature': signer.sign(method, path, timestamp) };
+      }
+      if (timestamp !== recentSecond) {
+        recent.clear();
+        recentSecond = timestamp;
+      }
+      const memo = `${method} ${path}`;
+      let signature = recent.get(memo);
+      if (signature === undefined) {
+        signature = signer.sign(method, path, timestamp);
+        recent.set(memo, signature);
+      }
+      return { 'x-partner-request-timestamp': timestamp, 'x-partner-signature': signature };
+    },
+  };
+  return signer;
+}
+
+/** Microseconds one RSA-2048 signature costs this process (the median of `rounds`). */
+export function signingCostUs(signer: Signer, rounds = 200): number {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    const start = process.hrtime.bigint();
+    signer.sign('POST', `/v1/transfer/trf_${i}/execute`, '1700000000');
+    times.push(Number(process.hrtime.bigint() - start) / 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? 0;
+}
+
+export interface Session {
+  readonly token: string;
+  /** The exact body GET /v1/bank answered (the baselines answer the same). */
+  readonly bankListJson: string;
+  readonly cardId: string;
+  readonly signer: Signer;
+  /** Idempotency key of a transfer already created, for the replay run. */
+  readonly replayKey: string;
+  /** Ids of PENDING transfers created so far, for the execute run. */
+  readonly pendingTransfers: string[];
+  /** 200 answers to replays without `Idempotent-Replayed: true`: each would be a new transfer, not a replay. */
+  replaysNotMarked: number;
+}
+
+async function expectOk(response: Response, what: string): Promise<string> {
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 500)}`);
+  return text;
+}
+
+export async function fetchToken(baseUrl: string, credentials: Onboarded): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+    },
+    body: 'grant_type=client_credentials',
+  });
+  const body = JSON.parse(await expectOk(response, 'POST /v1/oauth/token')) as { access_token?: unknown };
+  if (typeof body.access_token !== 'string') throw new Error('the token response has no access_token');
+  return body.access_token;
+}
+
+/** Token, bank list, an activated card (its availableBalance sums the ledger) and one transfer to replay. */
+export async function openSession(
+  baseUrl: string,
+  credentials: Onboarded,
+  options: { signEachRequest: boolean },
+): Promise<Session> {
+  const token = await fetchToken(baseUrl, credentials);
+  const bankListJson = await expectOk(await fetch(`${baseUrl}/v1/bank`), 'GET /v1/bank');
+  const cardPage = JSON.parse(
+    await expectOk(await fetch(`${baseUrl}/v1/card?limit=100`, { headers: { Authorization: `Bearer ${token}` } }), 'GET /v1/card'),
+  ) as { cards: { id: string; availableBalance: unknown }[] };
+  const card = cardPage.cards.find((c) => c.availableBalance !== null) ?? cardPage.cards[0];
+  if (card === undefined) throw new Error('the demo organization has no card');
+
+  const signer = createSigner(credentials.privateKeyPem, { reuseWithinSecond: !options.signEachRequest });
+  const replayKey = randomUUID();
+  const created = await fetch(`${baseUrl}/v1/transfer`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': replayKey,
+      ...signer.headers('POST', '/v1/transfer'),
+    },
+    body: TRANSFER_BODY,
+  });
+  await expectOk(created, 'POST /v1/transfer');
+  return { token, bankListJson, cardId: card.id, signer, replayKey, pendingTransfers: [], replaysNotMarked: 0 };
+}
+
+const TRANSFER_ID = /"id":"(trf_[A-Za-z0-9_-]+)"/;
+
+export function listBanksRequest(): autocannon.Request {
+  return { method: 'GET', path: '/v1/bank' };
+}
+
+export function getCardRequest(session: Session): autocannon.Request {
+  return { method: 'GET', path: `/v1/card/${session.cardId}`, headers: { authorization: `Bearer ${session.token}` } };
+}
+
+export function listTransactionsRequest(token: string, now: number): autocannon.Request {
+  return { method: 'GET', path: transactionQuery(now), headers: { authorization: `Bearer ${token}` } };
+}
+
+/** A new transfer each request (fresh Idempotency-Key); the ids go to the execute run's pool. */
+export function createTransferRequest(session: Session): autocannon.Request {
+  return {
+    method: 'POST',
+    path: '/v1/transfer',
+    headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+    body: TRANSFER_BODY,
+    setupRequest: (request) => {
+      request.headers = { ...request.headers, 'idempotency-key': randomUUID(), ...session.signer.headers('POST', '/v1/transfer') };
+      return request;
+    },
+    onResponse: (status, body) => {
+      if (status !== 200) return;
+      const id = TRANSFER_ID.exec(body)?.[1];
+      if (id !== undefined) session.pendingTransfers.push(id);
+    },
+  };
+}
+
+/** The same key and body each request: the stored answer comes back (decisions §3). */
+export function createTransferReplayRequest(session: Session): autocannon.Request {
+  return {
+    method: 'POST',
+    path: '/v1/transfer',
+    headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json', 'idempotency-key': session.replayKey },
+    body: TRANSFER_BODY,
+    setupRequest: (request) => {
+      request.headers = { ...request.headers, ...session.signer.headers('POST', '/v1/transfer') };
+      return request;
+    },
+    onResponse: (status, _body, _context, headers) => {
+      const replayed = headers?.['idempotent-replayed'] ?? headers?.['Idempotent-Replayed'];
+      if (status === 200 && replayed !== 'true') session.replaysNotMarked += 1;
+    },
+  };
+}
+
+export interface SignedExecute {
+  readonly path: string;
+  readonly timestamp: string;
+  readonly signature: string;
+}
+
+/** Signs the execute of each pending transfer now (one path each), unless signing happens per request. */
+export function presignExecutes(session: Session, ids: readonly string[]): SignedExecute[] {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return ids.map((id) => {
+    const path = `/v1/transfer/${id}/execute`;
+    return { path, timestamp, signature: session.signer.sign('POST', path, timestamp) };
+  });
+}
+
+/**
+ * Each request executes the next pending transfer of the pool. `presigned` carries signatures
+ * made before the run; without it each request is signed as it is sent.
+ */
+export function executeTransferRequest(
+  session: Session,
+  pool: readonly string[],
+  presigned: readonly SignedExecute[] | undefined,
+): autocannon.Request {
+  let next = 0;
+  return {
+    method: 'POST',
+    path: '/v1/transfer/none/execute',
+    headers: { authorization: `Bearer ${session.token}` },
+    setupRequest: (request) => {
+      // autocannon builds each connection's next request ahead of sending it, so the last few
+      // built may never be sent; the run's `amount` leaves that margin in the pool. Past the end
+      // the last id is reused (a 400 that would show in the run's non-2xx count).
+      const index = Math.min(next, pool.length - 1);
+      next += 1;
+      const signed = presigned?.[index];
+      const id = pool[index] ?? 'none';
+      const path = signed?.path ?? `/v1/transfer/${id}/execute`;
+      const write =
+        signed === undefined
+          ? session.signer.headers('POST', path)
+          : { 'x-partner-request-timestamp': signed.timestamp, 'x-partner-signature': signed.signature };
+      request.path = path;
+      request.headers = { ...request.headers, 'idempotency-key': randomUUID(), ...write };
+      return request;
+    },
+  };
+}

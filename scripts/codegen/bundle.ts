@@ -1,0 +1,72 @@
+import { bundle, createConfig } from '@redocly/openapi-core';
+
+/** The subset of an OpenAPI 3.1 document the generators read. */
+export interface OpenApiDocument {
+  readonly openapi: string;
+  readonly paths?: Record<string, PathItem>;
+  readonly components?: {
+    readonly parameters?: Record<string, ParameterObject>;
+    readonly [section: string]: unknown;
+  };
+  readonly security?: readonly SecurityRequirement[];
+  readonly [key: string]: unknown;
+}
+export type SecurityRequirement = Record<string, readonly string[]>;
+export interface ParameterObject {
+  readonly name: string;
+  readonly in: 'query' | 'header' | 'path' | 'cookie';
+  readonly required?: boolean;
+  readonly [key: string]: unknown;
+}
+export interface Reference {
+  readonly $ref: string;
+}
+export interface OperationObject {
+  readonly operationId?: string;
+  readonly tags?: readonly string[];
+  readonly parameters?: ReadonlyArray<ParameterObject | Reference>;
+  readonly requestBody?: { readonly content?: Record<string, unknown>; readonly required?: boolean } | Reference;
+  readonly responses?: Record<string, unknown>;
+  readonly security?: readonly SecurityRequirement[];
+}
+export type PathItem = Partial<Record<HttpMethod, OperationObject>> & {
+  readonly parameters?: ReadonlyArray<ParameterObject | Reference>;
+};
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/**
+ * Bundles the multi-file document into one object with internal `$ref`s only. No lint config is
+ * read here (lint is `npm run lint:api`'s job), so the result depends on the document alone.
+ */
+export async function bundleDocument(rootFile: string): Promise<OpenApiDocument> {
+  const config = await createConfig({}, {});
+  const result = await bundle({ ref: rootFile, config, dereference: false });
+  const errors = result.problems.filter((problem) => problem.severity === 'error');
+  if (errors.length > 0) {
+    const lines = errors.map((problem) => `- ${problem.message}`).join('\n');
+    throw new Error(`Cannot bundle ${rootFile}:\n${lines}`);
+  }
+  return result.bundle.parsed as OpenApiDocument;
+}
+
+export function isReference(value: unknown): value is Reference {
+  return typeof value === 'object' && value !== null && typeof (value as { $ref?: unknown }).$ref === 'string';
+}
+
+/** Resolves a local `#/components/...` reference of a bundled document. */
+export function resolveLocal<T>(document: OpenApiDocument, value: T | Reference): T {
+  let current: unknown = value;
+  for (let depth = 0; isReference(current); depth += 1) {
+    if (depth > 20) throw new Error(`Reference cycle at ${current.$ref}`);
+    const pointer = current.$ref;
+    if (!pointer.startsWith('#/')) throw new Error(`Only local references are expected after bundling: ${pointer}`);
+    current = pointer
+      .slice(2)
+      .split('/')
+      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce<unknown>((node, token) => (node as Record<string, unknown> | undefined)?.[token], document);
+    if (current === undefined) throw new Error(`Unresolved reference ${pointer}`);
+  }
+  return current as T;
+}

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { mountOperations, routeList, routes } from '../generated/server.js';
+import { createCursorCodec } from './domain/cursor.js';
+import { DEFAULT_PAYMENT_NETWORK_DELAY_MS } from './domain/transfer-state.js';
+import { createTokenService } from './domain/tokens.js';
+import { authenticate } from './http/authenticate.js';
+import { bodyParsers } from './http/body-parsers.js';
+import { createClientPolicyCache } from './http/client-policies.js';
+import { ApiError, errorHandler } from './http/errors.js';
+import { handlers } from './http/handlers/index.js';
+import { createInvoke, type Services } from './http/invoke.js';
+import { createPublicKeyCache } from './http/public-keys.js';
+import { refuseNulText } from './http/nul-text.js';
+import { respellReservedInQuery } from './http/reserved-query.js';
+import { requestContext } from './http/request-context.js';
+import { verifyWriteRequest } from './http/write-request.js';
+import type { Logger } from './logger.js';
+import type { Clock, IdGenerator } from './runtime.js';
+import type { DB } from './store/schema.js';
+import { getOrCreateSecret } from './store/secrets.js';
+
+/** The bundled document the validator checks every request (and, in development, response) against. */
+export const API_SPEC_PATH = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));
+
+export interface AppConfig {
+  /** On in development and in every test: an off-contract answer becomes a 500 and fails the test. */
+  readonly validateResponses: boolean;
+  readonly paymentNetworkDelayMs?: number;
+}
+
+export interface AppDeps {
+  readonly config: AppConfig;
+  readonly db: Kysely<DB>;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+}
+
+/** Secrets every instance sharing the database must agree on (decisions §1): created on first start. */
+async function loadServiceKeys(db: Kysely<DB>, clock: Clock): Promise<{ tokenKey: Buffer; cursorKey: Buffer }> {
+  const create = (): string => randomBytes(32).toString('base64url');
+  const [tokenKey, cursorKey] = await Promise.all([
+    getOrCreateSecret(db, 'token-signing-key', create, clock.now()),
+    getOrCreateSecret(db, 'cursor-signing-key', create, clock.now()),
+  ]);
+  return { tokenKey: Buffer.from(tokenKey, 'base64url'), cursorKey: Buffer.from(cursorKey, 'base64url') };
+}
+
+function pathPattern(expressPath: string): RegExp {
+  const escaped = expressPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
+  return new RegExp(`^${escaped}/?$`);
+}
+
+/**
+ * Builds the service: request id and log line, health endpoints, then for each documented route
+ * authentication, the write-request checks and the body parsers (decisions §3 order), then schema
+ * validation, then the generated skeleton calling the handlers, then the one error handler.
+ */
+export async function createApp(deps: AppDeps): Promise<Express> {
+  const { db, clock, ids, logger, config } = deps;
+  const keys = await loadServiceKeys(db, clock);
+  const services: Services = {
+    db,
+    clock,
+    ids,
+    logger,
+    tokens: createTokenService(keys.tokenKey, clock),
+    tokensDatedAt: (ms) => createTokenService(keys.tokenKey, { now: () => ms }),
+    cursors: createCursorCodec(keys.cursorKey),
+    paymentNetworkDelayMs: config.paymentNetworkDelayMs ?? DEFAULT_PAYMENT_NETWORK_DELAY_MS,
+  };
+  const publicKeys = createPublicKeyCache(db, clock);
+  const clientPolicies = createClientPolicyCache(db, clock);
+
+  const app = express();
+  // Paths are case-sensitive, as the document writes them: /V1/TRANSFER is not an alias of /v1/transfer.
+  app.set('case sensitive routing', true);
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(ids, logger, clock));
+  app.use(respellReservedInQuery);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res, next) => {
+    sql`select 1`.execute(db).then(
+      () => res.json({ status: 'ready' }),
+      (error: unknown) => {
+        logger.warn({ err: error }, 'readiness check failed');
+        res.status(503).json({ status: 'unavailable' });
+      },
+    );
+    void next;
+  });
+
+  const patterns = routeList.map((route) => ({ pattern: pathPattern(route.expressPath), method: route.method }));
+  const allowedMethods = (path: string): string[] => [
+    ...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method.toUpperCase())),
+  ];
+
+  // A path the document does not have is 404 before anything else looks at the request (no
+  // authentication, no validation: decisions §4). Express answers OPTIONS on its own (200, a
+  // text/plain list of methods); the document declares no OPTIONS operation, so it is a method like
+  // any other the path does not allow.
+  app.use((req, _res, next) => {
+    const allow = allowedMethods(req.path);
+    if (allow.length === 0) {
+      next(new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' }));
+    } else if (req.method === 'OPTIONS') {
+      next(
+        new ApiError('methodNotAllowed', 'This method is not allowed on this path.', {
+          details: `Allowed: ${allow.join(', ')}`,
+          headers: { Allow: allow.join(', ') },
+        }),
+      );
+    } else {
+      next();
+    }
+  });
+
+  const checks = express.Router({ caseSensitive: true });
+  for (const route of routeList) {
+    const chain: RequestHandler[] = [];
+    if (route.authenticated) chain.push(authenticate(route, services.tokens, clientPolicies));
+    if (route.writeHeaders) chain.push(verifyWriteRequest(clock, publicKeys));
+    if (route.requestContentTypes.length > 0) chain.push(...bodyParsers());
+    if (chain.length > 0) checks[route.method](route.expressPath, ...chain);
+  }
+  app.use(checks);
+  app.use(refuseNulText);
+
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: API_SPEC_PATH,
+      validateApiSpec: false,
+      // coerceTypes concerns the body only (parameters arrive as text and are always coerced):
+      // a JSON body must carry the document's types, so `"amountCents": "100"` is a 400.
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: false },
+      validateResponses: config.validateResponses ? { allErrors: false } : false,
+      validateSecurity: false,
+      validateFormats: true,
+      formats: { int64: { type: 'number', validate: (value: number) => Number.isSafeInteger(value) } },
+    }),
+  );
+
+  const operations = express.Router({ caseSensitive: true });
+  mountOperations(operations, handlers, createInvoke(services));
+  app.use(operations);
+
+  app.use(() => {
+    throw new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
+  });
+  app.use(errorHandler({ logger, tokenPath: routes.createToken.path, allowedMethods }));
+  return app;
+}

@@ -1,0 +1,105 @@
+/**
+ * Request signatures of the write operations (spec §5 "Signature computation"; decisions §3).
+ *
+ * Message: upper-case HTTP method + request path without the query string + the text of the
+ * `X-Partner-Request-Timestamp` header, no separators (`POST/v1/transfer1717000000`).
+ * Signature: RSASSA-PKCS1-v1_5 with SHA-256 over the UTF-8 message, sent in standard Base64.
+ * Keys: RSA of at least 2048 bits; a client may hold two active keys, so that it can rotate
+ * without downtime, and a signature is good when any active key verifies it.
+ */
+import { constants, createPublicKey, verify, type KeyObject } from 'node:crypto';
+
+/** 300 s: "older than 5 minutes" (spec §5, §8), applied in both directions (decisions §3). */
+export const REQUEST_TIMESTAMP_WINDOW_SECONDS = 300;
+
+/** Decisions §3: RSA keys of at least 2048 bits (NIST SP 800-57: 112-bit security). */
+export const MIN_RSA_MODULUS_BITS = 2048;
+
+/**
+ * The longest Base64 text accepted: the signature of a 16384-bit key (2048 bytes) is 2732
+ * characters. Anything longer is refused before decoding.
+ */
+const MAX_SIGNATURE_BASE64_LENGTH = 2732;
+
+/** Standard Base64 (RFC 4648 §4) with the required `=` padding, nothing else. */
+const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function signatureMessage(method: string, path: string, timestampText: string): string {
+  const queryStart = path.indexOf('?');
+  const pathOnly = queryStart === -1 ? path : path.slice(0, queryStart);
+  return `${method.toUpperCase()}${pathOnly}${timestampText}`;
+}
+
+export type ParsedPublicKey = { ok: true; key: KeyObject } | { ok: false; reason: string };
+
+/**
+ * Reads a partner's public key (PEM: `BEGIN PUBLIC KEY` SPKI or `BEGIN RSA PUBLIC KEY` PKCS#1).
+ * A private key is refused even though a public key could be derived from it: the service
+ * keeps only public keys, and a partner who sends a private key should be told so.
+ */
+export function parsePublicKey(pem: string): ParsedPublicKey {
+  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
+    return { ok: false, reason: 'This is a private key. Send only the public key (PEM "BEGIN PUBLIC KEY") and keep the private key secret.' };
+  }
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: pem, format: 'pem' });
+  } catch {
+    return { ok: false, reason: 'The public key is not a readable PEM public key (expected "-----BEGIN PUBLIC KEY-----").' };
+  }
+  if (key.asymmetricKeyType !== 'rsa') {
+    return {
+      ok: false,
+      reason: `The public key is of type ${key.asymmetricKeyType ?? 'unknown'}; an RSA key (RSASSA-PKCS1-v1_5) is required.`,
+    };
+  }
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (bits < MIN_RSA_MODULUS_BITS) {
+    return { ok: false, reason: `The RSA key has ${bits} bits; at least ${MIN_RSA_MODULUS_BITS} bits are required.` };
+  }
+  const exponent = key.asymmetricKeyDetails?.publicExponent ?? 0n;
+  if (exponent < 3n || exponent % 2n === 0n) {
+    return { ok: false, reason: 'The RSA public exponent must be odd and at least 3 (65537 is usual).' };
+  }
+  return { ok: true, key };
+}
+
+/**
+ * Decodes standard Base64 strictly: only the RFC 4648 alphabet, correct padding, and the
+ * canonical encoding (no stray bits in the last character). `Buffer.from(text, 'base64')`
+ * would skip unknown characters and accept URL-safe ones, so two different header values
+ * could carry the same signature.
+ */
+export function decodeStrictBase64(text: string): Buffer | null {
+  if (text.length === 0 || text.length > MAX_SIGNATURE_BASE64_LENGTH || !STANDARD_BASE64.test(text)) return null;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : null;
+}
+
+/** True when any of the keys verifies the signature of the message. */
+export function verifySignature(keys: readonly KeyObject[], message: string, signatureB64: string): boolean {
+  const signature = decodeStrictBase64(signatureB64);
+  if (signature === null) return false;
+  const data = Buffer.from(message, 'utf8');
+  return keys.some((key) => {
+    try {
+      return verify('sha256', data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
+    } catch {
+      // A key that is not RSA, or a signature of the wrong length for this key.
+      return false;
+    }
+  });
+}
+
+/**
+ * Decisions §3: a timestamp more than `windowSeconds` older or newer than the server's clock
+ * is refused; exactly `windowSeconds` away is still accepted.
+ */
+export function timestampWithinWindow(
+  timestampSeconds: number,
+  nowMs: number,
+  windowSeconds: number = REQUEST_TIMESTAMP_WINDOW_SECONDS,
+): boolean {
+  if (!Number.isSafeInteger(timestampSeconds) || !Number.isFinite(nowMs)) return false;
+  return Math.abs(timestampSeconds * 1000 - nowMs) <= windowSeconds * 1000;
+}

@@ -1,0 +1,87 @@
+/**
+ * The transfer state machine: spec §3.1, decisions §6.
+ *
+ * A transfer is created PENDING (maker-checker: it needs approval before it moves).
+ * The partner may cancel it or execute it (execute = approve and submit) while it is PENDING;
+ * the operator tooling may reject it while it is PENDING (decisions §6: never through the
+ * partner API); the payment network settles a PROCESSING transfer to SUCCEEDED or FAILED.
+ * Everything else is refused: spec §3.1 rules 1, 2 and 4.
+ */
+
+export const TRANSFER_STATUSES = [
+  'PENDING',
+  'CANCELLED',
+  'REJECTED',
+  'PROCESSING',
+  'FAILED',
+  'SUCCEEDED',
+] as const;
+
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+
+/** What can happen to an existing transfer. */
+export const TRANSFER_TRIGGERS = ['cancel', 'execute', 'reject', 'networkSuccess', 'networkFailure'] as const;
+
+export type TransferTrigger = (typeof TRANSFER_TRIGGERS)[number];
+
+export type TransferTransition = {
+  readonly from: TransferStatus;
+  readonly trigger: TransferTrigger;
+  readonly to: TransferStatus;
+  /** Who may cause it: the partner through the API, the operator tooling, or the payment network. */
+  readonly by: 'partner' | 'operator' | 'network';
+  /** The timestamp the transition sets (spec §2.6: reviewedAt on approval or rejection). */
+  readonly sets: 'cancelledAt' | 'reviewedAt' | null;
+};
+
+/** A new transfer starts here (spec §3.1, first row). */
+export const INITIAL_TRANSFER_STATUS: TransferStatus = 'PENDING';
+
+/** Every allowed transition; any (status, trigger) pair not listed is forbidden. */
+export const TRANSFER_TRANSITIONS: readonly TransferTransition[] = Object.freeze([
+  { from: 'PENDING', trigger: 'cancel', to: 'CANCELLED', by: 'partner', sets: 'cancelledAt' },
+  { from: 'PENDING', trigger: 'execute', to: 'PROCESSING', by: 'partner', sets: 'reviewedAt' },
+  { from: 'PENDING', trigger: 'reject', to: 'REJECTED', by: 'operator', sets: 'reviewedAt' },
+  { from: 'PROCESSING', trigger: 'networkSuccess', to: 'SUCCEEDED', by: 'network', sets: null },
+  { from: 'PROCESSING', trigger: 'networkFailure', to: 'FAILED', by: 'network', sets: null },
+] as const);
+
+/** The status a trigger leads to, or null when the trigger is not allowed in that status. */
+export function nextTransferStatus(from: TransferStatus, trigger: TransferTrigger): TransferStatus | null {
+  const transition = TRANSFER_TRANSITIONS.find((t) => t.from === from && t.trigger === trigger);
+  return transition === undefined ? null : transition.to;
+}
+
+/** Spec §3.1 rule 1 and §4.3: only a PENDING transfer can be cancelled. */
+export function canCancel(status: TransferStatus): boolean {
+  return nextTransferStatus(status, 'cancel') !== null;
+}
+
+/** Spec §3.1 rule 2: only a PENDING transfer can be executed (funds are checked separately). */
+export function canExecute(status: TransferStatus): boolean {
+  return nextTransferStatus(status, 'execute') !== null;
+}
+
+/** A status no trigger leaves. */
+export function isTerminalTransferStatus(status: TransferStatus): boolean {
+  return !TRANSFER_TRANSITIONS.some((t) => t.from === status);
+}
+
+const STATUS_SET: ReadonlySet<string> = new Set(TRANSFER_STATUSES);
+
+export function isTransferStatus(value: string): value is TransferStatus {
+  return STATUS_SET.has(value);
+}
+
+/**
+ * Sandbox payment network (decisions §6): an account number ending in this suffix fails,
+ * so that partners can exercise the FAILED path on purpose; every other one succeeds.
+ */
+export const FAILING_ACCOUNT_SUFFIX = '0002';
+
+/** 2000 ms: the default of `PAYMENT_NETWORK_DELAY_MS` (decisions §1 and §6). */
+export const DEFAULT_PAYMENT_NETWORK_DELAY_MS = 2000;
+
+export function settlementOutcome(accountNumber: string): 'SUCCEEDED' | 'FAILED' {
+  return accountNumber.endsWith(FAILING_ACCOUNT_SUFFIX) ? 'FAILED' : 'SUCCEEDED';
+}

@@ -1,0 +1,163 @@
+import type { ErrorRequestHandler } from 'express';
+import type { components } from '../../generated/openapi-types.js';
+import type { Logger } from '../logger.js';
+
+export type ErrorType = components['schemas']['ErrorType'];
+export type ErrorBody = components['schemas']['Error'];
+
+/**
+ * The error registry: every failure the HTTP layer raises, with the status and type that
+ * decisions §2-§4 give it. One place to read how the service answers when something is wrong.
+ */
+export const ERRORS = {
+  invalidRequest: { status: 400, type: 'InvalidRequest' },
+  missingIdempotencyKey: { status: 400, type: 'MissingIdempotencyKey' },
+  unauthorized: { status: 401, type: 'Unauthorized' },
+  missingSignature: { status: 401, type: 'MissingSignature' },
+  invalidSignature: { status: 401, type: 'InvalidSignature' },
+  insufficientScope: { status: 403, type: 'Unauthorized' },
+  notFound: { status: 404, type: 'NotFound' },
+  methodNotAllowed: { status: 405, type: 'InvalidRequest' },
+  idempotencyKeyInFlight: { status: 409, type: 'DuplicateIdempotencyKey' },
+  payloadTooLarge: { status: 413, type: 'InvalidRequest' },
+  unsupportedMediaType: { status: 415, type: 'InvalidRequest' },
+  idempotencyKeyReused: { status: 422, type: 'DuplicateIdempotencyKey' },
+  internal: { status: 500, type: 'InternalError' },
+} as const satisfies Record<string, { status: number; type: ErrorType }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** A failure the service answers on purpose; anything else thrown is a bug and becomes a 500. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly details: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERRORS[code].status;
+    this.type = ERRORS[code].type;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    return this.details === undefined
+      ? { message: this.message, type: this.type }
+      : { message: this.message, type: this.type, details: this.details };
+  }
+}
+
+/** The shape of errors raised by express-openapi-validator and Express's body parsers. */
+interface HttpLikeError {
+  status?: unknown;
+  statusCode?: unknown;
+  type?: unknown;
+  message?: unknown;
+  errors?: ReadonlyArray<{ path?: unknown; message?: unknown }>;
+  headers?: unknown;
+}
+
+function asHttpLike(error: unknown): HttpLikeError | undefined {
+  return typeof error === 'object' && error !== null ? (error as HttpLikeError) : undefined;
+}
+
+/** Maps a framework error (validator, body parser) to our registry, or undefined if it is not one. */
+export function fromFrameworkError(error: unknown, allowedMethods: () => string[]): ApiError | undefined {
+  const e = asHttpLike(error);
+  if (e === undefined) return undefined;
+  const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
+  if (status === undefined || status < 400 || status >= 500) return undefined;
+  const first = e.errors?.[0];
+  const where = typeof first?.path === 'string' ? first.path.replace(/^\//, '').replaceAll('/', '.') : undefined;
+  const what = typeof first?.message === 'string' ? first.message : undefined;
+  const detail = where !== undefined && what !== undefined ? `${where} ${what}` : what;
+
+  if (e.type === 'entity.parse.failed') {
+    return new ApiError('invalidRequest', 'The request body is not valid JSON.', {
+      details: 'Send a JSON document matching the operation schema.',
+    });
+  }
+  if (e.type === 'entity.too.large' || status === 413) {
+    return new ApiError('payloadTooLarge', 'The request body is larger than 64 KiB.');
+  }
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    return new ApiError('unsupportedMediaType', 'The request body must be UTF-8 encoded JSON.');
+  }
+  switch (status) {
+    case 404:
+      return new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
+    case 405: {
+      const allow = allowedMethods();
+      return new ApiError('methodNotAllowed', 'This method is not allowed on this path.', {
+        details: `Allowed: ${allow.join(', ')}`,
+        headers: { Allow: allow.join(', ') },
+      });
+    }
+    case 415:
+      return new ApiError('unsupportedMediaType', 'Unsupported Content-Type for this operation.', {
+        details: detail ?? 'See the operation in the API reference for the accepted media type.',
+      });
+    default:
+      return new ApiError('invalidRequest', detail === undefined ? 'The request is invalid.' : `Invalid request: ${detail}`, {
+        ...(what !== undefined && detail !== what ? { details: what } : {}),
+      });
+  }
+}
+
+/**
+ * The RFC 6749 §5.2 `error` code the token endpoint adds to a failure the framework raised
+ * before its handler ran (decisions §2): a grant type outside the enum is
+ * `unsupported_grant_type`, anything else malformed `invalid_request`.
+ */
+export function oauthErrorCode(error: unknown, apiError: ApiError): string {
+  if (apiError.status === 401) return 'invalid_client';
+  const first = asHttpLike(error)?.errors?.[0] as { path?: unknown; errorCode?: unknown } | undefined;
+  const onGrantType = typeof first?.path === 'string' && first.path.endsWith('grant_type');
+  return onGrantType && typeof first?.errorCode === 'string' && first.errorCode.startsWith('enum') ? 'unsupported_grant_type' : 'invalid_request';
+}
+
+export interface ErrorHandlerOptions {
+  readonly logger: Logger;
+  /** The token endpoint's path: its errors also carry the OAuth `error` code. */
+  readonly tokenPath: string;
+  /** The methods the document allows on the request's path (for 405's Allow header). */
+  readonly allowedMethods: (path: string) => string[];
+}
+
+/**
+ * The one error handler: our errors as they are, framework errors through the registry, anything
+ * else a 500 with nothing of the cause in the body and a log line carrying the request id.
+ */
+export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const known =
+      error instanceof ApiError ? error : fromFrameworkError(error, () => options.allowedMethods(req.path));
+    const apiError =
+      known ??
+      new ApiError('internal', 'The service failed to complete the request.', {
+        details: `Quote request id ${String(res.getHeader('X-Request-Id') ?? '')} when reporting this.`,
+      });
+    if (known === undefined) {
+      options.logger.error(
+        { err: error, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path },
+        'unexpected error',
+      );
+    }
+    res.set(apiError.headers);
+    const body = req.path === options.tokenPath && apiError.status < 500
+      ? { ...apiError.toBody(), error: oauthErrorCode(error, apiError) }
+      : apiError.toBody();
+    res.status(apiError.status).json(body);
+  };
+}

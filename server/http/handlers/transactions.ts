@@ -1,0 +1,94 @@
+import type { components } from '../../../generated/openapi-types.js';
+import type { OperationHandler } from '../../../generated/server.js';
+import { categoryLabel } from '../../domain/categories.js';
+import {
+  findTransaction,
+  listTransactions as listStoredTransactions,
+  type TransactionFilters,
+  type TransactionRecord,
+} from '../../store/transactions.js';
+import { organizationOf, type OperationContext } from '../invoke.js';
+import { pageOf, pageRequest } from '../pagination.js';
+import { toCardHolder } from './cards.js';
+
+type Transaction = components['schemas']['Transaction'];
+type ErrorBody = components['schemas']['Error'];
+
+/** The API's view of a ledger record (spec §2.9): optional texts are left out when not set. */
+export function toTransaction(record: TransactionRecord): Transaction {
+  return {
+    id: record.id,
+    authorizationDate: record.authorizationDate,
+    merchant: record.merchant,
+    person: toCardHolder(record.person),
+    department: record.person.department?.name ?? null,
+    method: record.method,
+    category: record.category,
+    categoryLabel: categoryLabel(record.category),
+    reviewStatus: record.reviewStatus,
+    status: record.status,
+    currency: record.currency,
+    amountCents: record.amountCents,
+    tags: record.tags.map((tag) => ({ id: tag.id, name: tag.name })),
+    ...(record.note !== null ? { note: record.note } : {}),
+    ...(record.description !== null ? { description: record.description } : {}),
+    refund: record.refund,
+    ...(record.authorizationCode !== null ? { authorizationCode: record.authorizationCode } : {}),
+    last4: record.last4,
+    cleared: record.cleared,
+  };
+}
+
+/**
+ * A list filter as a set: sorted and without repeats, so that `SUCCEEDED,DECLINED` and
+ * `DECLINED,SUCCEEDED` are one request (and one cursor binding).
+ */
+function asSet<T extends string>(values: readonly T[] | undefined): T[] | undefined {
+  return values === undefined ? undefined : [...new Set(values)].sort();
+}
+
+export const listTransactions: OperationHandler<'listTransactions', OperationContext> = async (input, ctx) => {
+  const { fromDate, toDate } = input.query;
+  if (fromDate !== undefined && toDate !== undefined && fromDate > toDate) {
+    return {
+      status: 400,
+      body: {
+        message: 'fromDate must not be after toDate.',
+        type: 'InvalidRequest',
+        details: `fromDate=${fromDate}, toDate=${toDate}; both bounds are inclusive Unix milliseconds.`,
+      },
+    };
+  }
+  const filters: TransactionFilters = {
+    fromDate,
+    toDate,
+    statuses: asSet(input.query.statuses),
+    categories: asSet(input.query.categories),
+    reviewStatuses: asSet(input.query.reviewStatuses),
+    merchant: input.query.merchant,
+    departmentIds: asSet(input.query.departmentIds),
+  };
+  // The list's name is part of the binding, so a cursor of another list is refused here.
+  const page = pageRequest(ctx.services.cursors, input.query, { list: 'transactions', ...filters });
+  const rows = await listStoredTransactions(ctx.db, {
+    organizationId: organizationOf(ctx),
+    filters,
+    after: page.after,
+    take: page.limit + 1,
+  });
+  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, (row) => ({ sort: row.authorizationDate, id: row.id }));
+  return {
+    status: 200,
+    body: { transactions: items.map(toTransaction), ...(nextCursor !== undefined ? { nextCursor } : {}) },
+  };
+};
+
+export const getTransaction: OperationHandler<'getTransaction', OperationContext> = async (input, ctx) => {
+  const record = await findTransaction(ctx.db, organizationOf(ctx), input.path.id);
+  if (record === undefined) {
+    // Spec §4.4: unknown, and another organization's, ids are both NotFound (decisions §4: 404).
+    const body: ErrorBody = { message: `No transaction with id ${input.path.id} was found.`, type: 'NotFound' };
+    return { status: 404, body };
+  }
+  return { status: 200, body: toTransaction(record) };
+};

@@ -1,0 +1,37 @@
+import { pino } from 'pino';
+
+/** The subset of pino the service uses; tests pass a silent one. */
+export interface Logger {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+  debug(object: object, message?: string): void;
+}
+
+/**
+ * Header and field names whose values are secrets (decisions §2-§3, house rule 8): pino replaces
+ * them wherever they appear in a logged object, so a careless log line cannot leak one.
+ */
+export const REDACTED_PATHS = [
+  'authorization',
+  '*.authorization',
+  '*.headers.authorization',
+  '*["x-partner-signature"]',
+  '*.headers["x-partner-signature"]',
+  'client_secret',
+  '*.client_secret',
+  'clientSecret',
+  '*.clientSecret',
+  'access_token',
+  '*.access_token',
+  'privateKeyPem',
+  '*.privateKeyPem',
+  'secretHash',
+  '*.secretHash',
+];
+
+export function createLogger(level: string = 'info'): Logger {
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+}
+
+export const silentLogger: Logger = pino({ level: 'silent' });

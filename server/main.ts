@@ -1,0 +1,208 @@
+/**
+ * `npm start`: the only reader of process.env and the only opener of sockets.
+ *
+ * PORT (3000), DATABASE_URL (postgres://… for PostgreSQL; unset for the embedded database under
+ * ./.data/; memory:// for an in-memory one), LOG_LEVEL (info), PAYMENT_NETWORK_DELAY_MS (2000),
+ * NODE_ENV (response validation is on unless it is `production`), WEB_CONCURRENCY (workers, PostgreSQL only).
+ */
+import cluster from 'node:cluster';
+import { mkdir, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { createApp } from './app.js';
+import { answerClientErrors } from './http/client-errors.js';
+import { createLogger, type Logger } from './logger.js';
+import { onboardOrganization, type OnboardingResult } from './onboarding.js';
+import { randomIds, systemClock } from './runtime.js';
+import { startSettlementWorker } from './settlement-worker.js';
+import { openDatabase, type Database } from './store/connection.js';
+import { migrateToLatest } from './store/migrate.js';
+import { countOrganizations } from './store/organizations.js';
+import { seedSandboxData } from './store/sandbox.js';
+
+interface Config {
+  readonly port: number;
+  readonly databaseUrl: string | undefined;
+  readonly logLevel: string;
+  readonly paymentNetworkDelayMs: number;
+  readonly validateResponses: boolean;
+  readonly workers: number;
+}
+
+function integer(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return value;
+}
+
+function readConfig(): Config {
+  const databaseUrl = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL;
+  const workers = integer('WEB_CONCURRENCY', 1, 1, 64);
+  if (workers > 1 && !/^postgres(ql)?:\/\//.test(databaseUrl ?? '')) {
+    throw new Error('WEB_CONCURRENCY above 1 needs DATABASE_URL=postgres://…: the embedded database belongs to one process.');
+  }
+  return {
+    port: integer('PORT', 3000, 0, 65535),
+    databaseUrl,
+    logLevel: process.env.LOG_LEVEL ?? 'info',
+    paymentNetworkDelayMs: integer('PAYMENT_NETWORK_DELAY_MS', 2000, 0, 3_600_000),
+    validateResponses: process.env.NODE_ENV !== 'production',
+    workers,
+  };
+}
+
+const DEMO_BALANCE_CENTS = 50_000_000_00; // EGP 50,000,000.00 of sandbox money
+const CREDENTIALS_DIR = '.data';
+/** 10 s: the usual grace period of process managers (Kubernetes waits 30 s, systemd 90 s before SIGKILL). */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Decisions §10: a first start on an empty embedded database gets a demo organization to play with. */
+async function onboardDemo(database: Database, logger: Logger): Promise<OnboardingResult | undefined> {
+  if (database.kind !== 'pglite' || (await countOrganizations(database.db)) > 0) return undefined;
+  const demo = await onboardOrganization(database.db, { ids: randomIds, clock: systemClock }, {
+    name: 'Demo Partner',
+    balanceCents: DEMO_BALANCE_CENTS,
+  });
+  await seedSandboxData(database.db, { organizationId: demo.organizationId, now: systemClock.now(), ids: randomIds });
+  logger.info({ organizationId: demo.organizationId }, 'demo organization onboarded');
+  return demo;
+}
+
+async function printDemo(demo: OnboardingResult, port: number, persisted: boolean): Promise<void> {
+  const base = `http://localhost:${port}`;
+  const keyFile = path.join(CREDENTIALS_DIR, 'demo-private-key.pem');
+  if (persisted && demo.privateKeyPem !== undefined) {
+    await mkdir(CREDENTIALS_DIR, { recursive: true });
+    await writeFile(keyFile, demo.privateKeyPem, { mode: 0o600 });
+    await writeFile(
+      path.join(CREDENTIALS_DIR, 'demo-credentials.json'),
+      `${JSON.stringify({ baseUrl: base, ...demo }, null, 2)}\n`,
+      { mode: 0o600 },
+    );
+  }
+  const lines = [
+    '',
+    'A demo organization was created. Its credentials are shown this once' +
+      (persisted ? ` and kept in ${CREDENTIALS_DIR}/demo-credentials.json (mode 600).` : '.'),
+    `  client id:     ${demo.clientId}`,
+    `  client secret: ${demo.clientSecret}`,
+    persisted ? `  private key:   ${keyFile}` : `  private key:\n${demo.privateKeyPem ?? ''}`,
+    '',
+    'Try it:',
+    `  TOKEN=$(curl -s -u '${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials ${base}/v1/oauth/token | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
+    `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/card`,
+    '  TS=$(date +%s)',
+    `  SIG=$(printf 'POST/v1/transfer%s' "$TS" | openssl dgst -sha256 -sign ${keyFile} | base64 -w0)`,
+    `  curl -s -X POST ${base}/v1/transfer -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \\`,
+    '    -H "Idempotency-Key: $(node -p "crypto.randomUUID()")" -H "X-Partner-Request-Timestamp: $TS" -H "X-Partner-Signature: $SIG" \\',
+    `    -d '{"amountCents":150000,"currency":"EGP","bankId":"nbe","accountNumber":"EG650019000500000000263180001","accountName":"Nile Supplies","category":"LOGISTICS"}'`,
+    '  Then POST /v1/transfer/<id>/execute the same way (sign "POST/v1/transfer/<id>/execute$TS"), and GET it until SUCCEEDED.',
+    '',
+  ];
+  console.log(lines.join('\n'));
+}
+
+async function serve(config: Config, logger: Logger, { primary }: { primary: boolean }): Promise<void> {
+  const database = await openDatabase({ url: config.databaseUrl });
+  if (primary) {
+    const { applied } = await migrateToLatest(database.db);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  }
+  const demo = primary ? await onboardDemo(database, logger) : undefined;
+  const app = await createApp({
+    config: { validateResponses: config.validateResponses, paymentNetworkDelayMs: config.paymentNetworkDelayMs },
+    db: database.db,
+    clock: systemClock,
+    ids: randomIds,
+    logger,
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(config.port, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  answerClientErrors(server, randomIds);
+  // The responses being written, so that a shutdown can ask their connections to close after them.
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    // A request arriving on a kept-alive connection during shutdown is served, then the connection closes.
+    if (closing) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+
+  // The validator compiles the document on first use and an invalid one fails only then
+  // (stack.md pitfall 4): one request now turns that into a failed start.
+  const warmUp = await fetch(`http://127.0.0.1:${port}/v1/bank`, { headers: { Connection: 'close' } });
+  if (warmUp.status !== 200) throw new Error(`warm-up request failed with HTTP ${warmUp.status}`);
+  await warmUp.arrayBuffer();
+
+  const worker = startSettlementWorker({ db: database.db, clock: systemClock, logger });
+  logger.info({ port, database: database.kind, validateResponses: config.validateResponses }, 'listening');
+  if (demo !== undefined) await printDemo(demo, port, config.databaseUrl === undefined);
+
+  /**
+   * SIGTERM / SIGINT: stop accepting connections, let the requests in flight finish (their
+   * connections close after the answer; idle kept-alive ones close at once), let the settlement
+   * pass in progress commit, then close the database (which releases the embedded database's
+   * lock) and exit 0. Anything still running after 10 s is abandoned with exit code 1; its
+   * transactions roll back and idempotency locks expire, so a retry elsewhere is safe.
+   */
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    logger.info({ signal, inFlight: inFlight.size }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error({ inFlight: inFlight.size }, 'shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    void (async () => {
+      await Promise.all([closed, worker.stop()]);
+      await database.close();
+      logger.info({ signal }, 'stopped');
+      process.exit(0);
+    })().catch((error: unknown) => {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  if (config.workers > 1 && cluster.isPrimary) {
+    // The primary migrates once, then each worker serves and settles; PostgreSQL arbitrates.
+    const database = await openDatabase({ url: config.databaseUrl });
+    await migrateToLatest(database.db);
+    await database.close();
+    for (let i = 0; i < config.workers; i += 1) cluster.fork();
+    cluster.on('exit', (worker, code, signal) => {
+      logger.warn({ pid: worker.process.pid, code, signal }, 'worker exited');
+    });
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.on(signal, () => {
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+      });
+    }
+    return;
+  }
+  await serve(config, logger, { primary: config.workers === 1 });
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

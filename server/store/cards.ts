@@ -1,0 +1,296 @@
+/**
+ * Cards, their holders and departments (spec §2.2-§2.4), and the one aggregate query that feeds
+ * `availableBalance` (decisions §7). Every read is scoped to the organization: another
+ * organization's card is as absent as an unknown one.
+ */
+import { sql, type Kysely } from 'kysely';
+import {
+  SETTLED_CASH_REVIEW_STATUSES,
+  type ApprovalUsage,
+  type CairoPeriods,
+  type CardUsage,
+} from '../domain/available-balance.js';
+import type { Limits } from '../domain/card-limits.js';
+import type { CursorPosition } from '../domain/cursor.js';
+import type { DB, NewCardHolderRow, NewCardRow, NewDepartmentRow } from './schema.js';
+
+export interface DepartmentRecord {
+  readonly id: string;
+  readonly name: string;
+}
+
+export interface CardHolderRecord {
+  readonly id: string;
+  readonly fullName: string;
+  readonly userExternalIdOne: string | null;
+  readonly userExternalIdTwo: string | null;
+  readonly userExternalIdThree: string | null;
+  readonly department: DepartmentRecord | null;
+}
+
+export interface CardRecord {
+  readonly id: string;
+  readonly nickname: string;
+  /** Null while the card is not activated (spec §3.2). */
+  readonly last4: string | null;
+  readonly limits: Limits;
+  readonly createdAt: number;
+  readonly holder: CardHolderRecord;
+}
+
+/** The usage figures of available-balance.ts for one card. */
+export interface CardUsageFigures {
+  readonly usage: CardUsage;
+  readonly approval: ApprovalUsage;
+}
+
+export const NO_USAGE: CardUsageFigures = Object.freeze({
+  usage: Object.freeze({ dayCardAndAtm: 0, monthCardAndAtm: 0, monthAtm: 0 }),
+  approval: Object.freeze({ spent: 0, pending: 0, outstandingCash: 0 }),
+});
+
+/** Rows as read by `cardQuery`; also the holder part of a transaction's person. */
+export interface HolderColumns {
+  holder_id: string;
+  holder_full_name: string;
+  holder_external_id_one: string | null;
+  holder_external_id_two: string | null;
+  holder_external_id_three: string | null;
+  department_id: string | null;
+  department_name: string | null;
+}
+
+/** The columns `holderOf` reads, for any query joining `card_holders as h` and `departments as d`. */
+export const HOLDER_SELECTION = [
+  'h.id as holder_id',
+  'h.full_name as holder_full_name',
+  'h.user_external_id_one as holder_external_id_one',
+  'h.user_external_id_two as holder_external_id_two',
+  'h.user_external_id_three as holder_external_id_three',
+  'd.id as department_id',
+  'd.name as department_name',
+] as const;
+
+export function holderOf(row: HolderColumns): CardHolderRecord {
+  return {
+    id: row.holder_id,
+    fullName: row.holder_full_name,
+    userExternalIdOne: row.holder_external_id_one,
+    userExternalIdTwo: row.holder_external_id_two,
+    userExternalIdThree: row.holder_external_id_three,
+    department:
+      row.department_id !== null && row.department_name !== null ? { id: row.department_id, name: row.department_name } : null,
+  };
+}
+
+function cardQuery(db: Kysely<DB>, organizationId: string) {
+  return db
+    .selectFrom('cards as c')
+    .innerJoin('card_holders as h', 'h.id', 'c.card_holder_id')
+    .leftJoin('departments as d', 'd.id', 'h.department_id')
+    .where('c.organization_id', '=', organizationId)
+    .select([
+      'c.id',
+      'c.nickname',
+      'c.last4',
+      'c.daily_limit',
+      'c.monthly_limit',
+      'c.atm_limit',
+      'c.approval_based_limit',
+      'c.created_at',
+      ...HOLDER_SELECTION,
+    ]);
+}
+
+type CardQueryRow = HolderColumns & {
+  id: string;
+  nickname: string;
+  last4: string | null;
+  daily_limit: number;
+  monthly_limit: number;
+  atm_limit: number;
+  approval_based_limit: number | null;
+  created_at: number;
+};
+
+function cardOf(row: CardQueryRow): CardRecord {
+  return {
+    id: row.id,
+    nickname: row.nickname,
+    last4: row.last4,
+    limits: {
+      daily: row.daily_limit,
+      monthly: row.monthly_limit,
+      atm: row.atm_limit,
+      approvalBased: row.approval_based_limit,
+    },
+    createdAt: row.created_at,
+    holder: holderOf(row),
+  };
+}
+
+/**
+ * Up to `take` cards of the organization, newest first (created_at desc, ties by id desc), strictly
+ * after the keyset position `after`. Served by cards_list_idx.
+ */
+export async function listCards(
+  db: Kysely<DB>,
+  options: { organizationId: string; after: CursorPosition | undefined; take: number },
+): Promise<CardRecord[]> {
+  const { after } = options;
+  let query = cardQuery(db, options.organizationId);
+  if (after !== undefined) {
+    query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('c.created_at', 'c.id'), '<', tuple(after.sort, after.id)));
+  }
+  const rows = await query.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(options.take).execute();
+  return rows.map(cardOf);
+}
+
+export async function findCard(db: Kysely<DB>, organizationId: string, cardId: string): Promise<CardRecord | undefined> {
+  const row = await cardQuery(db, organizationId).where('c.id', '=', cardId).executeTakeFirst();
+  return row === undefined ? undefined : cardOf(row);
+}
+
+/**
+ * Reads the card and locks its row until the caller's transaction ends, so that concurrent limit
+ * changes of one card run one after the other and none is lost (decisions §7). Must run inside a
+ * transaction.
+ */
+export async function lockCard(db: Kysely<DB>, organizationId: string, cardId: string): Promise<CardRecord | undefined> {
+  const row = await cardQuery(db, organizationId).where('c.id', '=', cardId).forUpdate('c').executeTakeFirst();
+  return row === undefined ? undefined : cardOf(row);
+}
+
+/** Writes a card's whole limit state; the caller has locked the row and checked the limits. */
+export async function saveCardLimits(db: Kysely<DB>, organizationId: string, cardId: string, limits: Limits): Promise<void> {
+  const result = await db
+    .updateTable('cards')
+    .set({
+      daily_limit: limits.daily,
+      monthly_limit: limits.monthly,
+      atm_limit: limits.atm,
+      approval_based_limit: limits.approvalBased,
+    })
+    .where('id', '=', cardId)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+  if (result.numUpdatedRows !== 1n) throw new Error(`saveCardLimits: card ${cardId} was not updated`);
+}
+
+/** Review statuses that end a cash item's outstanding life, as SQL literals (the partial index repeats them). */
+const SETTLED_CASH = sql.join(SETTLED_CASH_REVIEW_STATUSES.map((status) => sql.lit(status)));
+
+/**
+ * The usage figures of available-balance.ts (USAGE_RULES) for a set of cards, in ONE statement:
+ * per card, one lateral aggregate over its own SUCCEEDED, non-refund CARD and ATM transactions of
+ * the current Cairo month (the day is inside the month, so `filter` picks the day's share), and
+ * one over its holder's outstanding CASH transactions. Each is an index range scan
+ * (transactions_card_usage_idx, transactions_outstanding_cash_idx): the ledger is never loaded.
+ * Cards missing from the answer have no usage.
+ *
+ * The predicates must select exactly what `countsFor` accepts; test/cards compares the two.
+ * Literals are inlined (not parameters) so that the planner can match the partial index.
+ * Tenancy: the cards are the organization's, and a card's (or its holder's) transactions are
+ * that organization's ledger, so the sums need no organization column of their own.
+ */
+export async function cardUsages(
+  db: Kysely<DB>,
+  options: { organizationId: string; cardIds: readonly string[]; periods: CairoPeriods },
+): Promise<Map<string, CardUsageFigures>> {
+  const figures = new Map<string, CardUsageFigures>();
+  if (options.cardIds.length === 0) return figures;
+  const result = await cardUsageQuery(options).execute(db);
+  for (const row of result.rows) {
+    figures.set(row.card_id, {
+      usage: { dayCardAndAtm: row.day_card_and_atm, monthCardAndAtm: row.month_card_and_atm, monthAtm: row.month_atm },
+      approval: { spent: row.approval_spent, pending: row.approval_pending, outstandingCash: row.outstanding_cash },
+    });
+  }
+  return figures;
+}
+
+/** The statement of `cardUsages`, unexecuted (tests check its plan). */
+export function cardUsageQuery(options: { organizationId: string; cardIds: readonly string[]; periods: CairoPeriods }) {
+  const { organizationId, cardIds, periods } = options;
+  return sql<{
+    card_id: string;
+    day_card_and_atm: number;
+    month_card_and_atm: number;
+    month_atm: number;
+    approval_spent: number;
+    approval_pending: number;
+    outstanding_cash: number;
+  }>`
+    select c.id as card_id,
+      coalesce(u.day_card_and_atm, 0)::bigint as day_card_and_atm,
+      coalesce(u.month_card_and_atm, 0)::bigint as month_card_and_atm,
+      coalesce(u.month_atm, 0)::bigint as month_atm,
+      coalesce(u.approval_spent, 0)::bigint as approval_spent,
+      coalesce(u.approval_pending, 0)::bigint as approval_pending,
+      coalesce(cash.outstanding_cash, 0)::bigint as outstanding_cash
+    from cards c
+    left join lateral (
+      select
+        sum(t.amount_cents) filter (
+          where t.authorization_date >= ${periods.dayStartMs} and t.authorization_date < ${periods.dayEndMs}
+        ) as day_card_and_atm,
+        sum(t.amount_cents) as month_card_and_atm,
+        sum(t.amount_cents) filter (where t.method = 'ATM') as month_atm,
+        sum(t.amount_cents) filter (where t.cleared) as approval_spent,
+        sum(t.amount_cents) filter (where not t.cleared) as approval_pending
+      from transactions t
+      where t.card_id = c.id
+        and t.status = 'SUCCEEDED' and not t.refund and t.method in ('CARD', 'ATM')
+        and t.authorization_date >= ${periods.monthStartMs} and t.authorization_date < ${periods.monthEndMs}
+    ) u on true
+    left join lateral (
+      select sum(t.amount_cents) as outstanding_cash
+      from transactions t
+      where t.person_id = c.card_holder_id
+        and t.method = 'CASH' and t.status = 'SUCCEEDED' and not t.refund
+        and (t.review_status is null or t.review_status not in (${SETTLED_CASH}))
+    ) cash on true
+    where c.organization_id = ${organizationId} and c.id = any(${[...cardIds]}::text[])
+  `;
+}
+
+/** Multi-row inserts in batches: one round trip per batch instead of one per row. */
+const INSERT_BATCH = 1_000;
+
+async function insertInBatches<T>(rows: readonly T[], insert: (batch: T[]) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    await insert(rows.slice(start, start + INSERT_BATCH));
+  }
+}
+
+export async function insertDepartments(db: Kysely<DB>, rows: readonly NewDepartmentRow[]): Promise<void> {
+  await insertInBatches(rows, (batch) => db.insertInto('departments').values(batch).execute());
+}
+
+export async function insertCardHolders(db: Kysely<DB>, rows: readonly NewCardHolderRow[]): Promise<void> {
+  await insertInBatches(rows, (batch) => db.insertInto('card_holders').values(batch).execute());
+}
+
+export async function insertCards(db: Kysely<DB>, rows: readonly NewCardRow[]): Promise<void> {
+  await insertInBatches(rows, (batch) => db.insertInto('cards').values(batch).execute());
+}
+
+/** The organization's activated cards with their holder, for generating ledger records that belong to them. */
+export async function activatedCards(
+  db: Kysely<DB>,
+  organizationId: string,
+): Promise<{ id: string; last4: string; holderId: string }[]> {
+  const rows = await db
+    .selectFrom('cards')
+    .where('organization_id', '=', organizationId)
+    .where('last4', 'is not', null)
+    .select(['id', 'last4', 'card_holder_id'])
+    .orderBy('id')
+    .execute();
+  return rows.flatMap((row) => (row.last4 === null ? [] : [{ id: row.id, last4: row.last4, holderId: row.card_holder_id }]));
+}
+
+export async function cardHolderIds(db: Kysely<DB>, organizationId: string): Promise<string[]> {
+  const rows = await db.selectFrom('card_holders').where('organization_id', '=', organizationId).select('id').orderBy('id').execute();
+  return rows.map((row) => row.id);
+}

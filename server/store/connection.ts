@@ -1,0 +1,184 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { acquireDataDirLock, lockPathFor } from './lock.js';
+import type { DB } from './schema.js';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly kind: DatabaseKind;
+  /** Closes the pool or the embedded database and releases its lock file. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /**
+   * undefined: the embedded database in files under `dataDir`; `memory://`: an in-memory
+   * embedded database; `postgres://` or `postgresql://`: a PostgreSQL server (decisions §1).
+   */
+  url?: string | undefined;
+  /** Data directory of the embedded database; default `./.data/pglite`. */
+  dataDir?: string;
+  /** Lock file of the embedded database; default `<dataDir>.lock`. */
+  lockPath?: string;
+  /**
+   * Starting content of a NEW embedded database (file or memory): a `dumpDataDir` dump. Tests
+   * start from a migrated template this way instead of paying for initdb.
+   */
+  loadDataDir?: Blob;
+  /** PostgreSQL pool size; default 10. */
+  maxConnections?: number;
+  /** Told when an idle PostgreSQL connection fails (the pool replaces it); default: ignored. */
+  onConnectionError?: (error: Error) => void;
+}
+
+/** Where the embedded database lives when DATABASE_URL is unset (decisions §1: `./.data/`). */
+export const DEFAULT_DATA_DIR = './.data/pglite';
+
+/** 10: pg's own default; the service's transactions are short, so few connections suffice. */
+const DEFAULT_MAX_CONNECTIONS = 10;
+
+/** PostgreSQL's type id of int8 (bigint), the type of every money and time column and of count(*). */
+const INT8_OID = 20;
+
+/**
+ * int8 → number, refusing anything a JavaScript number cannot hold exactly. Money and times
+ * stay far below 2^53 (the largest amount is 99_999_999_999), so this throws only on a bug.
+ * Both drivers get it, so the store sees one type (stack.md pitfall 8). `sum()` of bigints is
+ * `numeric`, which both drivers return as a string: cast it (`sum(x)::bigint`).
+ */
+export function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) {
+    throw new RangeError(`int8 value ${text} is not a safe integer; money and times must stay below 2^53`);
+  }
+  return value;
+}
+
+/**
+ * The subset of PGlite this store uses (the instance Kysely's dialect needs, plus dumps).
+ * Declared here so that only connection.ts depends on the package's own types.
+ */
+export interface PGliteInstance {
+  close(): Promise<void>;
+  readonly closed: boolean;
+  readonly ready: boolean;
+  readonly waitReady: Promise<void>;
+  query<T>(query: string, params?: unknown[], options?: { rowMode?: 'array' | 'object' }): Promise<{
+    rows: T[];
+    affectedRows?: number;
+    fields: { name: string; dataTypeID: number }[];
+  }>;
+  transaction<T>(callback: (tx: PGliteInstanceTransaction) => Promise<T>): Promise<T>;
+  dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<Blob>;
+}
+
+export interface PGliteInstanceTransaction {
+  query: PGliteInstance['query'];
+  rollback(): Promise<void>;
+}
+
+export interface CreatePGliteOptions {
+  /** A directory for a file database; absent for an in-memory one. */
+  dataDir?: string;
+  /** A dump (`dumpDataDir`) to start from instead of an empty cluster. */
+  loadDataDir?: Blob;
+}
+
+/**
+ * Starts an embedded database with the int8 parser installed. The package is loaded on first
+ * use so that a server on PostgreSQL never loads the WebAssembly build.
+ */
+export async function createPGlite(options: CreatePGliteOptions = {}): Promise<PGliteInstance> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const instance = await PGlite.create({
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+    parsers: { [INT8_OID]: parseInt8 },
+  });
+  return instance;
+}
+
+/** Wraps a started embedded database; `onClose` runs after it is closed (lock release). */
+export function databaseFromPGlite(pglite: PGliteInstance, onClose: () => void = () => {}): Database {
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+  return {
+    db,
+    kind: 'pglite',
+    close: once(async () => {
+      try {
+        await db.destroy();
+        // Kysely closes the instance only if a query ran; close it in any case.
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        onClose();
+      }
+    }),
+  };
+}
+
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
+  const { url } = options;
+  if (url === undefined) return openFilePGlite(options);
+  if (url === 'memory://') {
+    return databaseFromPGlite(
+      await createPGlite(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+    );
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return openPostgres(url, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, options.onConnectionError);
+  }
+  // Never echo the URL: it may hold a password.
+  throw new Error(
+    'Unsupported database URL: use postgres://… or postgresql://… for PostgreSQL, memory:// for an ' +
+      'in-memory embedded database, or leave DATABASE_URL unset for the embedded database under ./.data/',
+  );
+}
+
+async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
+  const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+  mkdirSync(dirname(dataDir), { recursive: true });
+  // The lock comes first: a second process must not even start PGlite on the directory.
+  const lock = acquireDataDirLock(resolve(options.lockPath ?? lockPathFor(dataDir)));
+  let pglite: PGliteInstance;
+  try {
+    pglite = await createPGlite({
+      dataDir,
+      ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+    });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  return databaseFromPGlite(pglite, lock.release);
+}
+
+function openPostgres(url: string, max: number, onConnectionError?: (error: Error) => void): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // Per-pool parsers, so that this module changes nothing global in `pg`.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID && format !== 'binary'
+          ? parseInt8
+          : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener
+  // that would crash the process. The next query simply gets a fresh connection.
+  pool.on('error', (error) => onConnectionError?.(error));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'postgres', close: once(() => db.destroy()) };
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= fn();
+    return closing;
+  };
+}

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { inTransaction } from './in-transaction.js';
+import type { DB, IdempotencyKeyRow } from './schema.js';
+
+// Idempotency keys in the database (decisions §3), in atomic phases after
+// brandur/rocket-rides-atomic:
+//   1. claim: a short transaction of its own marks the key as running (a lock id and time);
+//   2. the operation runs in ONE transaction that also stores its answer
+//      (completeIdempotencyKey), so the change and the stored answer commit together;
+//   3. on a 5xx the key is released (releaseIdempotencyKey) so that a retry can run.
+// A request that dies between 1 and 2 leaves a lock that expires after IDEMPOTENCY_LOCK_TIMEOUT_MS;
+// the next attempt takes it over, and the dead request's transaction, should it wake up, can
+// no longer store an answer (IdempotencyLockLostError rolls it back).
+
+/** 24 hours: the retention of spec §5 and §8; after it the key is forgotten and may be used as new. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * 60 s: longer than any request can take (the writes are a few short queries; a request still
+ * running after a minute has lost its client anyway), and short enough that a client retrying
+ * after a crashed instance waits only a minute. Until then a repeat answers 409.
+ */
+export const IDEMPOTENCY_LOCK_TIMEOUT_MS = 60 * 1000;
+
+export type ClaimResult =
+  | { kind: 'claimed'; lockId: string }
+  /** `body` is the stored JSON text, byte for byte as first sent. */
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'in-flight' }
+  | { kind: 'mismatch' };
+
+export interface ClaimInput {
+  clientId: string;
+  key: string;
+  /** Method, path and SHA-256 of the body (decisions §3). */
+  fingerprint: string;
+  nowMs: number;
+  lockTimeoutMs?: number;
+  retentionMs?: number;
+}
+
+/** The operation's lock on its key was taken over by another request: roll back. */
+export class IdempotencyLockLostError extends Error {
+  constructor(clientId: string, key: string) {
+    super(
+      `The idempotency key ${JSON.stringify(key)} of client ${clientId} was taken over by another request ` +
+        `after its lock timed out; this request's changes are rolled back.`,
+    );
+    this.name = 'IdempotencyLockLostError';
+  }
+}
+
+/**
+ * Claims a key for a request, in its own short transaction (never the caller's: the claim
+ * must be visible to other requests before the operation runs). Outcomes, checked in this
+ * order on an existing key, which is locked FOR UPDATE meanwhile:
+ * - older than the retention: forgotten, claimed as new;
+ * - another fingerprint: 'mismatch' (422);
+ * - an answer stored: 'replay' with it;
+ * - locked less than lockTimeoutMs ago: 'in-flight' (409);
+ * - locked longer ago: the request holding it is presumed dead; claimed with a new lock id.
+ */
+export async function claimIdempotencyKey(db: Kysely<DB>, input: ClaimInput): Promise<ClaimResult> {
+  if (db.isTransaction) {
+    throw new Error('claimIdempotencyKey runs its own transaction; call it with the database, not a transaction');
+  }
+  const lockTimeoutMs = input.lockTimeoutMs ?? IDEMPOTENCY_LOCK_TIMEOUT_MS;
+  const retentionMs = input.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
+  return db.transaction().execute(async (tx) => {
+    // The row that made the insert do nothing can be deleted (released) before we select it;
+    // then the next round's insert succeeds or finds a newer row. Three rounds are plenty.
+    for (let round = 0; round < 3; round += 1) {
+      const lockId = randomUUID();
+      const inserted = await tx
+        .insertInto('idempotency_keys')
+        .values({
+          client_id: input.clientId,
+          key: input.key,
+          fingerprint: input.fingerprint,
+          lock_id: lockId,
+          locked_at: input.nowMs,
+          created_at: input.nowMs,
+        })
+        .onConflict((oc) => oc.columns(['client_id', 'key']).doNothing())
+        .returning('lock_id')
+        .executeTakeFirst();
+      if (inserted !== undefined) return { kind: 'claimed', lockId };
+
+      const row = await tx
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('client_id', '=', input.clientId)
+        .where('key', '=', input.key)
+        .forUpdate()
+        .executeTakeFirst();
+      if (row === undefined) continue;
+      return decide(tx, row, input, lockTimeoutMs, retentionMs);
+    }
+    throw new Error(`Could not claim idempotency key ${JSON.stringify(input.key)}: it keeps being released`);
+  });
+}
+
+async function decide(
+  tx: Transaction<DB>,
+  row: IdempotencyKeyRow,
+  input: ClaimInput,
+  lockTimeoutMs: number,
+  retentionMs: number,
+): Promise<ClaimResult> {
+  if (input.nowMs - row.created_at >= retentionMs) {
+    const lockId = randomUUID();
+    await tx
+      .updateTable('idempotency_keys')
+      .set({
+        fingerprint: input.fingerprint,
+        lock_id: lockId,
+        locked_at: input.nowMs,
+        response_status: null,
+        response_body: null,
+        created_at: input.nowMs,
+      })
+      .where('client_id', '=', input.clientId)
+      .where('key', '=', input.key)
+      .execute();
+    return { kind: 'claimed', lockId };
+  }
+  if (row.fingerprint !== input.fingerprint) return { kind: 'mismatch' };
+  if (row.response_status !== null) {
+    return { kind: 'replay', status: row.response_status, body: row.response_body ?? 'null' }; // never null: a check pairs them
+  }
+  if (row.locked_at !== null && input.nowMs - row.locked_at < lockTimeoutMs) return { kind: 'in-flight' };
+  const lockId = randomUUID();
+  await tx
+    .updateTable('idempotency_keys')
+    .set({ lock_id: lockId, locked_at: input.nowMs })
+    .where('client_id', '=', input.clientId)
+    .where('key', '=', input.key)
+    .execute();
+  return { kind: 'claimed', lockId };
+}
+
+/**
+ * Stores the operation's answer (`body`: its JSON text, as sent) and clears the lock. Call it INSIDE the operation's
+ * transaction, as its last step, so that the answer commits with the change it describes.
+ * Throws IdempotencyLockLostError when the lock is no longer `lockId` (taken over after a
+ * timeout): the caller's transaction must roll back, and the request that took over runs.
+ */
+export async function completeIdempotencyKey(
+  tx: Kysely<DB>,
+  input: { clientId: string; key: string; lockId: string; status: number; body: string },
+): Promise<void> {
+  await inTransaction(tx, async (trx) => {
+    const result = await trx
+      .updateTable('idempotency_keys')
+      .set({
+        response_status: input.status,
+        response_body: input.body,
+        lock_id: null,
+        locked_at: null,
+      })
+      .where('client_id', '=', input.clientId)
+      .where('key', '=', input.key)
+      .where('lock_id', '=', input.lockId)
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) throw new IdempotencyLockLostError(input.clientId, input.key);
+  });
+}
+
+/**
+ * Forgets a key that `lockId` still holds, so that a retry can run (after a 5xx, or a
+ * failure before the operation: decisions §3 stores neither). Returns false when the lock was
+ * no longer ours (nothing deleted).
+ */
+export async function releaseIdempotencyKey(
+  db: Kysely<DB>,
+  input: { clientId: string; key: string; lockId: string },
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('client_id', '=', input.clientId)
+    .where('key', '=', input.key)
+    .where('lock_id', '=', input.lockId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Deletes keys older than the retention; returns how many. Keys are forgotten either way. */
+export async function purgeExpiredIdempotencyKeys(
+  db: Kysely<DB>,
+  nowMs: number,
+  retentionMs: number = IDEMPOTENCY_RETENTION_MS,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<=', nowMs - retentionMs)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,237 @@
+/**
+ * The transaction ledger (spec §2.9, §4.4; decisions §8): a keyset-paged list, newest
+ * authorization first with ties by id, with the nine filters combinable; and reads by id. Every
+ * query is scoped to the organization.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { ReviewStatus, TransactionMethod, TransactionStatus } from '../domain/available-balance.js';
+import type { Category } from '../domain/categories.js';
+import type { CursorPosition } from '../domain/cursor.js';
+import { HOLDER_SELECTION, holderOf, type CardHolderRecord } from './cards.js';
+import type { DB, NewTransactionRow, TransactionTag } from './schema.js';
+
+export interface TransactionFilters {
+  /** Inclusive bounds on authorization_date, Unix milliseconds. */
+  readonly fromDate?: number | undefined;
+  readonly toDate?: number | undefined;
+  readonly statuses?: readonly TransactionStatus[] | undefined;
+  readonly categories?: readonly Category[] | undefined;
+  readonly reviewStatuses?: readonly ReviewStatus[] | undefined;
+  /** Case-insensitive substring of the merchant name. */
+  readonly merchant?: string | undefined;
+  /** The person's department id is one of these. */
+  readonly departmentIds?: readonly string[] | undefined;
+}
+
+export interface TransactionRecord {
+  readonly id: string;
+  readonly authorizationDate: number;
+  readonly merchant: string;
+  readonly person: CardHolderRecord;
+  readonly method: TransactionMethod;
+  readonly category: Category;
+  readonly reviewStatus: ReviewStatus | null;
+  readonly status: TransactionStatus;
+  readonly currency: 'EGP';
+  readonly amountCents: number;
+  readonly tags: readonly TransactionTag[];
+  readonly note: string | null;
+  readonly description: string | null;
+  readonly refund: boolean;
+  readonly authorizationCode: string | null;
+  readonly cardId: string | null;
+  readonly last4: string | null;
+  readonly cleared: boolean;
+}
+
+/**
+ * A LIKE pattern matching `text` literally anywhere: `%`, `_` and the escape character itself are
+ * escaped, so a merchant filter of `50%` matches "50%" and not "50 anything".
+ */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+function transactionQuery(db: Kysely<DB>, organizationId: string) {
+  return db
+    .selectFrom('transactions as t')
+    .innerJoin('card_holders as h', 'h.id', 't.person_id')
+    .leftJoin('departments as d', 'd.id', 'h.department_id')
+    .where('t.organization_id', '=', organizationId)
+    .select([
+      't.id',
+      't.authorization_date',
+      't.merchant',
+      't.method',
+      't.category',
+      't.review_status',
+      't.status',
+      't.currency',
+      't.amount_cents',
+      't.tags',
+      't.note',
+      't.description',
+      't.refund',
+      't.authorization_code',
+      't.card_id',
+      't.last4',
+      't.cleared',
+      ...HOLDER_SELECTION,
+    ]);
+}
+
+type TransactionQueryRow = Awaited<ReturnType<ReturnType<typeof transactionQuery>['execute']>>[number];
+
+function tagsOf(value: unknown): TransactionTag[] {
+  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  if (!Array.isArray(parsed)) throw new Error('transactions.tags is not a JSON array');
+  return parsed.map((tag: unknown) => {
+    if (typeof tag !== 'object' || tag === null) throw new Error('transactions.tags holds a non-object');
+    const { id, name } = tag as Record<string, unknown>;
+    if (typeof id !== 'string' || typeof name !== 'string') throw new Error('transactions.tags holds a tag without id or name');
+    return { id, name };
+  });
+}
+
+function transactionOf(row: TransactionQueryRow): TransactionRecord {
+  return {
+    id: row.id,
+    authorizationDate: row.authorization_date,
+    merchant: row.merchant,
+    person: holderOf(row),
+    // The write paths (sandbox, tests) only store values of these enums.
+    method: row.method as TransactionMethod,
+    category: row.category as Category,
+    reviewStatus: row.review_status as ReviewStatus | null,
+    status: row.status as TransactionStatus,
+    currency: 'EGP',
+    amountCents: row.amount_cents,
+    tags: tagsOf(row.tags),
+    note: row.note,
+    description: row.description,
+    refund: row.refund,
+    authorizationCode: row.authorization_code,
+    cardId: row.card_id,
+    last4: row.last4,
+    cleared: row.cleared,
+  };
+}
+
+/** Options of a list page: the filters, the keyset position to start after, and how many rows to read. */
+export interface TransactionListOptions {
+  readonly organizationId: string;
+  readonly filters: TransactionFilters;
+  readonly after: CursorPosition | undefined;
+  readonly take: number;
+}
+
+/**
+ * Above this many matching names, the merchant filter stays a plain `ilike`: a pattern that
+ * matches that many names matches common rows, which the list walk finds quickly.
+ */
+const MAX_MERCHANT_NAMES = 100;
+
+/**
+ * The organization's distinct merchant names containing `text` (ignoring case), or undefined
+ * when there are more than MAX_MERCHANT_NAMES. A skip scan of transactions_merchant_idx: one
+ * index probe per distinct name, never a read of the ledger's rows.
+ */
+async function merchantNamesMatching(db: Kysely<DB>, organizationId: string, text: string): Promise<string[] | undefined> {
+  const result = await sql<{ merchant: string }>`
+    with recursive names (merchant) as (
+      (select t.merchant from transactions t where t.organization_id = ${organizationId} order by t.merchant limit 1)
+      union all
+      select (
+        select t.merchant from transactions t
+        where t.organization_id = ${organizationId} and t.merchant > n.merchant
+        order by t.merchant limit 1
+      )
+      from names n
+      where n.merchant is not null
+    )
+    select merchant from names where merchant is not null and merchant ilike ${containsPattern(text)}
+    limit ${MAX_MERCHANT_NAMES + 1}
+  `.execute(db);
+  const names = result.rows.map((row) => row.merchant);
+  return names.length > MAX_MERCHANT_NAMES ? undefined : names;
+}
+
+/** The people of the organization in these departments (decisions §8: the person's department). */
+async function peopleInDepartments(db: Kysely<DB>, organizationId: string, departmentIds: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('card_holders')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('department_id', 'in', [...departmentIds])
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The list query, unexecuted (tests print and check its plan), or undefined when a filter can
+ * match nothing (a merchant text no name contains, departments without people): up to `take`
+ * transactions of the organization matching every filter, newest first (authorization_date
+ * desc, id desc), strictly after the keyset position `after`.
+ *
+ * Two filters are resolved first, in small reads, so that the main query gets literal lists the
+ * planner can estimate and an index can serve: `merchant` (a substring, which no b-tree serves)
+ * to the distinct merchant names that contain it, and `departmentIds` to the people in them.
+ * The main query then usually walks transactions_list_idx (organization_id, authorization_date
+ * desc, id desc) from the cursor and stops after `take` matches; a selective filter uses its
+ * index of migration 002 instead, so that a filter matching few rows never reads the ledger.
+ */
+export async function transactionListQuery(db: Kysely<DB>, options: TransactionListOptions) {
+  const { organizationId, filters, after } = options;
+  const people = filters.departmentIds === undefined ? undefined : await peopleInDepartments(db, organizationId, filters.departmentIds);
+  if (people !== undefined && people.length === 0) return undefined;
+  const merchants = filters.merchant === undefined ? undefined : await merchantNamesMatching(db, organizationId, filters.merchant);
+  if (merchants !== undefined && merchants.length === 0) return undefined;
+
+  let query = transactionQuery(db, organizationId);
+  if (filters.fromDate !== undefined) query = query.where('t.authorization_date', '>=', filters.fromDate);
+  if (filters.toDate !== undefined) query = query.where('t.authorization_date', '<=', filters.toDate);
+  if (filters.statuses !== undefined) query = query.where('t.status', 'in', [...filters.statuses]);
+  if (filters.categories !== undefined) query = query.where('t.category', 'in', [...filters.categories]);
+  if (filters.reviewStatuses !== undefined) query = query.where('t.review_status', 'in', [...filters.reviewStatuses]);
+  if (merchants !== undefined) query = query.where('t.merchant', 'in', merchants);
+  else if (filters.merchant !== undefined) query = query.where('t.merchant', 'ilike', containsPattern(filters.merchant));
+  if (people !== undefined) query = query.where('t.person_id', 'in', people);
+  if (after !== undefined) {
+    query = query.where(({ eb, refTuple, tuple }) =>
+      eb(refTuple('t.authorization_date', 't.id'), '<', tuple(after.sort, after.id)),
+    );
+  }
+  return query.orderBy('t.authorization_date', 'desc').orderBy('t.id', 'desc').limit(options.take);
+}
+
+export async function listTransactions(db: Kysely<DB>, options: TransactionListOptions): Promise<TransactionRecord[]> {
+  const query = await transactionListQuery(db, options);
+  if (query === undefined) return [];
+  const rows = await query.execute();
+  return rows.map(transactionOf);
+}
+
+export async function findTransaction(
+  db: Kysely<DB>,
+  organizationId: string,
+  transactionId: string,
+): Promise<TransactionRecord | undefined> {
+  const row = await transactionQuery(db, organizationId).where('t.id', '=', transactionId).executeTakeFirst();
+  return row === undefined ? undefined : transactionOf(row);
+}
+
+/** A ledger record to store; `tags` as values (stored as jsonb). */
+export type NewTransaction = Omit<NewTransactionRow, 'tags'> & { tags: readonly TransactionTag[] };
+
+/**
+ * Multi-row inserts, 500 rows a statement: 19 parameters a row stays well under PostgreSQL's
+ * 65 535 bind parameters per statement.
+ */
+const INSERT_BATCH = 500;
+
+export async function insertTransactions(db: Kysely<DB>, rows: readonly NewTransaction[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    const batch = rows.slice(start, start + INSERT_BATCH).map((row) => ({ ...row, tags: JSON.stringify(row.tags) }));
+    await db.insertInto('transactions').values(batch).execute();
+  }
+}

@@ -1,0 +1,317 @@
+import type { Kysely } from 'kysely';
+import type { CursorPosition } from '../domain/cursor.js';
+import { canCancel, canExecute } from '../domain/transfer-state.js';
+import { inTransaction } from './in-transaction.js';
+import type { DB, SettlementOutcome, TransferRow, TransferStatus } from './schema.js';
+
+// Transfers and the organization balance they move (decisions §6). The balance is the
+// available balance: execute reserves the amount (PENDING → PROCESSING), settlement keeps the
+// debit on SUCCEEDED and gives it back on FAILED. Invariant, under any concurrency:
+//   balance = start − sum(SUCCEEDED) − sum(PROCESSING) ≥ 0.
+// Lock order, to stay free of deadlocks: a transfer row first, then its organization row.
+
+export interface TransferRecord {
+  id: string;
+  organizationId: string;
+  clientId: string;
+  idempotencyKey: string;
+  amountCents: number;
+  currency: string;
+  status: TransferStatus;
+  category: string;
+  submissionDate: number;
+  reviewedAt: number | null;
+  cancelledAt: number | null;
+  settleAfter: number | null;
+  settledAt: number | null;
+  bankId: string;
+  accountNumber: string;
+  accountName: string;
+  memo: string | null;
+  note: string | null;
+}
+
+/** A new transfer: PENDING unless told otherwise (other states are for seeding test data). */
+export interface NewTransfer {
+  id: string;
+  organizationId: string;
+  clientId: string;
+  idempotencyKey: string;
+  amountCents: number;
+  currency: string;
+  category: string;
+  submissionDate: number;
+  bankId: string;
+  accountNumber: string;
+  accountName: string;
+  memo?: string | null | undefined;
+  note?: string | null | undefined;
+  status?: TransferStatus | undefined;
+  reviewedAt?: number | null | undefined;
+  cancelledAt?: number | null | undefined;
+  settleAfter?: number | null | undefined;
+  settledAt?: number | null | undefined;
+}
+
+export interface ListTransfersOptions {
+  status?: TransferStatus | undefined;
+  /** Inclusive (decisions §6). */
+  minAmountCents?: number | undefined;
+  /** Inclusive (decisions §6). */
+  maxAmountCents?: number | undefined;
+  /** Continue after this position (from the cursor): the last transfer of the previous page. */
+  after?: CursorPosition | undefined;
+  limit: number;
+}
+
+/** Expected failures are values (style.md habit 3); `transfer` is its state as found. */
+export type CancelTransferResult =
+  | { kind: 'done'; transfer: TransferRecord }
+  | { kind: 'not-found' }
+  | { kind: 'not-pending'; transfer: TransferRecord };
+
+export type ExecuteTransferResult =
+  | { kind: 'done'; transfer: TransferRecord }
+  | { kind: 'not-found' }
+  | { kind: 'not-pending'; transfer: TransferRecord }
+  /** The transfer stays PENDING; `availableCents` is the balance that fell short. */
+  | { kind: 'insufficient-funds'; transfer: TransferRecord; availableCents: number };
+
+export async function insertTransfer(db: Kysely<DB>, transfer: NewTransfer): Promise<TransferRecord> {
+  const row = await db
+    .insertInto('transfers')
+    .values({
+      id: transfer.id,
+      organization_id: transfer.organizationId,
+      client_id: transfer.clientId,
+      idempotency_key: transfer.idempotencyKey,
+      amount_cents: transfer.amountCents,
+      currency: transfer.currency,
+      status: transfer.status ?? 'PENDING',
+      category: transfer.category,
+      submission_date: transfer.submissionDate,
+      reviewed_at: transfer.reviewedAt ?? null,
+      cancelled_at: transfer.cancelledAt ?? null,
+      settle_after: transfer.settleAfter ?? null,
+      settled_at: transfer.settledAt ?? null,
+      bank_id: transfer.bankId,
+      account_number: transfer.accountNumber,
+      account_name: transfer.accountName,
+      memo: transfer.memo ?? null,
+      note: transfer.note ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toTransfer(row);
+}
+
+/** The organization's transfer; undefined when unknown or another organization's (404 either way). */
+export async function getTransfer(db: Kysely<DB>, organizationId: string, id: string): Promise<TransferRecord | undefined> {
+  const row = await db
+    .selectFrom('transfers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toTransfer(row);
+}
+
+/**
+ * One page, newest first by submission date, ties by id (both descending), by keyset:
+ * transfers added between pages never shift a page, so none is skipped or repeated
+ * (decisions §5). Returns up to `limit + 1` transfers: the extra one, when present, only says
+ * that another page exists (no empty trailing page); the caller drops it.
+ */
+export async function listTransfers(
+  db: Kysely<DB>,
+  organizationId: string,
+  options: ListTransfersOptions,
+): Promise<TransferRecord[]> {
+  const { status, minAmountCents, maxAmountCents, after, limit } = options;
+  let query = db.selectFrom('transfers').selectAll().where('organization_id', '=', organizationId);
+  if (status !== undefined) query = query.where('status', '=', status);
+  if (minAmountCents !== undefined) query = query.where('amount_cents', '>=', minAmountCents);
+  if (maxAmountCents !== undefined) query = query.where('amount_cents', '<=', maxAmountCents);
+  if (after !== undefined) {
+    query = query.where(({ eb, refTuple, tuple }) =>
+      eb(refTuple('submission_date', 'id'), '<', tuple(after.sort, after.id)),
+    );
+  }
+  const rows = await query
+    .orderBy('submission_date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  return rows.map(toTransfer);
+}
+
+/**
+ * PENDING → CANCELLED, setting cancelledAt (spec §3.1). Locks the transfer row, so a
+ * concurrent execute or cancel waits and then sees the new state. Runs in the caller's
+ * transaction when given one (to store the idempotent answer with it), else in its own.
+ */
+export async function cancelTransfer(
+  db: Kysely<DB>,
+  organizationId: string,
+  id: string,
+  nowMs: number,
+): Promise<CancelTransferResult> {
+  return inTransaction(db, async (tx) => {
+    const current = await lockTransfer(tx, organizationId, id);
+    if (current === undefined) return { kind: 'not-found' };
+    if (!canCancel(current.status)) return { kind: 'not-pending', transfer: toTransfer(current) };
+    const row = await tx
+      .updateTable('transfers')
+      .set({ status: 'CANCELLED', cancelled_at: nowMs })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { kind: 'done', transfer: toTransfer(row) };
+  });
+}
+
+/**
+ * PENDING → PROCESSING (spec §3.1): approves the transfer, reserves its amount from the
+ * organization's balance, sets reviewedAt (nowMs) and the time the payment network settles it
+ * (`settleAfter`, Unix ms: now + PAYMENT_NETWORK_DELAY_MS). Insufficient funds change nothing:
+ * the transfer stays PENDING.
+ *
+ * Must run in a transaction (the caller's, so that the stored idempotent answer commits with
+ * it; otherwise one of its own): the transfer row is locked FOR UPDATE, then the balance is
+ * taken with one conditional update (`balance_cents >= amount`), so that no two executes
+ * ever spend the same cents, on any number of instances (decisions §6).
+ */
+export async function executeTransfer(
+  db: Kysely<DB>,
+  organizationId: string,
+  id: string,
+  nowMs: number,
+  settleAfter: number,
+): Promise<ExecuteTransferResult> {
+  return inTransaction(db, async (tx) => {
+    const current = await lockTransfer(tx, organizationId, id);
+    if (current === undefined) return { kind: 'not-found' };
+    if (!canExecute(current.status)) return { kind: 'not-pending', transfer: toTransfer(current) };
+    const reserved = await tx
+      .updateTable('organizations')
+      .set((eb) => ({ balance_cents: eb('balance_cents', '-', current.amount_cents) }))
+      .where('id', '=', organizationId)
+      .where('balance_cents', '>=', current.amount_cents)
+      .executeTakeFirst();
+    if (reserved.numUpdatedRows === 0n) {
+      const organization = await tx
+        .selectFrom('organizations')
+        .select('balance_cents')
+        .where('id', '=', organizationId)
+        .executeTakeFirstOrThrow();
+      return { kind: 'insufficient-funds', transfer: toTransfer(current), availableCents: organization.balance_cents };
+    }
+    const row = await tx
+      .updateTable('transfers')
+      .set({ status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { kind: 'done', transfer: toTransfer(row) };
+  });
+}
+
+/**
+ * The settlement worker's step: takes up to `batch` PROCESSING transfers that are due,
+ * oldest due first, records the payment network's outcome for each and, on FAILED, gives the
+ * amount back to the organization. All in one transaction (its own, or the caller's), so a
+ * crash at any moment settles a transfer fully or not at all.
+ *
+ * Rows are locked FOR UPDATE SKIP LOCKED: workers of several instances take disjoint batches
+ * and never settle a transfer twice (a settled row is no longer PROCESSING once they see it).
+ * On PGlite there is one backend: transactions run one at a time and nothing is skipped.
+ */
+export async function claimDueSettlements(
+  db: Kysely<DB>,
+  nowMs: number,
+  batch: number,
+  outcome: (transfer: TransferRecord) => SettlementOutcome,
+): Promise<TransferRecord[]> {
+  return inTransaction(db, async (tx) => {
+    const due = await tx
+      .selectFrom('transfers')
+      .selectAll()
+      .where('status', '=', 'PROCESSING')
+      .where('settle_after', '<=', nowMs)
+      .orderBy('settle_after')
+      .orderBy('id')
+      .limit(batch)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (due.length === 0) return [];
+
+    const outcomes = due.map((row) => ({ row, status: outcome(toTransfer(row)) }));
+    const settled: TransferRecord[] = [];
+    for (const status of ['SUCCEEDED', 'FAILED'] as const) {
+      const ids = outcomes.filter((entry) => entry.status === status).map((entry) => entry.row.id);
+      if (ids.length === 0) continue;
+      const rows = await tx
+        .updateTable('transfers')
+        .set({ status, settled_at: nowMs })
+        .where('id', 'in', ids)
+        .where('status', '=', 'PROCESSING')
+        .returningAll()
+        .execute();
+      settled.push(...rows.map(toTransfer));
+    }
+
+    // Refunds per organization, in id order: two workers touching the same organizations
+    // then lock them in the same order and cannot deadlock.
+    const refunds = new Map<string, number>();
+    for (const transfer of settled) {
+      if (transfer.status === 'FAILED') {
+        refunds.set(transfer.organizationId, (refunds.get(transfer.organizationId) ?? 0) + transfer.amountCents);
+      }
+    }
+    for (const organizationId of [...refunds.keys()].sort()) {
+      const amount = refunds.get(organizationId) ?? 0;
+      await tx
+        .updateTable('organizations')
+        .set((eb) => ({ balance_cents: eb('balance_cents', '+', amount) }))
+        .where('id', '=', organizationId)
+        .execute();
+    }
+
+    const order = new Map(due.map((row, index) => [row.id, index]));
+    return settled.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  });
+}
+
+async function lockTransfer(db: Kysely<DB>, organizationId: string, id: string): Promise<TransferRow | undefined> {
+  return db
+    .selectFrom('transfers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+function toTransfer(row: TransferRow): TransferRecord {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    clientId: row.client_id,
+    idempotencyKey: row.idempotency_key,
+    amountCents: row.amount_cents,
+    currency: row.currency,
+    status: row.status,
+    category: row.category,
+    submissionDate: row.submission_date,
+    reviewedAt: row.reviewed_at,
+    cancelledAt: row.cancelled_at,
+    settleAfter: row.settle_after,
+    settledAt: row.settled_at,
+    bankId: row.bank_id,
+    accountNumber: row.account_number,
+    accountName: row.account_name,
+    memo: row.memo,
+    note: row.note,
+  };
+}

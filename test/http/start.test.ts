@@ -1,0 +1,181 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createSign, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, transferBody } from './support.js';
+
+// `npm start` on an empty machine (decisions §10): the real server process on the embedded
+// database in a fresh directory, its printed demo credentials driving a signed transfer to
+// SUCCEEDED, then SIGTERM: it stops accepting, finishes the request in flight, and exits 0 after
+// closing the database.
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+const MAIN = join(ROOT, 'server', 'main.ts');
+
+interface DemoCredentials {
+  baseUrl: string;
+  organizationId: string;
+  clientId: string;
+  clientSecret: string;
+  privateKeyPem: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+describe('npm start', () => {
+  let directory: string;
+  let child: ChildProcessWithoutNullStreams;
+  let stdout = '';
+  let stderr = '';
+  let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  let base: string;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'pps-start-'));
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PAYMENT_NETWORK_DELAY_MS: '200', LOG_LEVEL: 'info' };
+    // The embedded database under ./.data of the working directory: the first-run experience.
+    delete env['DATABASE_URL'];
+    delete env['NODE_ENV'];
+    child = spawn(TSX, [MAIN], { cwd: directory, env });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    // 'close', not 'exit': the process may be gone before everything it wrote has been read.
+    exited = new Promise((done) => child.once('close', (code, signal) => done({ code, signal })));
+    base = `http://127.0.0.1:${port}`;
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`the server exited early: ${stderr}`);
+      return stdout.includes('A demo organization was created') && stdout.includes('Then POST /v1/transfer/');
+    }, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const logLines = (): Record<string, unknown>[] =>
+    stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it('prints working credentials, and a signed transfer goes PENDING → PROCESSING → SUCCEEDED; SIGTERM drains and exits 0', async () => {
+    const credentials = JSON.parse(readFileSync(join(directory, '.data', 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    expect(stdout).toContain(`client id:     ${credentials.clientId}`);
+    expect(stdout).toContain(`client secret: ${credentials.clientSecret}`);
+    expect(readFileSync(join(directory, '.data', 'demo-private-key.pem'), 'utf8')).toBe(credentials.privateKeyPem);
+
+    // The curl recipe, done by hand: Basic token request, then signed writes.
+    const tokenResponse = await fetch(`${base}/v1/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+      },
+      body: 'grant_type=client_credentials',
+    });
+    expect(tokenResponse.status).toBe(200);
+    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    const signed = (path: string): Record<string, string> => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      return {
+        Authorization: `Bearer ${token}`,
+        'Idempotency-Key': randomUUID(),
+        'X-Partner-Request-Timestamp': timestamp,
+        'X-Partner-Signature': createSign('RSA-SHA256').update(`POST${path}${timestamp}`).sign(credentials.privateKeyPem, 'base64'),
+      };
+    };
+    const created = await fetch(`${base}/v1/transfer`, {
+      method: 'POST',
+      headers: { ...signed('/v1/transfer'), 'Content-Type': 'application/json' },
+      body: JSON.stringify(transferBody({ amountCents: 150_000 })),
+    });
+    const transfer = (await created.json()) as { id: string; status: string };
+    expect(created.status).toBe(200);
+    expect(transfer.status).toBe('PENDING');
+
+    const executePath = `/v1/transfer/${transfer.id}/execute`;
+    const executed = await fetch(`${base}${executePath}`, { method: 'POST', headers: signed(executePath) });
+    expect(executed.status).toBe(200);
+    expect(((await executed.json()) as { status: string }).status).toBe('PROCESSING');
+
+    await eventually(async () => {
+      const current = await fetch(`${base}/v1/transfer/${transfer.id}`, { headers: { Authorization: `Bearer ${token}` } });
+      return ((await current.json()) as { status: string }).status === 'SUCCEEDED';
+    });
+
+    // A request in flight when SIGTERM arrives. `Expect: 100-continue` makes the server confirm it
+    // has taken the request (it answers 100 Continue before the body is sent), so the signal
+    // certainly finds it in flight; the body follows only after the server has begun to shut down.
+    const form = `grant_type=client_credentials&client_id=${credentials.clientId}&client_secret=${credentials.clientSecret}`;
+    const inFlight = new Promise<{ status: number; body: string; connection: string | undefined }>((done, fail) => {
+      const req = httpRequest(
+        `${base}/v1/oauth/token`,
+        {
+          method: 'POST',
+          agent: false,
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(form), Expect: '100-continue' },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => done({ status: res.statusCode ?? 0, body, connection: res.headers.connection }));
+        },
+      );
+      req.on('error', fail);
+      req.on('continue', () => {
+        child.kill('SIGTERM');
+        // Once the server says it is shutting down, it accepts no new connection; then the body.
+        eventually(async () => logLines().some((line) => line['msg'] === 'shutting down'))
+          .then(async () => {
+            await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+            req.end(form);
+          })
+          .catch(fail);
+      });
+      req.flushHeaders();
+    });
+    const answer = await inFlight;
+    expect(answer.status, answer.body).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ token_type: 'Bearer' });
+    expect(answer.connection).toBe('close');
+
+    expect(await exited).toEqual({ code: 0, signal: null });
+    const lines = logLines();
+    expect(lines.find((line) => line['msg'] === 'shutting down')).toMatchObject({ signal: 'SIGTERM', inFlight: 1 });
+    expect(lines.at(-1)).toMatchObject({ msg: 'stopped' });
+    // The database was closed: the embedded database's lock is released.
+    expect(existsSync(join(directory, '.data', 'pglite.lock'))).toBe(false);
+
+    // The log: one line per request with id, method, path, status and duration; never a secret.
+    const requests = lines.filter((line) => line['msg'] === 'request');
+    expect(requests.length).toBeGreaterThanOrEqual(5);
+    for (const line of requests) {
+      expect(line).toMatchObject({ requestId: expect.any(String), method: expect.any(String), path: expect.any(String), status: expect.any(Number), durationMs: expect.any(Number) });
+    }
+    const logText = lines.map((line) => JSON.stringify(line)).join('\n');
+    expect(logText).not.toContain(credentials.clientSecret);
+    expect(logText).not.toContain(token);
+    expect(logText).not.toContain('BEGIN');
+    expect(stderr).toBe('');
+  }, 60_000);
+});

@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+// `npm run onboard` as an operator runs it (decisions §10), on an in-memory embedded database.
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+async function onboard(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(TSX, ['scripts/onboard.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: 'memory://' },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+describe('npm run onboard', () => {
+  it('prints exactly the JSON document with --json, sandbox data included', async () => {
+    const { code, stdout } = await onboard(['--name', 'Cairo Logistics', '--demo', '--transactions', '500', '--json']);
+    expect(code).toBe(0);
+    const parsed = JSON.parse(stdout) as Record<string, unknown>;
+    expect(Object.keys(parsed)).toEqual(['organizationId', 'clientId', 'clientSecret', 'privateKeyPem', 'scopes']);
+    expect(parsed['organizationId']).toMatch(/^org_/);
+    expect(parsed['clientId']).toMatch(/^cli_/);
+    expect(parsed['privateKeyPem']).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(parsed['scopes']).toEqual(['cards:read', 'cards:write', 'transfers:read', 'transfers:write']);
+  });
+
+  it.concurrent.each([
+    ['no --name', ['--demo']],
+    ['a balance that is not whole cents', ['--name', 'X', '--balance', '12.5']],
+    ['a negative number of transactions', ['--name', 'X', '--transactions', '-3']],
+    ['an unknown option', ['--name', 'X', '--colour', 'blue']],
+  ])('explains its usage and exits with 2 for %s', async (_name, args) => {
+    const { code, stdout, stderr } = await onboard(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('Usage: npm run onboard');
+  });
+});

@@ -1,0 +1,671 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../server/store/connection.js';
+import { openDatabase } from '../../server/store/connection.js';
+import {
+  IdempotencyLockLostError,
+  IDEMPOTENCY_LOCK_TIMEOUT_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  purgeExpiredIdempotencyKeys,
+  releaseIdempotencyKey,
+} from '../../server/store/idempotency.js';
+import { migrateToLatest, migrations } from '../../server/store/migrate.js';
+import {
+  addClientKey,
+  authFailureCount,
+  clearAuthFailures,
+  countOrganizations,
+  createClient,
+  createOrganization,
+  deactivateClientKey,
+  findClient,
+  getAuthFailureWindow,
+  getBalance,
+  getOrganization,
+  listActiveClientKeys,
+  recordAuthFailure,
+} from '../../server/store/organizations.js';
+import type { DB, TransferStatus } from '../../server/store/schema.js';
+import { getOrCreateSecret } from '../../server/store/secrets.js';
+import {
+  cancelTransfer,
+  claimDueSettlements,
+  executeTransfer,
+  getTransfer,
+  insertTransfer,
+  listTransfers,
+} from '../../server/store/transfers.js';
+import type { NewTransfer, TransferRecord } from '../../server/store/transfers.js';
+import { createTestDatabaseOf, databaseKinds } from '../helpers/database.js';
+import type { TestDatabase } from '../helpers/database.js';
+
+// One store suite, run on every database kind (kysely's habit): PGlite always, PostgreSQL
+// when DATABASE_URL is set. Each kind gets one database; every test makes its own
+// organization, so tests never see each other's rows.
+
+const T0 = 1_750_000_000_000;
+const MINUTE = 60_000;
+
+function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+async function seedOrganization(db: Kysely<DB>, balanceCents = 1_000_000): Promise<{ organizationId: string; clientId: string }> {
+  const organizationId = newId('org');
+  const clientId = newId('cli');
+  await createOrganization(db, { id: organizationId, name: 'Nile Traders', balanceCents, now: T0 });
+  await createClient(db, {
+    id: clientId,
+    organizationId,
+    secretHash: 'scrypt$test',
+    scopes: ['cards:read', 'transfers:read'],
+    now: T0,
+  });
+  return { organizationId, clientId };
+}
+
+function newTransfer(owner: { organizationId: string; clientId: string }, overrides: Partial<NewTransfer> = {}): NewTransfer {
+  return {
+    id: newId('trf'),
+    organizationId: owner.organizationId,
+    clientId: owner.clientId,
+    idempotencyKey: newId('idem'),
+    amountCents: 1_000,
+    currency: 'EGP',
+    category: 'OTHER',
+    submissionDate: T0,
+    bankId: 'nbe',
+    accountNumber: '1234567890',
+    accountName: 'Amal Hassan',
+    ...overrides,
+  };
+}
+
+async function walkTransfers(
+  db: Kysely<DB>,
+  organizationId: string,
+  filters: { status?: TransferStatus; minAmountCents?: number; maxAmountCents?: number },
+  limit: number,
+  between: () => Promise<void> = async () => {},
+): Promise<TransferRecord[][]> {
+  const pages: TransferRecord[][] = [];
+  let after: { sort: number; id: string } | undefined;
+  for (;;) {
+    const rows = await listTransfers(db, organizationId, { ...filters, after, limit });
+    const page = rows.slice(0, limit);
+    pages.push(page);
+    const last = page.at(-1);
+    if (rows.length <= limit || last === undefined) return pages;
+    after = { sort: last.submissionDate, id: last.id };
+    await between();
+  }
+}
+
+describe.each(databaseKinds())('store on %s', (kind) => {
+  let database: TestDatabase;
+  let db: Kysely<DB>;
+
+  beforeAll(async () => {
+    database = await createTestDatabaseOf(kind);
+    db = database.db;
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  describe('migrations', () => {
+    it('apply every migration once; a second run applies nothing', async () => {
+      const empty = await createTestDatabaseOf(kind, { migrated: false });
+      try {
+        expect(await migrateToLatest(empty.db)).toEqual({ applied: Object.keys(migrations).sort() });
+        expect(await migrateToLatest(empty.db)).toEqual({ applied: [] });
+      } finally {
+        await empty.close();
+      }
+    });
+
+    it('leave an up-to-date database alone', async () => {
+      expect(await migrateToLatest(db)).toEqual({ applied: [] });
+    });
+  });
+
+  describe('int8 and constraints', () => {
+    it('round-trips the largest amount and sums as numbers', async () => {
+      const owner = await seedOrganization(db, 99_999_999_999);
+      expect(await getBalance(db, owner.organizationId)).toBe(99_999_999_999);
+      await insertTransfer(db, newTransfer(owner, { amountCents: 99_999_999_999 }));
+      await insertTransfer(db, newTransfer(owner, { amountCents: 99_999_999_999 }));
+      const row = await db
+        .selectFrom('transfers')
+        .select((eb) => [
+          sql<number>`sum(amount_cents)::bigint`.as('total'),
+          eb.fn.countAll<number>().as('count'),
+          eb.fn.max('amount_cents').as('largest'),
+        ])
+        .where('organization_id', '=', owner.organizationId)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ total: 199_999_999_998, count: 2, largest: 99_999_999_999 });
+      expect(typeof row.total).toBe('number');
+    });
+
+    it('refuses an int8 that is not a safe integer, and the connection stays usable', async () => {
+      await expect(sql`select 9007199254740993::bigint as big`.execute(db)).rejects.toThrow(/not a safe integer/);
+      const { rows } = await sql<{ one: number }>`select 1::bigint as one`.execute(db);
+      expect(rows).toEqual([{ one: 1 }]);
+    });
+
+    it('refuses a negative balance and an out-of-range amount', async () => {
+      await expect(
+        createOrganization(db, { id: newId('org'), name: 'Overdrawn', balanceCents: -1, now: T0 }),
+      ).rejects.toThrow(/check constraint/);
+      const owner = await seedOrganization(db, 10);
+      await expect(
+        db.updateTable('organizations').set({ balance_cents: -5 }).where('id', '=', owner.organizationId).execute(),
+      ).rejects.toThrow(/check constraint/);
+      expect(await getBalance(db, owner.organizationId)).toBe(10);
+      await expect(insertTransfer(db, newTransfer(owner, { amountCents: 0 }))).rejects.toThrow(/check constraint/);
+      await expect(insertTransfer(db, newTransfer(owner, { amountCents: 100_000_000_000 }))).rejects.toThrow(
+        /check constraint/,
+      );
+    });
+  });
+
+  describe('organizations and clients', () => {
+    it('stores an organization, its client and its keys', async () => {
+      const owner = await seedOrganization(db, 5_000);
+      expect(await getOrganization(db, owner.organizationId)).toEqual({
+        id: owner.organizationId,
+        name: 'Nile Traders',
+        balanceCents: 5_000,
+        createdAt: T0,
+      });
+      expect(await getOrganization(db, newId('org'))).toBeUndefined();
+      expect(await countOrganizations(db)).toBeGreaterThan(0);
+      expect(await findClient(db, owner.clientId)).toEqual({
+        id: owner.clientId,
+        organizationId: owner.organizationId,
+        secretHash: 'scrypt$test',
+        scopes: ['cards:read', 'transfers:read'],
+      });
+      expect(await findClient(db, newId('cli'))).toBeUndefined();
+
+      const first = newId('key');
+      const second = newId('key');
+      await addClientKey(db, { id: first, clientId: owner.clientId, publicKeyPem: 'PEM-1', now: T0 });
+      await addClientKey(db, { id: second, clientId: owner.clientId, publicKeyPem: 'PEM-2', now: T0 + 1 });
+      expect(await listActiveClientKeys(db, owner.clientId)).toEqual([
+        { id: first, publicKeyPem: 'PEM-1' },
+        { id: second, publicKeyPem: 'PEM-2' },
+      ]);
+      expect(await deactivateClientKey(db, { clientId: owner.clientId, keyId: first, now: T0 + 2 })).toBe(true);
+      expect(await deactivateClientKey(db, { clientId: owner.clientId, keyId: first, now: T0 + 3 })).toBe(false);
+      expect(await listActiveClientKeys(db, owner.clientId)).toEqual([{ id: second, publicKeyPem: 'PEM-2' }]);
+    });
+
+    it('counts failed authentications per client in a window', async () => {
+      const clientId = newId('cli');
+      for (let i = 1; i <= 3; i += 1) {
+        expect(await recordAuthFailure(db, clientId, T0 + i, MINUTE)).toBe(i);
+      }
+      expect(await authFailureCount(db, clientId, T0 + 10, MINUTE)).toBe(3);
+      expect(await getAuthFailureWindow(db, clientId, T0 + 10, MINUTE)).toEqual({
+        failures: 3,
+        windowEndsAt: T0 + 1 + MINUTE,
+      });
+      // The window is over: the count starts again.
+      expect(await authFailureCount(db, clientId, T0 + 1 + MINUTE, MINUTE)).toBe(0);
+      expect(await recordAuthFailure(db, clientId, T0 + 2 * MINUTE, MINUTE)).toBe(1);
+      await clearAuthFailures(db, clientId);
+      expect(await authFailureCount(db, clientId, T0 + 2 * MINUTE, MINUTE)).toBe(0);
+    });
+
+    it('counts concurrent failures without losing any', async () => {
+      const clientId = newId('cli');
+      const counts = await Promise.all(
+        Array.from({ length: 12 }, () => recordAuthFailure(db, clientId, T0, MINUTE)),
+      );
+      expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    });
+  });
+
+  describe('service secrets', () => {
+    it('agree on one value when created concurrently', async () => {
+      const name = newId('secret');
+      const values = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => getOrCreateSecret(db, name, () => `value-${i}`, T0)),
+      );
+      expect(new Set(values).size).toBe(1);
+      let called = false;
+      const again = await getOrCreateSecret(db, name, () => ((called = true), 'other'), T0);
+      expect(again).toBe(values[0]);
+      expect(called).toBe(false);
+    });
+  });
+
+  describe('idempotency keys', () => {
+    const key = (): string => newId('key').slice(0, 36);
+
+    it('claim, in-flight, mismatch, complete, replay', async () => {
+      const { clientId } = await seedOrganization(db);
+      const k = key();
+      const first = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
+      expect(first.kind).toBe('claimed');
+      if (first.kind !== 'claimed') return;
+
+      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
+        kind: 'in-flight',
+      });
+      // A different fingerprint is a mismatch before anything else, even while in flight.
+      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 1 })).toEqual({
+        kind: 'mismatch',
+      });
+
+      // Key order as sent, which jsonb would not keep.
+      const body = JSON.stringify({ id: 'trf_1', amountCents: 99_999_999_999, note: null, tags: ['a'], a: 1 });
+      await db.transaction().execute((tx) =>
+        completeIdempotencyKey(tx, { clientId, key: k, lockId: first.lockId, status: 200, body }),
+      );
+      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 2 })).toEqual({
+        kind: 'replay',
+        status: 200,
+        body,
+      });
+      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 2 })).toEqual({
+        kind: 'mismatch',
+      });
+      // A stored answer is replayed however long ago it was stored, within the retention.
+      expect(
+        await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 }),
+      ).toMatchObject({ kind: 'replay', status: 200 });
+    });
+
+    it('keeps key spaces of two clients apart', async () => {
+      const a = await seedOrganization(db);
+      const b = await seedOrganization(db);
+      const k = key();
+      expect((await claimIdempotencyKey(db, { clientId: a.clientId, key: k, fingerprint: 'A', nowMs: T0 })).kind).toBe(
+        'claimed',
+      );
+      expect((await claimIdempotencyKey(db, { clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).kind).toBe(
+        'claimed',
+      );
+    });
+
+    it('stores a 4xx answer verbatim', async () => {
+      const { clientId } = await seedOrganization(db);
+      const k = key();
+      const claim = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
+      if (claim.kind !== 'claimed') throw new Error('not claimed');
+      const body = '{"message":"Not PENDING","type":"InvalidRequest"}';
+      await completeIdempotencyKey(db, { clientId, key: k, lockId: claim.lockId, status: 400, body });
+      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
+        kind: 'replay',
+        status: 400,
+        body,
+      });
+    });
+
+    it('takes over a timed-out lock; the old holder can no longer complete and its transaction rolls back', async () => {
+      const owner = await seedOrganization(db);
+      const { clientId } = owner;
+      const k = key();
+      const old = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
+      if (old.kind !== 'claimed') throw new Error('not claimed');
+      expect(
+        await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_LOCK_TIMEOUT_MS - 1 }),
+      ).toEqual({ kind: 'in-flight' });
+      const taken = await claimIdempotencyKey(db, {
+        clientId,
+        key: k,
+        fingerprint: 'A',
+        nowMs: T0 + IDEMPOTENCY_LOCK_TIMEOUT_MS,
+      });
+      expect(taken.kind).toBe('claimed');
+      if (taken.kind !== 'claimed') return;
+      expect(taken.lockId).not.toBe(old.lockId);
+
+      const transfer = newTransfer(owner);
+      await expect(
+        db.transaction().execute(async (tx) => {
+          await insertTransfer(tx, transfer);
+          await completeIdempotencyKey(tx, { clientId, key: k, lockId: old.lockId, status: 200, body: '{}' });
+        }),
+      ).rejects.toBeInstanceOf(IdempotencyLockLostError);
+      expect(await getTransfer(db, owner.organizationId, transfer.id)).toBeUndefined();
+
+      // The new holder completes normally.
+      await completeIdempotencyKey(db, { clientId, key: k, lockId: taken.lockId, status: 200, body: '{"ok":true}' });
+      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 2 * MINUTE })).toEqual({
+        kind: 'replay',
+        status: 200,
+        body: '{"ok":true}',
+      });
+    });
+
+    it('forgets a key after the retention, even with another fingerprint', async () => {
+      const { clientId } = await seedOrganization(db);
+      const k = key();
+      const claim = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
+      if (claim.kind !== 'claimed') throw new Error('not claimed');
+      await completeIdempotencyKey(db, { clientId, key: k, lockId: claim.lockId, status: 200, body: '{"n":1}' });
+      const later = T0 + IDEMPOTENCY_RETENTION_MS;
+      const again = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: later });
+      expect(again.kind).toBe('claimed');
+      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: later + 1 })).toEqual({
+        kind: 'in-flight',
+      });
+    });
+
+    it('releases a key so that a retry runs; only its holder can release it', async () => {
+      const { clientId } = await seedOrganization(db);
+      const k = key();
+      const claim = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
+      if (claim.kind !== 'claimed') throw new Error('not claimed');
+      expect(await releaseIdempotencyKey(db, { clientId, key: k, lockId: 'someone-else' })).toBe(false);
+      expect(await releaseIdempotencyKey(db, { clientId, key: k, lockId: claim.lockId })).toBe(true);
+      const retry = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 1 });
+      expect(retry.kind).toBe('claimed');
+    });
+
+    it('purges expired keys', async () => {
+      const { clientId } = await seedOrganization(db);
+      const old = key();
+      const fresh = key();
+      await claimIdempotencyKey(db, { clientId, key: old, fingerprint: 'A', nowMs: T0 - IDEMPOTENCY_RETENTION_MS });
+      await claimIdempotencyKey(db, { clientId, key: fresh, fingerprint: 'A', nowMs: T0 });
+      expect(await purgeExpiredIdempotencyKeys(db, T0, IDEMPOTENCY_RETENTION_MS)).toBeGreaterThanOrEqual(1);
+      const left = await db
+        .selectFrom('idempotency_keys')
+        .select('key')
+        .where('client_id', '=', clientId)
+        .execute();
+      expect(left.map((row) => row.key)).toEqual([fresh]);
+    });
+  });
+
+  describe('transfers', () => {
+    it('inserts and reads a transfer only for its own organization', async () => {
+      const owner = await seedOrganization(db);
+      const other = await seedOrganization(db);
+      const stored = await insertTransfer(db, newTransfer(owner, { memo: 'Invoice 7', amountCents: 12_345 }));
+      expect(stored).toMatchObject({
+        status: 'PENDING',
+        amountCents: 12_345,
+        memo: 'Invoice 7',
+        note: null,
+        reviewedAt: null,
+        cancelledAt: null,
+        settleAfter: null,
+      });
+      expect(await getTransfer(db, owner.organizationId, stored.id)).toEqual(stored);
+      expect(await getTransfer(db, other.organizationId, stored.id)).toBeUndefined();
+      expect(await getTransfer(db, owner.organizationId, newId('trf'))).toBeUndefined();
+    });
+
+    it('lists newest first by keyset with filters, no skip or repeat while transfers are added', async () => {
+      const owner = await seedOrganization(db);
+      const statuses: TransferStatus[] = ['PENDING', 'CANCELLED', 'PENDING', 'SUCCEEDED'];
+      const originals: TransferRecord[] = [];
+      for (let i = 0; i < 23; i += 1) {
+        originals.push(
+          await insertTransfer(
+            db,
+            newTransfer(owner, {
+              // pairs share a submission date: the id breaks the tie
+              submissionDate: T0 + Math.floor(i / 2) * 1000,
+              amountCents: 100 * (i + 1),
+              status: statuses[i % statuses.length] ?? 'PENDING',
+              ...(statuses[i % statuses.length] === 'CANCELLED' ? { cancelledAt: T0 } : {}),
+              ...(statuses[i % statuses.length] === 'SUCCEEDED'
+                ? { reviewedAt: T0, settleAfter: T0, settledAt: T0 }
+                : {}),
+            }),
+          ),
+        );
+      }
+      const byListOrder = (a: TransferRecord, b: TransferRecord): number =>
+        b.submissionDate - a.submissionDate || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+      const expected = [...originals].sort(byListOrder);
+
+      // Exactly `limit` left: the last full page has no successor.
+      const exact = await walkTransfers(db, owner.organizationId, { status: 'PENDING' }, 6);
+      const pending = expected.filter((t) => t.status === 'PENDING');
+      expect(pending).toHaveLength(12);
+      expect(exact.map((page) => page.length)).toEqual([6, 6]);
+      expect(exact.flat().map((t) => t.id)).toEqual(pending.map((t) => t.id));
+
+      const ranged = await walkTransfers(
+        db,
+        owner.organizationId,
+        { minAmountCents: 500, maxAmountCents: 1_500, status: 'PENDING' },
+        2,
+      );
+      expect(ranged.flat().map((t) => t.id)).toEqual(
+        pending.filter((t) => t.amountCents >= 500 && t.amountCents <= 1_500).map((t) => t.id),
+      );
+      expect(ranged.flat().map((t) => t.amountCents).sort((a, b) => a - b)).toEqual([500, 700, 900, 1100, 1300, 1500]);
+
+      let added = 0;
+      const pages = await walkTransfers(db, owner.organizationId, {}, 5, async () => {
+        // Newer transfers arrive between pages; they belong before the cursor and must not
+        // shift the pages still to come.
+        added += 1;
+        await insertTransfer(db, newTransfer(owner, { submissionDate: T0 + 1_000_000 + added }));
+      });
+      expect(pages.map((page) => page.length)).toEqual([5, 5, 5, 5, 3]);
+      expect(pages.flat().map((t) => t.id)).toEqual(expected.map((t) => t.id));
+
+      const other = await seedOrganization(db);
+      expect(await listTransfers(db, other.organizationId, { limit: 10 })).toEqual([]);
+    });
+
+    it('cancels a PENDING transfer once', async () => {
+      const owner = await seedOrganization(db);
+      const other = await seedOrganization(db);
+      const transfer = await insertTransfer(db, newTransfer(owner));
+      expect(await cancelTransfer(db, other.organizationId, transfer.id, T0 + 5)).toEqual({ kind: 'not-found' });
+      const done = await cancelTransfer(db, owner.organizationId, transfer.id, T0 + 5);
+      expect(done).toEqual({ kind: 'done', transfer: { ...transfer, status: 'CANCELLED', cancelledAt: T0 + 5 } });
+      expect(await cancelTransfer(db, owner.organizationId, transfer.id, T0 + 6)).toMatchObject({
+        kind: 'not-pending',
+        transfer: { status: 'CANCELLED', cancelledAt: T0 + 5 },
+      });
+      expect(await executeTransfer(db, owner.organizationId, transfer.id, T0 + 7, T0 + 8)).toMatchObject({
+        kind: 'not-pending',
+      });
+    });
+
+    it('executes with sufficient funds only; insufficient funds leave it PENDING and the balance unchanged', async () => {
+      const owner = await seedOrganization(db, 1_000);
+      const big = await insertTransfer(db, newTransfer(owner, { amountCents: 1_500 }));
+      expect(await executeTransfer(db, owner.organizationId, big.id, T0 + 10, T0 + 2_010)).toEqual({
+        kind: 'insufficient-funds',
+        transfer: big,
+        availableCents: 1_000,
+      });
+      expect(await getTransfer(db, owner.organizationId, big.id)).toEqual(big);
+      expect(await getBalance(db, owner.organizationId)).toBe(1_000);
+
+      const small = await insertTransfer(db, newTransfer(owner, { amountCents: 600 }));
+      const done = await db
+        .transaction()
+        .execute((tx) => executeTransfer(tx, owner.organizationId, small.id, T0 + 20, T0 + 2_020));
+      expect(done).toEqual({
+        kind: 'done',
+        transfer: { ...small, status: 'PROCESSING', reviewedAt: T0 + 20, settleAfter: T0 + 2_020 },
+      });
+      expect(await getBalance(db, owner.organizationId)).toBe(400);
+      expect(await executeTransfer(db, owner.organizationId, small.id, T0 + 30, T0 + 2_030)).toMatchObject({
+        kind: 'not-pending',
+      });
+      expect(await cancelTransfer(db, owner.organizationId, small.id, T0 + 30)).toMatchObject({ kind: 'not-pending' });
+      expect(await getBalance(db, owner.organizationId)).toBe(400);
+    });
+
+    it('rolls the reservation back with the caller’s transaction', async () => {
+      const owner = await seedOrganization(db, 1_000);
+      const transfer = await insertTransfer(db, newTransfer(owner, { amountCents: 700 }));
+      await expect(
+        db.transaction().execute(async (tx) => {
+          await executeTransfer(tx, owner.organizationId, transfer.id, T0, T0 + 1);
+          throw new Error('handler failed after execute');
+        }),
+      ).rejects.toThrow('handler failed');
+      expect(await getBalance(db, owner.organizationId)).toBe(1_000);
+      expect((await getTransfer(db, owner.organizationId, transfer.id))?.status).toBe('PENDING');
+    });
+
+    it('settles due transfers once: SUCCEEDED keeps the debit, FAILED gives it back', async () => {
+      const owner = await seedOrganization(db, 10_000);
+      const ok = await insertTransfer(db, newTransfer(owner, { amountCents: 1_000 }));
+      const failing = await insertTransfer(db, newTransfer(owner, { amountCents: 3_000, accountNumber: '9990002' }));
+      const later = await insertTransfer(db, newTransfer(owner, { amountCents: 500 }));
+      // Far in the future so that no other test's PROCESSING transfer is due before these.
+      const base = T0 + 1_000 * MINUTE;
+      await executeTransfer(db, owner.organizationId, ok.id, base, base + 2_000);
+      await executeTransfer(db, owner.organizationId, failing.id, base, base + 2_000);
+      await executeTransfer(db, owner.organizationId, later.id, base, base + 10_000);
+      expect(await getBalance(db, owner.organizationId)).toBe(5_500);
+
+      const outcome = (t: TransferRecord): 'SUCCEEDED' | 'FAILED' =>
+        t.accountNumber.endsWith('0002') ? 'FAILED' : 'SUCCEEDED';
+      const mine = (rows: TransferRecord[]): TransferRecord[] =>
+        rows.filter((t) => t.organizationId === owner.organizationId);
+
+      expect(mine(await claimDueSettlements(db, base + 1_999, 100, outcome))).toEqual([]);
+      const settled = mine(await claimDueSettlements(db, base + 2_000, 100, outcome));
+      expect(settled.map((t) => [t.id, t.status, t.settledAt]).sort()).toEqual(
+        [
+          [ok.id, 'SUCCEEDED', base + 2_000],
+          [failing.id, 'FAILED', base + 2_000],
+        ].sort(),
+      );
+      expect(await getBalance(db, owner.organizationId)).toBe(8_500);
+      // Never twice.
+      expect(mine(await claimDueSettlements(db, base + 5_000, 100, outcome))).toEqual([]);
+      expect(await getBalance(db, owner.organizationId)).toBe(8_500);
+      expect((await getTransfer(db, owner.organizationId, later.id))?.status).toBe('PROCESSING');
+      expect(mine(await claimDueSettlements(db, base + 10_000, 100, outcome)).map((t) => t.id)).toEqual([later.id]);
+      // start − sum(SUCCEEDED) − sum(PROCESSING) = 10 000 − 1 000 − 500
+      expect(await getBalance(db, owner.organizationId)).toBe(8_500);
+    });
+  });
+});
+
+// Concurrency across processes needs a real server: PGlite is one backend, so transactions
+// run one at a time and SKIP LOCKED never skips (stack.md pitfall 13).
+const postgresUrl = process.env['DATABASE_URL'];
+if (!postgresUrl) {
+  console.info('PostgreSQL concurrency tests skipped: set DATABASE_URL=postgres://… to run them.');
+}
+
+describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as two instances)', () => {
+  let database: TestDatabase;
+  let second: Database;
+
+  beforeAll(async () => {
+    database = await createTestDatabaseOf('postgres');
+    if (database.url === undefined) throw new Error('a PostgreSQL test database has a url');
+    second = await openDatabase({ url: database.url, maxConnections: 20 });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await database?.close();
+  });
+
+  const pools = (): [Kysely<DB>, Kysely<DB>] => [database.db, second.db];
+
+  it('migrates once when two instances start at once', async () => {
+    const empty = await createTestDatabaseOf('postgres', { migrated: false });
+    const other = await openDatabase({ url: empty.url ?? '' });
+    try {
+      const results = await Promise.all([migrateToLatest(empty.db), migrateToLatest(other.db)]);
+      expect(results.flatMap((r) => r.applied).sort()).toEqual(Object.keys(migrations).sort());
+    } finally {
+      await other.close();
+      await empty.close();
+    }
+  });
+
+  it('gives one claim of 20 concurrent ones on one key', async () => {
+    const [a, b] = pools();
+    const { clientId } = await seedOrganization(a);
+    const key = 'concurrent-key-0001';
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        claimIdempotencyKey(i % 2 === 0 ? a : b, { clientId, key, fingerprint: 'F', nowMs: T0 + i }),
+      ),
+    );
+    expect(results.filter((r) => r.kind === 'claimed')).toHaveLength(1);
+    expect(results.filter((r) => r.kind === 'in-flight')).toHaveLength(19);
+  });
+
+  it('never spends the same cents twice under 20 concurrent executes', async () => {
+    const [a, b] = pools();
+    const start = 10_000;
+    const owner = await seedOrganization(a, start);
+    const transfers: TransferRecord[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      transfers.push(await insertTransfer(a, newTransfer(owner, { amountCents: 700 + 37 * i })));
+    }
+    const results = await Promise.all(
+      transfers.map((t, i) =>
+        (i % 2 === 0 ? a : b).transaction().execute((tx) => executeTransfer(tx, owner.organizationId, t.id, T0, T0)),
+      ),
+    );
+    const executed = results.flatMap((r) => (r.kind === 'done' ? [r.transfer.amountCents] : []));
+    const spent = executed.reduce((sum, amount) => sum + amount, 0);
+    expect(results.every((r) => r.kind === 'done' || r.kind === 'insufficient-funds')).toBe(true);
+    expect(executed.length).toBeGreaterThan(0);
+    expect(executed.length).toBeLessThan(20);
+    expect(spent).toBeLessThanOrEqual(start);
+    expect(await getBalance(a, owner.organizationId)).toBe(start - spent);
+    const processing = await a
+      .selectFrom('transfers')
+      .select(sql<number>`coalesce(sum(amount_cents), 0)::bigint`.as('total'))
+      .where('organization_id', '=', owner.organizationId)
+      .where('status', '=', 'PROCESSING')
+      .executeTakeFirstOrThrow();
+    expect(processing.total).toBe(spent);
+  });
+
+  it('settles each transfer exactly once with two workers', async () => {
+    const [a, b] = pools();
+    const start = 1_000_000;
+    const owner = await seedOrganization(a, start);
+    const ids = new Set<string>();
+    for (let i = 0; i < 40; i += 1) {
+      const t = await insertTransfer(
+        a,
+        newTransfer(owner, { amountCents: 1_000 + i, accountNumber: i % 4 === 0 ? '5550002' : '5551234' }),
+      );
+      await executeTransfer(a, owner.organizationId, t.id, T0, T0 + 1);
+      ids.add(t.id);
+    }
+    const outcome = (t: TransferRecord): 'SUCCEEDED' | 'FAILED' =>
+      t.accountNumber.endsWith('0002') ? 'FAILED' : 'SUCCEEDED';
+    const worker = async (db: Kysely<DB>): Promise<TransferRecord[]> => {
+      const settled: TransferRecord[] = [];
+      for (;;) {
+        const batch = await claimDueSettlements(db, T0 + 1, 3, outcome);
+        if (batch.length === 0) return settled;
+        settled.push(...batch);
+      }
+    };
+    const [fromA, fromB] = await Promise.all([worker(a), worker(b), worker(a), worker(b)]).then(
+      ([w1, w2, w3, w4]) => [[...w1, ...w3], [...w2, ...w4]] as const,
+    );
+    const all = [...fromA, ...fromB].filter((t) => ids.has(t.id));
+    expect(all).toHaveLength(40);
+    expect(new Set(all.map((t) => t.id)).size).toBe(40);
+    expect(fromA.length).toBeGreaterThan(0);
+    expect(fromB.length).toBeGreaterThan(0);
+    const succeeded = all.filter((t) => t.status === 'SUCCEEDED').reduce((sum, t) => sum + t.amountCents, 0);
+    expect(all.filter((t) => t.status === 'FAILED')).toHaveLength(10);
+    expect(await getBalance(a, owner.organizationId)).toBe(start - succeeded);
+  });
+});
