@@ -30,8 +30,12 @@ export const REDACTED_PATHS = [
   '*.secretHash',
 ];
 
+/**
+ * Lines go to stdout synchronously, as Node itself writes to a pipe or a file on Linux: the last
+ * line before `process.exit` (the shutdown's 'stopped', a fatal error) is never lost in a buffer.
+ */
 export function createLogger(level: string = 'info'): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, pino.destination({ dest: 1, sync: true }));
 }
 
 export const silentLogger: Logger = pino({ level: 'silent' });
