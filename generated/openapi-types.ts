@@ -765,7 +765,7 @@ export interface components {
          *
          *     | Type | Status | When |
          *     |---|---|---|
-         *     | InvalidRequest | 400, 405, 413, 415, 429 | The request does not match this document, or the operation refused it |
+         *     | InvalidRequest | 400, 405, 408, 413, 415, 429, 431 | The request does not match this document, or the operation refused it; 408 when a request takes too long to arrive, 431 when its headers exceed 16 KiB |
          *     | MissingIdempotencyKey | 400 | A write request without Idempotency-Key |
          *     | InsufficientFunds | 400 | Executing a transfer your balance cannot cover |
          *     | InvalidBankAccount | 400 | Unknown bankId, or an account number that fails its check |
