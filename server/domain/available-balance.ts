@@ -109,16 +109,25 @@ function startOfCairoDay(year: number, month: number, day: number): number {
   return hi;
 }
 
+/**
+ * The last answer of `cairoPeriods`: every instant of its day has the same periods, and a card
+ * read asks for the current day's again and again (the time-zone arithmetic costs some 80 µs).
+ */
+let lastPeriods: Readonly<CairoPeriods> | undefined;
+
 /** The Cairo calendar day and month that contain `nowMs`, as half-open [start, end) ranges. */
 export function cairoPeriods(nowMs: number): CairoPeriods {
   if (!Number.isFinite(nowMs)) throw new RangeError('cairoPeriods: nowMs must be a finite number');
+  if (lastPeriods !== undefined && nowMs >= lastPeriods.dayStartMs && nowMs < lastPeriods.dayEndMs) return { ...lastPeriods };
   const { year, month, day } = wallClock(nowMs);
-  return {
+  const periods = {
     dayStartMs: startOfCairoDay(year, month, day),
     dayEndMs: startOfCairoDay(year, month, day + 1),
     monthStartMs: startOfCairoDay(year, month, 1),
     monthEndMs: startOfCairoDay(year, month + 1, 1),
   };
+  lastPeriods = Object.freeze({ ...periods });
+  return periods;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,4 @@
 import type { RequestHandler } from 'express';
-import { decodeJwt } from 'jose';
 import type { RouteDefinition } from '../../generated/server.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
 import { tokenStillValid, type ClientPolicyOf } from './client-policies.js';
@@ -36,10 +35,9 @@ export function authenticate(route: RouteDefinition, tokens: TokenService, clien
     }
     const token = match[1];
     const verified = async (): Promise<Principal | undefined> => {
-      const principal = await tokens.verify(token);
-      if (principal === undefined) return undefined;
-      // Verified above, so the payload is well formed and `iat` a number (a required claim).
-      const issuedAt = decodeJwt(token).iat ?? 0;
+      const result = await tokens.verify(token);
+      if (result === undefined) return undefined;
+      const { principal, issuedAt } = result;
       return tokenStillValid(await clientPolicyOf(principal.clientId), principal.organizationId, issuedAt) ? principal : undefined;
     };
     verified().then((principal) => {

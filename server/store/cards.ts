@@ -44,11 +44,6 @@ export interface CardUsageFigures {
   readonly approval: ApprovalUsage;
 }
 
-export const NO_USAGE: CardUsageFigures = Object.freeze({
-  usage: Object.freeze({ dayCardAndAtm: 0, monthCardAndAtm: 0, monthAtm: 0 }),
-  approval: Object.freeze({ spent: 0, pending: 0, outstandingCash: 0 }),
-});
-
 /** Rows as read by `cardQuery`; also the holder part of a transaction's person. */
 export interface HolderColumns {
   holder_id: string;
@@ -129,21 +124,39 @@ function cardOf(row: CardQueryRow): CardRecord {
   };
 }
 
+/** A card with the usage figures of its availableBalance, read in the same statement. */
+export interface CardWithUsage {
+  readonly card: CardRecord;
+  readonly figures: CardUsageFigures;
+}
+
 /**
- * Up to `take` cards of the organization, newest first (created_at desc, ties by id desc), strictly
- * after the keyset position `after`. Served by cards_list_idx.
+ * Up to `take` cards of the organization with their usage in `periods`, newest first
+ * (created_at desc, ties by id desc), strictly after the keyset position `after`. Served by
+ * cards_list_idx; one statement for the page and its balances.
  */
 export async function listCards(
   db: Kysely<DB>,
-  options: { organizationId: string; after: CursorPosition | undefined; take: number },
-): Promise<CardRecord[]> {
+  options: { organizationId: string; periods: CairoPeriods; after: CursorPosition | undefined; take: number },
+): Promise<CardWithUsage[]> {
   const { after } = options;
-  let query = cardQuery(db, options.organizationId);
+  let query = cardWithUsageQuery(db, options.organizationId, options.periods);
   if (after !== undefined) {
     query = query.where(({ eb, refTuple, tuple }) => eb(refTuple('c.created_at', 'c.id'), '<', tuple(after.sort, after.id)));
   }
   const rows = await query.orderBy('c.created_at', 'desc').orderBy('c.id', 'desc').limit(options.take).execute();
-  return rows.map(cardOf);
+  return rows.map(cardWithUsageOf);
+}
+
+/** The organization's card with its usage in `periods`, in one statement; undefined when unknown or foreign. */
+export async function findCardWithUsage(
+  db: Kysely<DB>,
+  organizationId: string,
+  cardId: string,
+  periods: CairoPeriods,
+): Promise<CardWithUsage | undefined> {
+  const row = await cardWithUsageQuery(db, organizationId, periods).where('c.id', '=', cardId).executeTakeFirst();
+  return row === undefined ? undefined : cardWithUsageOf(row);
 }
 
 export async function findCard(db: Kysely<DB>, organizationId: string, cardId: string): Promise<CardRecord | undefined> {
@@ -181,77 +194,88 @@ export async function saveCardLimits(db: Kysely<DB>, organizationId: string, car
 const SETTLED_CASH = sql.join(SETTLED_CASH_REVIEW_STATUSES.map((status) => sql.lit(status)));
 
 /**
- * The usage figures of available-balance.ts (USAGE_RULES) for a set of cards, in ONE statement:
- * per card, one lateral aggregate over its own SUCCEEDED, non-refund CARD and ATM transactions of
- * the current Cairo month (the day is inside the month, so `filter` picks the day's share), and
- * one over its holder's outstanding CASH transactions. Each is an index range scan
+ * The usage figures of available-balance.ts (USAGE_RULES) of the card `c` in scope, as two
+ * lateral aggregates: one over its own SUCCEEDED, non-refund CARD and ATM transactions of the
+ * current Cairo month (the day is inside the month, so `filter` picks the day's share), and one
+ * over its holder's outstanding CASH transactions. Each is an index range scan
  * (transactions_card_usage_idx, transactions_outstanding_cash_idx): the ledger is never loaded.
- * Cards missing from the answer have no usage.
  *
  * The predicates must select exactly what `countsFor` accepts; test/cards compares the two.
  * Literals are inlined (not parameters) so that the planner can match the partial index.
  * Tenancy: the cards are the organization's, and a card's (or its holder's) transactions are
  * that organization's ledger, so the sums need no organization column of their own.
  */
-export async function cardUsages(
-  db: Kysely<DB>,
-  options: { organizationId: string; cardIds: readonly string[]; periods: CairoPeriods },
-): Promise<Map<string, CardUsageFigures>> {
-  const figures = new Map<string, CardUsageFigures>();
-  if (options.cardIds.length === 0) return figures;
-  const result = await cardUsageQuery(options).execute(db);
-  for (const row of result.rows) {
-    figures.set(row.card_id, {
-      usage: { dayCardAndAtm: row.day_card_and_atm, monthCardAndAtm: row.month_card_and_atm, monthAtm: row.month_atm },
-      approval: { spent: row.approval_spent, pending: row.approval_pending, outstandingCash: row.outstanding_cash },
-    });
-  }
-  return figures;
+function cardUsageLateral(periods: CairoPeriods) {
+  return sql<UsageSums>`(
+    select
+      sum(t.amount_cents) filter (
+        where t.authorization_date >= ${periods.dayStartMs} and t.authorization_date < ${periods.dayEndMs}
+      ) as day_card_and_atm,
+      sum(t.amount_cents) as month_card_and_atm,
+      sum(t.amount_cents) filter (where t.method = 'ATM') as month_atm,
+      sum(t.amount_cents) filter (where t.cleared) as approval_spent,
+      sum(t.amount_cents) filter (where not t.cleared) as approval_pending
+    from transactions t
+    where t.card_id = c.id
+      and t.status = 'SUCCEEDED' and not t.refund and t.method in ('CARD', 'ATM')
+      and t.authorization_date >= ${periods.monthStartMs} and t.authorization_date < ${periods.monthEndMs}
+  )`.as('u');
 }
 
-/** The statement of `cardUsages`, unexecuted (tests check its plan). */
-export function cardUsageQuery(options: { organizationId: string; cardIds: readonly string[]; periods: CairoPeriods }) {
-  const { organizationId, cardIds, periods } = options;
-  return sql<{
-    card_id: string;
-    day_card_and_atm: number;
-    month_card_and_atm: number;
-    month_atm: number;
-    approval_spent: number;
-    approval_pending: number;
-    outstanding_cash: number;
-  }>`
-    select c.id as card_id,
-      coalesce(u.day_card_and_atm, 0)::bigint as day_card_and_atm,
-      coalesce(u.month_card_and_atm, 0)::bigint as month_card_and_atm,
-      coalesce(u.month_atm, 0)::bigint as month_atm,
-      coalesce(u.approval_spent, 0)::bigint as approval_spent,
-      coalesce(u.approval_pending, 0)::bigint as approval_pending,
-      coalesce(cash.outstanding_cash, 0)::bigint as outstanding_cash
-    from cards c
-    left join lateral (
-      select
-        sum(t.amount_cents) filter (
-          where t.authorization_date >= ${periods.dayStartMs} and t.authorization_date < ${periods.dayEndMs}
-        ) as day_card_and_atm,
-        sum(t.amount_cents) as month_card_and_atm,
-        sum(t.amount_cents) filter (where t.method = 'ATM') as month_atm,
-        sum(t.amount_cents) filter (where t.cleared) as approval_spent,
-        sum(t.amount_cents) filter (where not t.cleared) as approval_pending
-      from transactions t
-      where t.card_id = c.id
-        and t.status = 'SUCCEEDED' and not t.refund and t.method in ('CARD', 'ATM')
-        and t.authorization_date >= ${periods.monthStartMs} and t.authorization_date < ${periods.monthEndMs}
-    ) u on true
-    left join lateral (
-      select sum(t.amount_cents) as outstanding_cash
-      from transactions t
-      where t.person_id = c.card_holder_id
-        and t.method = 'CASH' and t.status = 'SUCCEEDED' and not t.refund
-        and (t.review_status is null or t.review_status not in (${SETTLED_CASH}))
-    ) cash on true
-    where c.organization_id = ${organizationId} and c.id = any(${[...cardIds]}::text[])
-  `;
+function outstandingCashLateral() {
+  return sql<{ outstanding_cash: string | null }>`(
+    select sum(t.amount_cents) as outstanding_cash
+    from transactions t
+    where t.person_id = c.card_holder_id
+      and t.method = 'CASH' and t.status = 'SUCCEEDED' and not t.refund
+      and (t.review_status is null or t.review_status not in (${SETTLED_CASH}))
+  )`.as('cash');
+}
+
+/** `sum()` of bigints is numeric (text from both drivers): absent sums are 0, and all come back as int8. */
+interface UsageSums {
+  day_card_and_atm: string | null;
+  month_card_and_atm: string | null;
+  month_atm: string | null;
+  approval_spent: string | null;
+  approval_pending: string | null;
+}
+
+const USAGE_SELECTION = [
+  sql<number>`coalesce(u.day_card_and_atm, 0)::bigint`.as('day_card_and_atm'),
+  sql<number>`coalesce(u.month_card_and_atm, 0)::bigint`.as('month_card_and_atm'),
+  sql<number>`coalesce(u.month_atm, 0)::bigint`.as('month_atm'),
+  sql<number>`coalesce(u.approval_spent, 0)::bigint`.as('approval_spent'),
+  sql<number>`coalesce(u.approval_pending, 0)::bigint`.as('approval_pending'),
+  sql<number>`coalesce(cash.outstanding_cash, 0)::bigint`.as('outstanding_cash'),
+] as const;
+
+interface UsageColumns {
+  day_card_and_atm: number;
+  month_card_and_atm: number;
+  month_atm: number;
+  approval_spent: number;
+  approval_pending: number;
+  outstanding_cash: number;
+}
+
+function figuresOf(row: UsageColumns): CardUsageFigures {
+  return {
+    usage: { dayCardAndAtm: row.day_card_and_atm, monthCardAndAtm: row.month_card_and_atm, monthAtm: row.month_atm },
+    approval: { spent: row.approval_spent, pending: row.approval_pending, outstandingCash: row.outstanding_cash },
+  };
+}
+
+/** The organization's cards with their holders and usage figures (the statement tests explain). */
+export function cardWithUsageQuery(db: Kysely<DB>, organizationId: string, periods: CairoPeriods) {
+  return cardQuery(db, organizationId)
+    .leftJoinLateral(cardUsageLateral(periods), (join) => join.onTrue())
+    .leftJoinLateral(outstandingCashLateral(), (join) => join.onTrue())
+    .select(USAGE_SELECTION);
+}
+
+function cardWithUsageOf(row: CardQueryRow & UsageColumns): CardWithUsage {
+  return { card: cardOf(row), figures: figuresOf(row) };
 }
 
 /** Multi-row inserts in batches: one round trip per batch instead of one per row. */

@@ -7,7 +7,7 @@ import {
   type CairoPeriods,
 } from '../../server/domain/available-balance.js';
 import { mulberry32, picker } from '../../server/store/sandbox-random.js';
-import { cardUsages, findCard, lockCard, saveCardLimits } from '../../server/store/cards.js';
+import { findCard, lockCard, saveCardLimits } from '../../server/store/cards.js';
 import { inTransaction } from '../../server/store/in-transaction.js';
 import { createTestDatabaseOf, databaseKinds, type TestDatabase } from '../helpers/database.js';
 import {
@@ -18,6 +18,7 @@ import {
   cardRows,
   expectedUsage,
   ledgerRows,
+  storedUsages,
   type RecordOptions,
 } from '../helpers/ledger.js';
 
@@ -54,7 +55,7 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
   async function compareAll(organizationId: string, now: number): Promise<void> {
     const cards = await cardRows(database.db, organizationId);
     const rows = await ledgerRows(database.db, organizationId);
-    const figures = await cardUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(now) });
+    const figures = await storedUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(now) });
     for (const card of cards) {
       expect(figures.get(card.id), `card ${card.nickname}`).toEqual(expectedUsage(card, rows, now));
     }
@@ -143,9 +144,9 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     const card = await addCard(db, org, holder);
     const now = Date.parse('2025-03-12T10:00:00Z');
     await addRecords(db, org, [{ cardId: card, personId: holder, authorizationDate: now, amountCents: 1234 }]);
-    expect(await cardUsages(db, { organizationId: stranger, cardIds: [card], periods: cairoPeriods(now) })).toEqual(new Map());
-    expect(await cardUsages(db, { organizationId: org, cardIds: [], periods: cairoPeriods(now) })).toEqual(new Map());
-    expect((await cardUsages(db, { organizationId: org, cardIds: [card], periods: cairoPeriods(now) })).get(card)?.usage.dayCardAndAtm).toBe(1234);
+    expect(await storedUsages(db, { organizationId: stranger, cardIds: [card], periods: cairoPeriods(now) })).toEqual(new Map());
+    expect(await storedUsages(db, { organizationId: org, cardIds: [], periods: cairoPeriods(now) })).toEqual(new Map());
+    expect((await storedUsages(db, { organizationId: org, cardIds: [card], periods: cairoPeriods(now) })).get(card)?.usage.dayCardAndAtm).toBe(1234);
   });
 
   it('finds and locks a card only within its organization', async () => {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import {
   availableBalance,
   cairoPeriods,
+  type CairoPeriods,
   usageOf,
   type ReviewStatus,
   type TransactionMethod,
@@ -10,7 +11,13 @@ import {
 } from '../../server/domain/available-balance.js';
 import type { Limits } from '../../server/domain/card-limits.js';
 import { randomIds } from '../../server/runtime.js';
-import { insertCardHolders, insertCards, insertDepartments } from '../../server/store/cards.js';
+import {
+  findCardWithUsage,
+  insertCardHolders,
+  insertCards,
+  insertDepartments,
+  type CardUsageFigures,
+} from '../../server/store/cards.js';
 import { createOrganization } from '../../server/store/organizations.js';
 import type { CardRow, DB, TransactionRow } from '../../server/store/schema.js';
 import { insertTransactions, type NewTransaction } from '../../server/store/transactions.js';
@@ -166,4 +173,13 @@ export function expectedUsage(card: CardRow, rows: readonly TransactionRow[], no
 /** availableBalance of a card by the pure function applied to the ledger rows. */
 export function expectedBalance(card: CardRow, rows: readonly TransactionRow[], now: number): number | null {
   return availableBalance({ activated: card.last4 !== null, limits: limitsOf(card), ...expectedUsage(card, rows, now) });
+}
+
+/** The usage figures the store reads for each of these cards, by card id; cards it does not find are absent. */
+export async function storedUsages(
+  db: Kysely<DB>,
+  options: { organizationId: string; cardIds: readonly string[]; periods: CairoPeriods },
+): Promise<Map<string, CardUsageFigures>> {
+  const found = await Promise.all(options.cardIds.map((id) => findCardWithUsage(db, options.organizationId, id, options.periods)));
+  return new Map(found.flatMap((view) => (view === undefined ? [] : [[view.card.id, view.figures] as const])));
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cairoPeriods } from '../../server/domain/available-balance.js';
-import { cardUsageQuery } from '../../server/store/cards.js';
+import { cardWithUsageQuery } from '../../server/store/cards.js';
 import { insertBulkTransactions, seedSandboxData } from '../../server/store/sandbox.js';
 import { transactionListQuery, type TransactionFilters } from '../../server/store/transactions.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -124,8 +124,8 @@ describe('query plans on a big ledger', () => {
 
   it("a page of cards' balances sums the ledger through its indexes", async ({ annotate }) => {
     const cards = await cardRows(database.db, organizationId);
-    const query = cardUsageQuery({ organizationId, cardIds: cards.map((card) => card.id), periods: cairoPeriods(NOW) });
-    const result = explainJson((await sql<Record<string, unknown>>`explain (analyze, format json) ${query}`.execute(database.db)).rows);
+    const query = cardWithUsageQuery(database.db, organizationId, cairoPeriods(NOW)).where('c.id', 'in', cards.map((card) => card.id));
+    const result = explainJson(await query.explain('json', sql`analyze`));
     await annotate(summary(result));
     const all = scans(result.Plan);
     expect(all.filter((scan) => scan.relation === 'transactions' && scan.type === 'Seq Scan')).toEqual([]);

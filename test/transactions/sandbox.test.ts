@@ -7,11 +7,10 @@ import {
   cairoPeriods,
 } from '../../server/domain/available-balance.js';
 import { CATEGORIES } from '../../server/domain/categories.js';
-import { cardUsages } from '../../server/store/cards.js';
 import { DEFAULT_SANDBOX_SEED, SANDBOX_LEDGER_DAYS, insertBulkTransactions, planSandboxData, seedSandboxData } from '../../server/store/sandbox.js';
 import type { CardRow, TransactionRow } from '../../server/store/schema.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { addOrganization, cardRows, expectedBalance, ledgerRows, limitsOf } from '../helpers/ledger.js';
+import { addOrganization, cardRows, expectedBalance, ledgerRows, limitsOf, storedUsages } from '../helpers/ledger.js';
 
 // The sandbox data (decisions §10): deterministic from a seed, consistent with the cards, varied
 // enough to explore, and with sensible balances; and the bulk mode for benchmarks.
@@ -109,7 +108,7 @@ describe('sandbox data', () => {
   });
 
   it('gives every activated card something to spend, and leaves some close to their limit', async () => {
-    const figures = await cardUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
+    const figures = await storedUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
     let nearLimit = 0;
     for (const card of cards) {
       const expected = expectedBalance(card, rows, NOW);
@@ -153,7 +152,7 @@ describe('sandbox data', () => {
   });
 
   it('adds bulk records fast, consistent with the cards, without moving any balance', async () => {
-    const before = await cardUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
+    const before = await storedUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
     const count = 3_000;
     const { inserted } = await insertBulkTransactions(database.db, { organizationId, count, now: NOW });
     expect(inserted).toBe(count);
@@ -164,7 +163,7 @@ describe('sandbox data', () => {
     expect(new Set(bulk.map((r) => r.method))).toEqual(new Set(TRANSACTION_METHODS));
     expect(new Set(bulk.map((r) => r.id)).size).toBe(count);
     expect(Math.max(...bulk.map((r) => r.authorization_date))).toBeLessThan(cairoPeriods(NOW).monthStartMs);
-    const after = await cardUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
+    const after = await storedUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
     expect(after).toEqual(before);
     // A second run adds more, with new ids.
     expect((await insertBulkTransactions(database.db, { organizationId, count: 10, now: NOW })).inserted).toBe(10);

@@ -3,14 +3,12 @@ import type { OperationHandler } from '../../../generated/server.js';
 import { availableBalance, cairoPeriods } from '../../domain/available-balance.js';
 import { setLimits, updateLimits, type Limits } from '../../domain/card-limits.js';
 import {
-  NO_USAGE,
-  cardUsages,
-  findCard,
+  findCardWithUsage,
   listCards as listStoredCards,
   lockCard,
   saveCardLimits,
   type CardHolderRecord,
-  type CardRecord,
+  type CardWithUsage,
 } from '../../store/cards.js';
 import { organizationOf, type OperationContext } from '../invoke.js';
 import { pageOf, pageRequest } from '../pagination.js';
@@ -31,34 +29,16 @@ export function toCardHolder(holder: CardHolderRecord): CardHolder {
   };
 }
 
-/**
- * Cards as the API shows them, each with its availableBalance at `now` (decisions §7): the usage
- * of the whole page comes from one aggregate query, the balance from the domain rule.
- */
-async function toCards(ctx: OperationContext, organizationId: string, cards: readonly CardRecord[]): Promise<Card[]> {
-  const activated = cards.filter((card) => card.last4 !== null);
-  const usages = await cardUsages(ctx.db, {
-    organizationId,
-    cardIds: activated.map((card) => card.id),
-    periods: cairoPeriods(ctx.now),
-  });
-  return cards.map((card) => {
-    const figures = usages.get(card.id) ?? NO_USAGE;
-    return {
-      id: card.id,
-      last4: card.last4,
-      nickname: card.nickname,
-      cardHolder: toCardHolder(card.holder),
-      limits: { ...card.limits },
-      availableBalance: availableBalance({ activated: card.last4 !== null, limits: card.limits, ...figures }),
-    };
-  });
-}
-
-async function toCard(ctx: OperationContext, organizationId: string, card: CardRecord): Promise<Card> {
-  const [view] = await toCards(ctx, organizationId, [card]);
-  if (view === undefined) throw new Error('toCards returned no card');
-  return view;
+/** A card as the API shows it, with its availableBalance from the domain rule (decisions §7). */
+function toCard({ card, figures }: CardWithUsage): Card {
+  return {
+    id: card.id,
+    last4: card.last4,
+    nickname: card.nickname,
+    cardHolder: toCardHolder(card.holder),
+    limits: { ...card.limits },
+    availableBalance: availableBalance({ activated: card.last4 !== null, limits: card.limits, ...figures }),
+  };
 }
 
 /** Another organization's card gets the same answer as an unknown id (decisions §4). */
@@ -76,18 +56,17 @@ export const listCards: OperationHandler<'listCards', OperationContext> = async 
   const organizationId = organizationOf(ctx);
   // The list's name is part of the binding, so a cursor of another list is refused here.
   const page = pageRequest(ctx.services.cursors, input.query, { list: 'cards' });
-  const rows = await listStoredCards(ctx.db, { organizationId, after: page.after, take: page.limit + 1 });
-  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, (card) => ({ sort: card.createdAt, id: card.id }));
+  const rows = await listStoredCards(ctx.db, { organizationId, periods: cairoPeriods(ctx.now), after: page.after, take: page.limit + 1 });
+  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, ({ card }) => ({ sort: card.createdAt, id: card.id }));
   return {
     status: 200,
-    body: { cards: await toCards(ctx, organizationId, items), ...(nextCursor !== undefined ? { nextCursor } : {}) },
+    body: { cards: items.map(toCard), ...(nextCursor !== undefined ? { nextCursor } : {}) },
   };
 };
 
 export const getCard: OperationHandler<'getCard', OperationContext> = async (input, ctx) => {
-  const organizationId = organizationOf(ctx);
-  const card = await findCard(ctx.db, organizationId, input.path.id);
-  return card === undefined ? notFound(input.path.id) : { status: 200, body: await toCard(ctx, organizationId, card) };
+  const found = await findCardWithUsage(ctx.db, organizationOf(ctx), input.path.id, cairoPeriods(ctx.now));
+  return found === undefined ? notFound(input.path.id) : { status: 200, body: toCard(found) };
 };
 
 /**
@@ -106,7 +85,10 @@ async function changeLimits(
   const result = change(card.limits);
   if (!result.ok) return invalidLimits(result.message);
   await saveCardLimits(ctx.db, organizationId, card.id, result.limits);
-  return { status: 200, body: await toCard(ctx, organizationId, { ...card, limits: result.limits }) };
+  // Read back in the same transaction: the saved limits, and the balance they leave.
+  const saved = await findCardWithUsage(ctx.db, organizationId, card.id, cairoPeriods(ctx.now));
+  if (saved === undefined) throw new Error(`card ${card.id} vanished inside its own transaction`);
+  return { status: 200, body: toCard(saved) };
 }
 
 /** PUT: the whole limit state (decisions §7). */
