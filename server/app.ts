@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
@@ -57,9 +57,10 @@ function pathPattern(expressPath: string): RegExp {
 }
 
 /**
- * Builds the service: request id and log line, health endpoints, then for each documented route
- * authentication, the write-request checks and the body parsers (decisions §3 order), then schema
- * validation, then the generated skeleton calling the handlers, then the one error handler.
+ * Builds the service: request id and log line, health endpoints, 404 and 405 for what the
+ * document does not have, then for each documented route authentication, the write-request
+ * checks and the body parsers (decisions §3 order), schema validation and the handler through
+ * the generated skeleton, then the one error handler.
  */
 export async function createApp(deps: AppDeps): Promise<Express> {
   const { db, clock, ids, logger, config } = deps;
@@ -105,15 +106,14 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method.toUpperCase())),
   ];
 
-  // A path the document does not have is 404 before anything else looks at the request (no
-  // authentication, no validation: decisions §4). Express answers OPTIONS on its own (200, a
-  // text/plain list of methods); the document declares no OPTIONS operation, so it is a method like
-  // any other the path does not allow.
+  // A path the document does not have is 404, and a method it does not declare on the path 405
+  // with Allow, before anything else looks at the request (no authentication, no validation:
+  // decisions §4). OPTIONS and HEAD are methods like any other: the document declares neither.
   app.use((req, _res, next) => {
     const allow = allowedMethods(req.path);
     if (allow.length === 0) {
       next(new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' }));
-    } else if (req.method === 'OPTIONS') {
+    } else if (!allow.includes(req.method)) {
       next(
         new ApiError('methodNotAllowed', 'This method is not allowed on this path.', {
           details: `Allowed: ${allow.join(', ')}`,
@@ -125,33 +125,29 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     }
   });
 
-  const checks = express.Router({ caseSensitive: true });
-  for (const route of routeList) {
-    const chain: RequestHandler[] = [];
-    if (route.authenticated) chain.push(authenticate(route, services.tokens, clientPolicies));
-    if (route.writeHeaders) chain.push(verifyWriteRequest(clock, publicKeys));
-    if (route.requestContentTypes.length > 0) chain.push(...bodyParsers());
-    if (chain.length > 0) checks[route.method](route.expressPath, ...chain);
-  }
-  app.use(checks);
-  app.use(refuseNulText);
+  const validator = OpenApiValidator.middleware({
+    apiSpec: API_SPEC_PATH,
+    validateApiSpec: false,
+    // coerceTypes concerns the body only (parameters arrive as text and are always coerced):
+    // a JSON body must carry the document's types, so `"amountCents": "100"` is a 400.
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: false },
+    validateResponses: config.validateResponses ? { allErrors: false } : false,
+    validateSecurity: false,
+    validateFormats: true,
+    formats: { int64: { type: 'number', validate: (value: number) => Number.isSafeInteger(value) } },
+  });
 
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: API_SPEC_PATH,
-      validateApiSpec: false,
-      // coerceTypes concerns the body only (parameters arrive as text and are always coerced):
-      // a JSON body must carry the document's types, so `"amountCents": "100"` is a 400.
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: false },
-      validateResponses: config.validateResponses ? { allErrors: false } : false,
-      validateSecurity: false,
-      validateFormats: true,
-      formats: { int64: { type: 'number', validate: (value: number) => Number.isSafeInteger(value) } },
-    }),
-  );
-
+  // Each operation's own chain, in the order of decisions §3: authentication, the write-request
+  // checks, the body parsers, then schema validation; the generated skeleton adds the handler.
+  // One router for all of it: a request walks the route table once.
   const operations = express.Router({ caseSensitive: true });
-  mountOperations(operations, handlers, createInvoke(services));
+  mountOperations(operations, handlers, createInvoke(services), (route) => [
+    ...(route.authenticated ? [authenticate(route, services.tokens, clientPolicies)] : []),
+    ...(route.writeHeaders ? [verifyWriteRequest(clock, publicKeys)] : []),
+    ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
+    refuseNulText,
+    ...validator,
+  ]);
   app.use(operations);
 
   app.use(() => {

@@ -16,13 +16,30 @@ export type IdPrefix = 'org' | 'cli' | 'key' | 'trf' | 'crd' | 'chd' | 'dep' | '
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
+/**
+ * Random bytes drawn from a pool refilled 4 KiB at a time: a system call per id would cost more
+ * than the rest of a small request's id work (Node's randomUUID keeps a pool the same way).
+ */
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function randomByte(): number {
+  if (poolOffset >= pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++] ?? 0;
+}
+
 /** 24 random base-36 characters: about 124 bits, plenty against guessing another partner's ids. */
 export const randomIds: IdGenerator = {
   next(prefix) {
     let id = '';
     while (id.length < 24) {
       // Rejection sampling keeps every character equally likely (252 = 7 * 36).
-      for (const byte of randomBytes(32)) if (byte < 252 && id.length < 24) id += ALPHABET[byte % 36];
+      const byte = randomByte();
+      if (byte < 252) id += ALPHABET[byte % 36];
     }
     return `${prefix}_${id}`;
   },

@@ -111,7 +111,7 @@ export function renderServerSkeleton(operations: readonly OperationInfo[], heade
         ? '{}'
         : `{ ${op.headerNames.map((name) => `${q(name)}: req.headers[${q(name.toLowerCase())}]`).join(', ')} }`;
     const body = op.requestContentTypes.length === 0 ? 'undefined' : 'req.body';
-    return `  router.${op.method}(${q(op.expressPath)}, (req, res, next) => {
+    return `  router.${op.method}(${q(op.expressPath)}, ...before(routes.${id}), (req, res, next) => {
     const input = {
       path: ${op.hasPathParameters ? 'req.params' : '{}'},
       query: ${op.hasQueryParameters ? 'req.query' : '{}'},
@@ -123,7 +123,7 @@ export function renderServerSkeleton(operations: readonly OperationInfo[], heade
   });
 
   return `${header}
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { operations } from './openapi-types.js';
 
 /** The operationIds of the document. */
@@ -211,8 +211,16 @@ export type Invoke<Ctx> = (
   run: (ctx: Ctx) => Promise<AnyOperationResult>,
 ) => Promise<void>;
 
-/** Mounts every operation of the document on \`router\`; requests reach it already validated. */
-export function mountOperations<Ctx>(router: Router, handlers: Handlers<Ctx>, invoke: Invoke<Ctx>): void {
+/**
+ * Mounts every operation of the document on \`router\`, each behind the middleware \`before\` gives
+ * for its route (authentication, validation: the HTTP layer decides); the handler runs last.
+ */
+export function mountOperations<Ctx>(
+  router: Router,
+  handlers: Handlers<Ctx>,
+  invoke: Invoke<Ctx>,
+  before: (route: RouteDefinition) => readonly RequestHandler[] = () => [],
+): void {
 ${mounts.join('\n')}
 }
 `;
