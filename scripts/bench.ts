@@ -15,7 +15,7 @@ import type autocannon from 'autocannon';
 import { analyzeBench, createBenchDatabase, onboardBench, type BenchDatabase, type DatabaseKind } from './bench/database.js';
 import { runLoad, type LoadSpec, type LoadTarget, type Measurement } from './bench/load.js';
 import { RUN_NAMES, USAGE, UsageError, parseBenchArgs, type BenchOptions, type RunName } from './bench/options.js';
-import { startBaseline, startService, type RunningServer } from './bench/processes.js';
+import { buildService, startBaseline, startService, type RunningServer } from './bench/processes.js';
 import { machineBusyShare, postgresBackends } from './bench/proc-stats.js';
 import {
   describeMachine,
@@ -343,6 +343,8 @@ async function run(options: BenchOptions): Promise<number> {
     progress(`warning: the machine is busy (load average ${loadAverage[0]} on ${machine.cpus} cores): the numbers will be noisy`);
   }
 
+  progress('Building the service (npm run build)...');
+  buildService();
   const main = await runMain(bench, serverUrl);
   const expressRps = main.measurements.get('baseline-express')?.rps;
   const runs: RunResult[] = [];

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { mountOperations, routeList, routes } from '../generated/server.js';
@@ -18,6 +17,7 @@ import { createPublicKeyCache } from './http/public-keys.js';
 import { refuseNulText } from './http/nul-text.js';
 import { respellReservedInQuery } from './http/reserved-query.js';
 import { requestContext } from './http/request-context.js';
+import { openApiValidator } from './http/validator.js';
 import { verifyWriteRequest } from './http/write-request.js';
 import type { Logger } from './logger.js';
 import type { Clock, IdGenerator } from './runtime.js';
@@ -125,17 +125,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     }
   });
 
-  const validator = OpenApiValidator.middleware({
-    apiSpec: API_SPEC_PATH,
-    validateApiSpec: false,
-    // coerceTypes concerns the body only (parameters arrive as text and are always coerced):
-    // a JSON body must carry the document's types, so `"amountCents": "100"` is a 400.
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: false },
-    validateResponses: config.validateResponses ? { allErrors: false } : false,
-    validateSecurity: false,
-    validateFormats: true,
-    formats: { int64: { type: 'number', validate: (value: number) => Number.isSafeInteger(value) } },
-  });
+  const validator = openApiValidator({ apiSpec: API_SPEC_PATH, validateResponses: config.validateResponses });
 
   // Each operation's own chain, in the order of decisions §3: authentication, the write-request
   // checks, the body parsers, then schema validation; the generated skeleton adds the handler.

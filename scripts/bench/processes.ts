@@ -1,9 +1,10 @@
 /**
- * Child processes of the benchmark: the service (server/main.ts), the two baselines, and the
- * onboarding CLI. Each runs as `node --import tsx <file>` so that the pid we measure is the
- * process doing the work (the `tsx` binary would put a wrapper process in between).
+ * Child processes of the benchmark: the service (as `npm start` runs it: the build's
+ * .build/server/main.js), the two baselines, and the onboarding CLI. TypeScript files run as
+ * `node --import tsx <file>` so that the pid we measure is the process doing the work (the `tsx`
+ * binary would put a wrapper process in between).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -37,7 +38,8 @@ export interface StartNodeOptions {
 }
 
 export function startNode(file: string, args: readonly string[], options: StartNodeOptions = {}): NodeChild & { stdout(): string } {
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', TSX_LOADER, file, ...args], {
+  const loader = file.endsWith('.ts') ? ['--import', TSX_LOADER] : [];
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...loader, file, ...args], {
     cwd: options.cwd ?? PROJECT_ROOT,
     env: { ...(options.env ?? process.env), TSX_TSCONFIG_PATH: TSCONFIG },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -134,7 +136,13 @@ export interface ServiceOptions {
   readonly logLevel: string;
 }
 
-/** Starts server/main.ts in production mode (response validation off) and waits for /readyz. */
+/** `npm run build`: the JavaScript `npm start` runs, compiled from server/ and generated/. */
+export function buildService(): void {
+  const result = spawnSync('npm', ['run', '-s', 'build'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
+}
+
+/** Starts the built server (buildService first) in production mode (response validation off) and waits for /readyz. */
 export async function startService(options: ServiceOptions): Promise<RunningServer> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: options.logLevel };
@@ -145,7 +153,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.nodeFlags ?? []),
     ...(options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`]),
   ];
-  const child = startNode(`${PROJECT_ROOT}server/main.ts`, [], { cwd: options.cwd, env, nodeFlags });
+  const child = startNode(`${PROJECT_ROOT}.build/server/main.js`, [], { cwd: options.cwd, env, nodeFlags });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     // Opening a large embedded database takes a while; PostgreSQL is up in a second.
