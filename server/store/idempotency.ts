@@ -52,88 +52,101 @@ export class IdempotencyLockLostError extends Error {
 }
 
 /**
- * Claims a key for a request, in its own short transaction (never the caller's: the claim
- * must be visible to other requests before the operation runs). Outcomes, checked in this
- * order on an existing key, which is locked FOR UPDATE meanwhile:
+ * Claims a key for a request, never in the caller's transaction (the claim must be visible to
+ * other requests before the operation runs). Outcomes on an existing key, in this order:
  * - older than the retention: forgotten, claimed as new;
  * - another fingerprint: 'mismatch' (422);
  * - an answer stored: 'replay' with it;
  * - locked less than lockTimeoutMs ago: 'in-flight' (409);
  * - locked longer ago: the request holding it is presumed dead; claimed with a new lock id.
+ *
+ * Round trips, the cost that counts here: a new key is one insert; a replay, a mismatch or a
+ * request in flight one insert and one plain read (a row within its retention never changes its
+ * fingerprint, and a stored answer never changes, so no lock is needed to report them); only
+ * claiming an existing key (expired, or its lock timed out) takes the row lock, in a transaction.
  */
 export async function claimIdempotencyKey(db: Kysely<DB>, input: ClaimInput): Promise<ClaimResult> {
   if (db.isTransaction) {
     throw new Error('claimIdempotencyKey runs its own transaction; call it with the database, not a transaction');
   }
-  const lockTimeoutMs = input.lockTimeoutMs ?? IDEMPOTENCY_LOCK_TIMEOUT_MS;
-  const retentionMs = input.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
+  const limits = {
+    lockTimeoutMs: input.lockTimeoutMs ?? IDEMPOTENCY_LOCK_TIMEOUT_MS,
+    retentionMs: input.retentionMs ?? IDEMPOTENCY_RETENTION_MS,
+  };
+  const fresh = await insertClaim(db, input);
+  if (fresh !== undefined) return fresh;
+  const seen = await selectKey(db, input, false);
+  if (seen !== undefined) {
+    const state = stateOf(seen, input, limits);
+    if (state.kind !== 'claimable') return state;
+  }
   return db.transaction().execute(async (tx) => {
     // The row that made the insert do nothing can be deleted (released) before we select it;
     // then the next round's insert succeeds or finds a newer row. Three rounds are plenty.
     for (let round = 0; round < 3; round += 1) {
-      const lockId = randomUUID();
-      const inserted = await tx
-        .insertInto('idempotency_keys')
-        .values({
-          client_id: input.clientId,
-          key: input.key,
-          fingerprint: input.fingerprint,
-          lock_id: lockId,
-          locked_at: input.nowMs,
-          created_at: input.nowMs,
-        })
-        .onConflict((oc) => oc.columns(['client_id', 'key']).doNothing())
-        .returning('lock_id')
-        .executeTakeFirst();
-      if (inserted !== undefined) return { kind: 'claimed', lockId };
-
-      const row = await tx
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('client_id', '=', input.clientId)
-        .where('key', '=', input.key)
-        .forUpdate()
-        .executeTakeFirst();
-      if (row === undefined) continue;
-      return decide(tx, row, input, lockTimeoutMs, retentionMs);
+      const row = await selectKey(tx, input, true);
+      if (row !== undefined) {
+        const state = stateOf(row, input, limits);
+        return state.kind === 'claimable' ? reclaim(tx, input, state.expired) : state;
+      }
+      const inserted = await insertClaim(tx, input);
+      if (inserted !== undefined) return inserted;
     }
     throw new Error(`Could not claim idempotency key ${JSON.stringify(input.key)}: it keeps being released`);
   });
 }
 
-async function decide(
-  tx: Transaction<DB>,
+/** Inserts the key as running under a new lock id; undefined when the key already exists. */
+async function insertClaim(db: Kysely<DB>, input: ClaimInput): Promise<ClaimResult | undefined> {
+  const lockId = randomUUID();
+  const inserted = await db
+    .insertInto('idempotency_keys')
+    .values({
+      client_id: input.clientId,
+      key: input.key,
+      fingerprint: input.fingerprint,
+      lock_id: lockId,
+      locked_at: input.nowMs,
+      created_at: input.nowMs,
+    })
+    .onConflict((oc) => oc.columns(['client_id', 'key']).doNothing())
+    .returning('lock_id')
+    .executeTakeFirst();
+  return inserted === undefined ? undefined : { kind: 'claimed', lockId };
+}
+
+async function selectKey(db: Kysely<DB>, input: ClaimInput, lock: boolean): Promise<IdempotencyKeyRow | undefined> {
+  const query = db.selectFrom('idempotency_keys').selectAll().where('client_id', '=', input.clientId).where('key', '=', input.key);
+  return (lock ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/** What an existing key means for this request; 'claimable' when it may be taken over. */
+function stateOf(
   row: IdempotencyKeyRow,
   input: ClaimInput,
-  lockTimeoutMs: number,
-  retentionMs: number,
-): Promise<ClaimResult> {
-  if (input.nowMs - row.created_at >= retentionMs) {
-    const lockId = randomUUID();
-    await tx
-      .updateTable('idempotency_keys')
-      .set({
-        fingerprint: input.fingerprint,
-        lock_id: lockId,
-        locked_at: input.nowMs,
-        response_status: null,
-        response_body: null,
-        created_at: input.nowMs,
-      })
-      .where('client_id', '=', input.clientId)
-      .where('key', '=', input.key)
-      .execute();
-    return { kind: 'claimed', lockId };
-  }
+  limits: { lockTimeoutMs: number; retentionMs: number },
+): Exclude<ClaimResult, { kind: 'claimed' }> | { kind: 'claimable'; expired: boolean } {
+  if (input.nowMs - row.created_at >= limits.retentionMs) return { kind: 'claimable', expired: true };
   if (row.fingerprint !== input.fingerprint) return { kind: 'mismatch' };
   if (row.response_status !== null) {
     return { kind: 'replay', status: row.response_status, body: row.response_body ?? 'null' }; // never null: a check pairs them
   }
-  if (row.locked_at !== null && input.nowMs - row.locked_at < lockTimeoutMs) return { kind: 'in-flight' };
+  if (row.locked_at !== null && input.nowMs - row.locked_at < limits.lockTimeoutMs) return { kind: 'in-flight' };
+  return { kind: 'claimable', expired: false };
+}
+
+/**
+ * Takes over a key whose row the transaction has locked: an expired key starts afresh with this
+ * request's fingerprint; a key whose holder timed out gets a new lock id.
+ */
+async function reclaim(tx: Transaction<DB>, input: ClaimInput, expired: boolean): Promise<ClaimResult> {
   const lockId = randomUUID();
+  const fresh = expired
+    ? { fingerprint: input.fingerprint, response_status: null, response_body: null, created_at: input.nowMs }
+    : {};
   await tx
     .updateTable('idempotency_keys')
-    .set({ lock_id: lockId, locked_at: input.nowMs })
+    .set({ ...fresh, lock_id: lockId, locked_at: input.nowMs })
     .where('client_id', '=', input.clientId)
     .where('key', '=', input.key)
     .execute();
