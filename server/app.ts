@@ -129,16 +129,14 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   // Each operation's own chain, in the order of decisions §3: authentication, the write-request
   // checks, the body parsers, then schema validation; the generated skeleton adds the handler.
-  // One router for all of it: a request walks the route table once.
-  const operations = express.Router({ caseSensitive: true });
-  mountOperations(operations, handlers, createInvoke(services), (route) => [
+  // Mounted on the app itself: a request walks one route table, once.
+  mountOperations(app, handlers, createInvoke(services), (route) => [
     ...(route.authenticated ? [authenticate(route, services.tokens, clientPolicies)] : []),
     ...(route.writeHeaders ? [verifyWriteRequest(clock, publicKeys)] : []),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
     refuseNulText,
     ...validator,
   ]);
-  app.use(operations);
 
   app.use(() => {
     throw new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });

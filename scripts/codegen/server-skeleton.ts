@@ -123,7 +123,7 @@ export function renderServerSkeleton(operations: readonly OperationInfo[], heade
   });
 
   return `${header}
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { IRouter, Request, RequestHandler, Response } from 'express';
 import type { operations } from './openapi-types.js';
 
 /** The operationIds of the document. */
@@ -212,11 +212,12 @@ export type Invoke<Ctx> = (
 ) => Promise<void>;
 
 /**
- * Mounts every operation of the document on \`router\`, each behind the middleware \`before\` gives
- * for its route (authentication, validation: the HTTP layer decides); the handler runs last.
+ * Mounts every operation of the document on \`router\` (an Express app or router), each behind the
+ * middleware \`before\` gives for its route (authentication, validation: the HTTP layer decides);
+ * the handler runs last.
  */
 export function mountOperations<Ctx>(
-  router: Router,
+  router: IRouter,
   handlers: Handlers<Ctx>,
   invoke: Invoke<Ctx>,
   before: (route: RouteDefinition) => readonly RequestHandler[] = () => [],

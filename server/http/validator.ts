@@ -57,6 +57,8 @@ export function openApiValidator(options: ValidatorOptions): RequestHandler[] {
     validateResponses: options.validateResponses ? { allErrors: false } : false,
     validateSecurity: false,
     validateFormats: true,
+    // The document has no multipart body: no upload middleware on every request.
+    fileUploader: false,
     formats: { int64: { type: 'number', validate: (value: number) => Number.isSafeInteger(value) } },
   }) as RequestHandler[];
 }
