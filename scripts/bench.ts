@@ -12,10 +12,10 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { analyzeBench, createBenchDatabase, onboardBench, type BenchDatabase, type DatabaseKind } from './bench/database.js';
+import { createBenchDatabase, onboardBench, type BenchDatabase, type DatabaseKind } from './bench/database.js';
 import { runLoad, type LoadSpec, type LoadTarget, type Measurement } from './bench/load.js';
 import { RUN_NAMES, USAGE, UsageError, parseBenchArgs, type BenchOptions, type RunName } from './bench/options.js';
-import { buildService, startBaseline, startService, type RunningServer } from './bench/processes.js';
+import { buildService, startBaseline, startScriptNodeFlags, startService, type RunningServer } from './bench/processes.js';
 import { machineBusyShare, postgresBackends } from './bench/proc-stats.js';
 import {
   describeMachine,
@@ -194,7 +194,6 @@ async function runMain(bench: Bench, serverUrl: string | undefined): Promise<Mai
   const dropDatabase = defer(() => database.dispose());
   progress(`Database: ${database.kind} (${database.name}); onboarding with ${options.transactions} ledger records...`);
   const credentials = await onboardBench(database, { transactions: options.transactions, balanceCents: BENCH_BALANCE_CENTS, progress });
-  if (options.analyze) await analyzeBench(database);
 
   const service = await startService({ cwd: database.cwd, databaseUrl: database.url, cpuProfDir: options.cpuProfDir, nodeFlags: options.nodeFlags, logLevel: options.logLevel });
   const stopService = defer(() => service.stop());
@@ -296,7 +295,6 @@ async function sweepPoint(bench: Bench, serverUrl: string | undefined, rows: num
   progress(`Sweep ${rows} rows: seeding (${database.kind})...`);
   const started = Date.now();
   const credentials = await onboardBench(database, { transactions: rows, balanceCents: BENCH_BALANCE_CENTS, progress });
-  if (options.analyze) await analyzeBench(database);
   const seedSeconds = (Date.now() - started) / 1000;
   const service = await startService({ cwd: database.cwd, databaseUrl: database.url, cpuProfDir: options.cpuProfDir, nodeFlags: options.nodeFlags, logLevel: options.logLevel });
   const stopService = defer(() => service.stop());
@@ -370,8 +368,7 @@ async function run(options: BenchOptions): Promise<number> {
       warmupS: bench.warmupS,
       connections: options.connections,
       transactions: options.transactions,
-      analyzed: options.analyze,
-      serviceNodeFlags: options.nodeFlags,
+      serviceNodeFlags: [...startScriptNodeFlags(), ...options.nodeFlags],
       waitQuietS: options.waitQuietS,
       signing: options.signEachRequest
         ? 'every write signed as it is sent'

@@ -129,12 +129,3 @@ export async function onboardBench(
   return parsed;
 }
 
-/** ANALYZE the seeded database (scripts/bench/analyze.ts, its own process). */
-export async function analyzeBench(database: BenchDatabase): Promise<void> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env['DATABASE_URL'];
-  if (database.url !== undefined) env['DATABASE_URL'] = database.url;
-  const child = startNode(`${PROJECT_ROOT}scripts/bench/analyze.ts`, [], { cwd: database.cwd, env });
-  const code = await child.exited;
-  if (code !== 0) throw new Error(`ANALYZE failed (${code}):\n${child.output()}`);
-}

@@ -30,8 +30,6 @@ export interface BenchOptions {
   /** Write a V8 CPU profile of each service process into this directory. */
   readonly cpuProfDir: string | undefined;
   readonly signEachRequest: boolean;
-  /** Run ANALYZE after seeding, as autovacuum would on a long-running PostgreSQL. */
-  readonly analyze: boolean;
   /** Extra flags for the service's node (e.g. --max-semi-space-size=8), to try a memory or GC setting. */
   readonly nodeFlags: readonly string[];
   /** Before each run, wait up to this many seconds for the rest of the machine to go quiet; 0: do not wait. */
@@ -61,9 +59,6 @@ DATABASE_URL is unset. The organization is onboarded with --demo and 100 000 led
   --cpu-prof-dir DIR    where profiles go (default a new directory under the system temp dir)
   --sign-each-request   sign every write as it is sent (~0.7 ms of client CPU each) instead of
                         reusing a (path, second)'s signature and signing executes before the run
-  --analyze             run ANALYZE after seeding (what autovacuum would do on a long-running
-                        PostgreSQL; PGlite has no autovacuum): by default the service is measured
-                        as onboarding leaves the database
   --node-flag FLAG      an extra flag for the service's node process, e.g. --node-flag=--max-semi-space-size=8
                         (repeatable)
   --wait-quiet S        before each run, wait up to S seconds until the machine is nearly idle
@@ -106,7 +101,6 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
         'cpu-prof': { type: 'boolean' },
         'cpu-prof-dir': { type: 'string' },
         'sign-each-request': { type: 'boolean' },
-        analyze: { type: 'boolean' },
         'node-flag': { type: 'string', multiple: true },
         'wait-quiet': { type: 'string' },
         'log-level': { type: 'string' },
@@ -142,7 +136,6 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
     runs: RUN_NAMES.filter((name) => runs.includes(name)),
     cpuProfDir: cpuProf ? (values['cpu-prof-dir'] ?? '') : undefined,
     signEachRequest: values['sign-each-request'] === true,
-    analyze: values.analyze === true,
     nodeFlags: values['node-flag'] ?? [],
     waitQuietS: wholeNumber('--wait-quiet', values['wait-quiet'], 0, 0, 3600),
     logLevel: values['log-level'] ?? 'warn',

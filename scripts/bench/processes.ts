@@ -5,6 +5,7 @@
  * binary would put a wrapper process in between).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -136,6 +137,18 @@ export interface ServiceOptions {
   readonly logLevel: string;
 }
 
+/**
+ * The node flags of `npm start` (package.json), so that the service is measured as it runs:
+ * `--max-semi-space-size=8` among them, which keeps the young generation to 24 MB (V8's default
+ * lets it grow to 48 MB, some 25 MB more RSS under load for no measurable speed here).
+ */
+export function startScriptNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(`${PROJECT_ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
+  const match = /\bnode((?: --[^ ]+)*) \.build\/server\/main\.js/.exec(manifest.scripts['start'] ?? '');
+  if (match === null) throw new Error('package.json\'s start script does not run node … .build/server/main.js');
+  return (match[1] ?? '').trim().split(' ').filter((flag) => flag !== '');
+}
+
 /** `npm run build`: the JavaScript `npm start` runs, compiled from server/ and generated/. */
 export function buildService(): void {
   const result = spawnSync('npm', ['run', '-s', 'build'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
@@ -150,6 +163,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   delete env['WEB_CONCURRENCY'];
   if (options.databaseUrl !== undefined) env['DATABASE_URL'] = options.databaseUrl;
   const nodeFlags = [
+    ...startScriptNodeFlags(),
     ...(options.nodeFlags ?? []),
     ...(options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`]),
   ];

@@ -81,8 +81,6 @@ export interface BenchReport {
     readonly warmupS: number;
     readonly connections: number;
     readonly transactions: number;
-    /** Whether ANALYZE ran after seeding (--analyze). */
-    readonly analyzed: boolean;
     readonly serviceNodeFlags: readonly string[];
     /** --wait-quiet: the longest wait for an idle machine before each run, in seconds. */
     readonly waitQuietS: number;
@@ -198,8 +196,7 @@ export function formatReport(report: BenchReport): string {
   out.push(
     `Machine: ${machine.cpus} × ${machine.model}, ${machine.memoryGb} GB, Node ${machine.node}, ${machine.os}`,
     `Database: ${report.database === 'postgres' ? 'PostgreSQL (a fresh database on DATABASE_URL\'s server)' : 'PGlite (embedded, in the server process)'}; ` +
-      `${settings.transactions} bulk ledger records; ` +
-      (settings.analyzed ? 'ANALYZE after seeding (--analyze)' : 'no ANALYZE after seeding (planner statistics as onboarding leaves them)'),
+      `${settings.transactions} bulk ledger records (onboarding analyzes the table after a bulk load)`,
     ...(settings.serviceNodeFlags.length > 0 ? [`Service node flags: ${settings.serviceNodeFlags.join(' ')}`] : []),
     `Runs: ${settings.durationS} s each after a ${settings.warmupS} s warm-up, ${settings.connections} connections; ` +
       `load average before: ${settings.loadAverage.map((value) => value.toFixed(2)).join(' ')}`,

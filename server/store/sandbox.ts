@@ -593,5 +593,9 @@ export async function insertBulkTransactions(db: Kysely<DB>, options: BulkOption
       }
     }),
   );
+  // A bulk load changes the table's shape at once: refresh the planner's statistics now rather
+  // than when autovacuum gets to it (a minute or more on PostgreSQL, never on the embedded
+  // database), or a filtered page is planned for the empty table it knew and reads the ledger.
+  await sql`analyze transactions`.execute(db);
   return { inserted };
 }
