@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createSign, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -6,16 +6,16 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptNodeFlags } from '../../scripts/bench/processes.js';
 import { eventually, transferBody } from './support.js';
 
-// `npm start` on an empty machine (decisions §10): the real server process on the embedded
-// database in a fresh directory, its printed demo credentials driving a signed transfer to
-// SUCCEEDED, then SIGTERM: it stops accepting, finishes the request in flight, and exits 0 after
-// closing the database.
+// `npm start` on an empty machine (decisions §10): what the start script runs (the build, then
+// node with its flags on .build/server/main.js) on the embedded database in a fresh directory,
+// its printed demo credentials driving a signed transfer to SUCCEEDED, then SIGTERM: it stops
+// accepting, finishes the request in flight, and exits 0 after closing the database.
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
-const MAIN = join(ROOT, 'server', 'main.ts');
+const MAIN = join(ROOT, '.build', 'server', 'main.js');
 
 interface DemoCredentials {
   baseUrl: string;
@@ -52,7 +52,9 @@ describe('npm start', () => {
     // The embedded database under ./.data of the working directory: the first-run experience.
     delete env['DATABASE_URL'];
     delete env['NODE_ENV'];
-    child = spawn(TSX, [MAIN], { cwd: directory, env });
+    const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
+    child = spawn(process.execPath, [...startScriptNodeFlags(), MAIN], { cwd: directory, env });
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     // 'close', not 'exit': the process may be gone before everything it wrote has been read.
