@@ -51,6 +51,9 @@ async function loadServiceKeys(db: Kysely<DB>, clock: Clock): Promise<{ tokenKey
   return { tokenKey: Buffer.from(tokenKey, 'base64url'), cursorKey: Buffer.from(cursorKey, 'base64url') };
 }
 
+/** The health endpoints of decisions §1, outside the document. */
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+
 function pathPattern(expressPath: string): RegExp {
   const escaped = expressPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
   return new RegExp(`^${escaped}/?$`);
@@ -87,20 +90,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(requestContext(ids, logger, clock));
   app.use(respellReservedInQuery);
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', (_req, res, next) => {
-    sql`select 1`.execute(db).then(
-      () => res.json({ status: 'ready' }),
-      (error: unknown) => {
-        logger.warn({ err: error }, 'readiness check failed');
-        res.status(503).json({ status: 'unavailable' });
-      },
-    );
-    void next;
-  });
-
   const patterns = routeList.map((route) => ({ pattern: pathPattern(route.expressPath), method: route.method }));
   const allowedMethods = (path: string): string[] => [
     ...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method.toUpperCase())),
@@ -110,6 +99,10 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // with Allow, before anything else looks at the request (no authentication, no validation:
   // decisions §4). OPTIONS and HEAD are methods like any other: the document declares neither.
   app.use((req, _res, next) => {
+    if (HEALTH_PATHS.has(req.path)) {
+      next();
+      return;
+    }
     const allow = allowedMethods(req.path);
     if (allow.length === 0) {
       next(new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' }));
@@ -137,6 +130,21 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     refuseNulText,
     ...validator,
   ]);
+
+  // Outside the contract (decisions §1), after the operations, so that API requests never walk past them.
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res, next) => {
+    sql`select 1`.execute(db).then(
+      () => res.json({ status: 'ready' }),
+      (error: unknown) => {
+        logger.warn({ err: error }, 'readiness check failed');
+        res.status(503).json({ status: 'unavailable' });
+      },
+    );
+    void next;
+  });
 
   app.use(() => {
     throw new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
