@@ -191,6 +191,8 @@ function openPostgres(url: string, max: number, onConnectionError?: (error: Erro
  * max_prepared_statements).
  */
 const MAX_PREPARED_TEXTS = 2_000;
+/** SQLSTATE feature_not_supported, which PostgreSQL answers with "cached plan must not change result type". */
+const CACHED_PLAN_CHANGED = '0A000';
 /** Above this many parameters a statement is a bulk write, run rarely and with ever-new shapes. */
 const MAX_PREPARED_PARAMETERS = 100;
 
@@ -205,15 +207,25 @@ function preparingPool(pool: pg.Pool): PostgresPool {
   };
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    // Set when one of this connection's statements outlived a change of its table (below).
+    let stale = false;
     const query = ((textOrCursor: unknown, parameters?: readonly unknown[]): unknown => {
       if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.Submittable);
       const values = [...(parameters ?? [])];
       const name = nameOf(textOrCursor, values.length);
-      return client.query(name === undefined ? { text: textOrCursor, values } : { name, text: textOrCursor, values });
+      if (name === undefined) return client.query({ text: textOrCursor, values });
+      return client.query({ name, text: textOrCursor, values }).catch((error: unknown) => {
+        // A migration run by another instance (a rolling deploy) changed the columns a prepared
+        // statement returns: PostgreSQL refuses it on this connection from then on. The request
+        // fails (a 500, which a client may retry); the connection is closed when it goes back to
+        // the pool, and its replacement prepares the statement afresh.
+        if ((error as { code?: unknown }).code === CACHED_PLAN_CHANGED) stale = true;
+        throw error;
+      });
     }) as PostgresPoolClient['query'];
     return {
       query,
-      release: (destroy) => client.release(destroy),
+      release: (destroy) => client.release(destroy === true || stale),
       // Known once the connection is up; Kysely reads it to cancel a query (an undocumented pg field).
       get processID() {
         return (client as { processID?: number }).processID ?? 0;

@@ -591,6 +591,38 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     }
   });
 
+  it('sends statements as named prepared statements, bulk writes excepted', async () => {
+    const one = await openDatabase({ url: database.url ?? '', maxConnections: 1 });
+    try {
+      await one.db.selectFrom('organizations').select('id').where('id', '=', 'org_prepared').execute();
+      const bulk = Array.from({ length: 120 }, (_, i) => sql`${`v${i}`}`);
+      await sql`select ${sql.join(bulk)}`.execute(one.db);
+      const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(one.db);
+      const texts = rows.filter((row) => row.name.startsWith('pps_')).map((row) => row.statement);
+      expect(texts.some((text) => text.includes('"organizations"'))).toBe(true);
+      expect(texts.some((text) => text.includes('$120'))).toBe(false);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('a prepared statement outlived by a migration of another instance fails once, then works again', async () => {
+    const fresh = await createTestDatabaseOf('postgres');
+    const one = await openDatabase({ url: fresh.url ?? '', maxConnections: 1 });
+    try {
+      const read = () => one.db.selectFrom('organizations').selectAll().where('id', '=', 'org_none').execute();
+      expect(await read()).toEqual([]);
+      // Another instance adds a column: the prepared `select *` now returns another row type.
+      await sql`alter table organizations add column added_later text`.execute(fresh.db);
+      await expect(read()).rejects.toMatchObject({ code: '0A000' });
+      expect(await read()).toEqual([]);
+      expect(await read()).toEqual([]);
+    } finally {
+      await one.close();
+      await fresh.close();
+    }
+  });
+
   it('gives one claim of 20 concurrent ones on one key', async () => {
     const [a, b] = pools();
     const { clientId } = await seedOrganization(a);
