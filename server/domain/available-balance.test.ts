@@ -115,6 +115,25 @@ describe('cairoPeriods at day and month boundaries', () => {
     },
   );
 
+  it('answers each instant for its own day however the calls follow one another (the last day is remembered)', () => {
+    // The fall-back day of 2025 (25 hours), its neighbours, and back: each call right after one
+    // for another day must not get that day's periods.
+    const fallBack = cairoPeriods(Date.parse('2025-10-30T21:30:00Z'));
+    expect(fallBack.dayEndMs - fallBack.dayStartMs).toBe(25 * 3_600_000);
+    const before = cairoPeriods(fallBack.dayStartMs - 1);
+    const last = cairoPeriods(fallBack.dayEndMs - 1);
+    const after = cairoPeriods(fallBack.dayEndMs);
+    expect(before.dayEndMs).toBe(fallBack.dayStartMs);
+    expect(last).toEqual(fallBack);
+    expect(after.dayStartMs).toBe(fallBack.dayEndMs);
+    expect(after.monthStartMs).toBe(fallBack.monthStartMs); // 31 October: the same month
+    expect(cairoPeriods(fallBack.dayStartMs)).toEqual(fallBack);
+    // A caller changing its copy changes nothing remembered.
+    const copy = cairoPeriods(fallBack.dayStartMs);
+    copy.dayEndMs = 0;
+    expect(cairoPeriods(fallBack.dayStartMs)).toEqual(fallBack);
+  });
+
   it('satisfies the definition of a Cairo day and month from 2023 to 2026', () => {
     // Every 7 h 13 min: a step that walks through every hour of the day over the years.
     for (let t = iso('2023-01-01T00:00:00Z'); t < iso('2027-01-01T00:00:00Z'); t += 7 * HOUR + 13 * 60_000) {

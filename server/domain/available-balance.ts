@@ -113,7 +113,7 @@ function startOfCairoDay(year: number, month: number, day: number): number {
  * The last answer of `cairoPeriods`: every instant of its day has the same periods, and a card
  * read asks for the current day's again and again (the time-zone arithmetic costs some 80 µs).
  */
-let lastPeriods: Readonly<CairoPeriods> | undefined;
+let lastPeriods: CairoPeriods | undefined;
 
 /** The Cairo calendar day and month that contain `nowMs`, as half-open [start, end) ranges. */
 export function cairoPeriods(nowMs: number): CairoPeriods {
@@ -126,8 +126,8 @@ export function cairoPeriods(nowMs: number): CairoPeriods {
     monthStartMs: startOfCairoDay(year, month, 1),
     monthEndMs: startOfCairoDay(year, month + 1, 1),
   };
-  lastPeriods = Object.freeze({ ...periods });
-  return periods;
+  lastPeriods = periods;
+  return { ...periods };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ describe('token service', () => {
     expect(await service.verify(token)).toBeDefined();
     clock.set(START + ACCESS_TOKEN_TTL_SECONDS * 1000);
     expect(await service.verify(token)).toBeUndefined();
-    // And stays refused when the clock moves back: the expired entry is gone, the full check runs.
+    // And stays refused later: the expired entry is gone, and the full check refuses it too.
     clock.set(START + ACCESS_TOKEN_TTL_SECONDS * 1000 + 5_000);
     expect(await service.verify(token)).toBeUndefined();
   });

@@ -161,11 +161,6 @@ export async function findCardWithUsage(
   return rows[0] === undefined ? undefined : cardWithUsageOf(rows[0]);
 }
 
-export async function findCard(db: Kysely<DB>, organizationId: string, cardId: string): Promise<CardRecord | undefined> {
-  const row = await cardQuery(db, organizationId).where('c.id', '=', cardId).executeTakeFirst();
-  return row === undefined ? undefined : cardOf(row);
-}
-
 /**
  * Reads the card and locks its row until the caller's transaction ends, so that concurrent limit
  * changes of one card run one after the other and none is lost (decisions §7). Must run inside a

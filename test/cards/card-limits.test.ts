@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import { cairoPeriods, LIMIT_MAXIMA } from '../../server/domain/available-balance.js';
 import type { Limits } from '../../server/domain/card-limits.js';
-import { findCard } from '../../server/store/cards.js';
+import { findCardWithUsage } from '../../server/store/cards.js';
 import { startTestApp, testClock, type Partner, type TestApp } from '../helpers/app.js';
 import { addCard, addHolder, addRecords } from '../helpers/ledger.js';
 
@@ -69,7 +69,7 @@ describe('card limits', () => {
   }
 
   async function storedLimits(id: string): Promise<Limits | undefined> {
-    return (await findCard(app.db, partner.organizationId, id))?.limits;
+    return (await findCardWithUsage(app.db, partner.organizationId, id, cairoPeriods(Date.now())))?.card.limits;
   }
 
   describe('PUT (the whole state)', () => {

@@ -7,7 +7,7 @@ import {
   type CairoPeriods,
 } from '../../server/domain/available-balance.js';
 import { mulberry32, picker } from '../../server/store/sandbox-random.js';
-import { findCard, lockCard, saveCardLimits } from '../../server/store/cards.js';
+import { findCardWithUsage, lockCard, saveCardLimits } from '../../server/store/cards.js';
 import { inTransaction } from '../../server/store/in-transaction.js';
 import { createTestDatabaseOf, databaseKinds, type TestDatabase } from '../helpers/database.js';
 import {
@@ -155,8 +155,9 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     const stranger = await addOrganization(db);
     const holder = await addHolder(db, org, { externalIds: ['EMP-1'] });
     const card = await addCard(db, org, holder, { last4: null });
-    expect(await findCard(db, stranger, card)).toBeUndefined();
-    const found = await findCard(db, org, card);
+    const periods = cairoPeriods(Date.parse('2025-03-12T10:00:00Z'));
+    expect(await findCardWithUsage(db, stranger, card, periods)).toBeUndefined();
+    const found = (await findCardWithUsage(db, org, card, periods))?.card;
     expect(found).toMatchObject({ id: card, last4: null, holder: { id: holder, userExternalIdOne: 'EMP-1', department: null } });
     await inTransaction(db, async (tx) => {
       expect(await lockCard(tx, stranger, card)).toBeUndefined();
@@ -164,6 +165,6 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
       await saveCardLimits(tx, org, card, { daily: 1, monthly: 2, atm: 3, approvalBased: null });
       await expect(saveCardLimits(tx, stranger, card, { daily: 1, monthly: 2, atm: 3, approvalBased: null })).rejects.toThrow();
     });
-    expect((await findCard(db, org, card))?.limits).toEqual({ daily: 1, monthly: 2, atm: 3, approvalBased: null });
+    expect((await findCardWithUsage(db, org, card, periods))?.card.limits).toEqual({ daily: 1, monthly: 2, atm: 3, approvalBased: null });
   });
 });
