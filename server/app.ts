@@ -11,7 +11,7 @@ import { authenticate } from './http/authenticate.js';
 import { bodyParsers } from './http/body-parsers.js';
 import { createClientPolicyCache } from './http/client-policies.js';
 import { ApiError, errorHandler } from './http/errors.js';
-import { handlers } from './http/handlers/index.js';
+import { handlers, oneStatementWrites } from './http/handlers/index.js';
 import { createInvoke, type Services } from './http/invoke.js';
 import { createPublicKeyCache } from './http/public-keys.js';
 import { refuseNulText } from './http/nul-text.js';
@@ -123,7 +123,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // Each operation's own chain, in the order of decisions §3: authentication, the write-request
   // checks, the body parsers, then schema validation; the generated skeleton adds the handler.
   // Mounted on the app itself: a request walks one route table, once.
-  mountOperations(app, handlers, createInvoke(services), (route) => [
+  mountOperations(app, handlers, createInvoke(services, oneStatementWrites), (route) => [
     ...(route.authenticated ? [authenticate(route, services.tokens, clientPolicies)] : []),
     ...(route.writeHeaders ? [verifyWriteRequest(clock, publicKeys)] : []),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),

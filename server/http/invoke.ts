@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
-import type { AnyOperationResult, Invoke, RouteDefinition } from '../../generated/server.js';
+import type { AnyOperationResult, Invoke, OperationId, RouteDefinition } from '../../generated/server.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
 import type { Logger } from '../logger.js';
@@ -9,7 +9,10 @@ import type { Clock, IdGenerator } from '../runtime.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
+  makeGuardedChange,
   releaseIdempotencyKey,
+  storeNewAnswer,
+  type GuardedChange,
   IDEMPOTENCY_LOCK_TIMEOUT_MS,
   IDEMPOTENCY_RETENTION_MS,
 } from '../store/idempotency.js';
@@ -43,6 +46,12 @@ export interface OperationContext {
   readonly services: Services;
   /** A request header the document cannot declare as a parameter (Authorization on the token endpoint). */
   header(name: string): string | undefined;
+  /**
+   * Write operations: makes `change` (an insert that runs only under a new idempotency key) as
+   * part of storing the answer, and returns `answer`. The handlers of `oneStatementWrites` make
+   * their change this way: it then goes in one statement with the stored answer.
+   */
+  changeWithAnswer<R>(change: GuardedChange, answer: R): Promise<R>;
 }
 
 /** The organization of the authenticated caller; only operations with a security requirement call it. */
@@ -82,31 +91,79 @@ class ServerFailure extends Error {
   }
 }
 
+/** The database of a handler that must not use it (oneStatementWrites): any use is a bug, and says so. */
+const NO_DATABASE = new Proxy({} as Kysely<DB>, {
+  get(): never {
+    throw new Error('a handler of oneStatementWrites read or wrote ctx.db; its one change goes through ctx.changeWithAnswer');
+  },
+});
+
+const readOnly = (): never => {
+  throw new Error('changeWithAnswer is for write operations');
+};
+
 /**
  * Runs one operation: reads go straight to the handler; writes follow decisions §3 step 7.
  * The key is claimed in its own short transaction; the handler then runs in one transaction that
  * also stores its answer, so the change and the answer commit together or not at all
  * (a crash in between leaves a lock that expires, never a change without its answer).
+ *
+ * `oneStatementWrites` are the writes whose handler reads nothing from the database and makes its
+ * one change through ctx.changeWithAnswer (a new transfer): for them the handler runs first, and
+ * a new key, its answer and the change are stored in one statement; a key that exists (a retry,
+ * another request, an expired key) goes the way above, where the handler runs again.
  */
-export function createInvoke(services: Services): Invoke<OperationContext> {
+export function createInvoke(services: Services, oneStatementWrites: ReadonlySet<OperationId>): Invoke<OperationContext> {
   return async (route: RouteDefinition, req: Request, res: Response, run) => {
     const principal = (res.locals as AuthenticatedLocals)[PRINCIPAL];
     const now = services.clock.now();
     const header = (name: string): string | undefined => req.get(name);
-    const context = (db: Kysely<DB>): OperationContext => ({ db, now, principal, services, header });
+    const context = (db: Kysely<DB>, changeWithAnswer: OperationContext['changeWithAnswer']): OperationContext => ({
+      db,
+      now,
+      principal,
+      services,
+      header,
+      changeWithAnswer,
+    });
 
     if (!route.writeHeaders) {
-      send(res, await run(context(services.db)));
+      send(res, await run(context(services.db, readOnly)));
       return;
     }
     if (principal === undefined) throw new Error(`${route.operationId}: a write operation must be authenticated`);
 
     const key = req.get('idempotency-key') ?? '';
     const scope = { clientId: principal.clientId, key };
+    const fingerprint = fingerprintOf(req);
+
+    let taken = false;
+    if (oneStatementWrites.has(route.operationId)) {
+      let change: GuardedChange | undefined;
+      const answer = await run(
+        context(NO_DATABASE, async (made, result) => {
+          change = made;
+          return result;
+        }),
+      );
+      // A 5xx stores nothing (decisions §3): as if claimed and released.
+      if (answer.status >= 500) {
+        send(res, answer);
+        return;
+      }
+      const body = JSON.stringify(answer.body ?? null);
+      if (await storeNewAnswer(services.db, { ...scope, fingerprint, nowMs: now, status: answer.status, body }, change)) {
+        send(res, answer);
+        return;
+      }
+      taken = true;
+    }
+
     const claim = await claimIdempotencyKey(services.db, {
       ...scope,
-      fingerprint: fingerprintOf(req),
+      fingerprint,
       nowMs: now,
+      taken,
       lockTimeoutMs: IDEMPOTENCY_LOCK_TIMEOUT_MS,
       retentionMs: IDEMPOTENCY_RETENTION_MS,
     });
@@ -130,7 +187,12 @@ export function createInvoke(services: Services): Invoke<OperationContext> {
 
     try {
       const result = await inTransaction(services.db, async (tx) => {
-        const answer = await run(context(tx));
+        const answer = await run(
+          context(tx, async (change, result) => {
+            await makeGuardedChange(tx, change);
+            return result;
+          }),
+        );
         if (answer.status >= 500) throw new ServerFailure(answer);
         await completeIdempotencyKey(tx, {
           ...scope,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type InsertResult, type Kysely, type QueryCreator, type Transaction } from 'kysely';
 import { inTransaction } from './in-transaction.js';
 import type { DB, IdempotencyKeyRow } from './schema.js';
 
@@ -9,6 +9,9 @@ import type { DB, IdempotencyKeyRow } from './schema.js';
 //   2. the operation runs in ONE transaction that also stores its answer
 //      (completeIdempotencyKey), so the change and the stored answer commit together;
 //   3. on a 5xx the key is released (releaseIdempotencyKey) so that a retry can run.
+// A write whose whole change is one insert known before it runs (a new transfer) goes faster:
+// storeNewAnswer inserts the key with its answer already stored and the change in ONE statement,
+// so that a new key costs one round trip and one commit; a key that exists takes the phases above.
 // A request that dies between 1 and 2 leaves a lock that expires after IDEMPOTENCY_LOCK_TIMEOUT_MS;
 // the next attempt takes it over, and the dead request's transaction, should it wake up, can
 // no longer store an answer (IdempotencyLockLostError rolls it back).
@@ -38,6 +41,8 @@ export interface ClaimInput {
   nowMs: number;
   lockTimeoutMs?: number;
   retentionMs?: number;
+  /** The caller has just found the key taken (storeNewAnswer returned false): skip the insert, look first. */
+  taken?: boolean;
 }
 
 /** The operation's lock on its key was taken over by another request: roll back. */
@@ -73,7 +78,7 @@ export async function claimIdempotencyKey(db: Kysely<DB>, input: ClaimInput): Pr
     lockTimeoutMs: input.lockTimeoutMs ?? IDEMPOTENCY_LOCK_TIMEOUT_MS,
     retentionMs: input.retentionMs ?? IDEMPOTENCY_RETENTION_MS,
   };
-  const fresh = await insertClaim(db, input);
+  const fresh = input.taken === true ? undefined : await insertClaim(db, input);
   if (fresh !== undefined) return fresh;
   const seen = await selectKey(db, input, false);
   if (seen !== undefined) {
@@ -151,6 +156,56 @@ async function reclaim(tx: Transaction<DB>, input: ClaimInput, expired: boolean)
     .where('key', '=', input.key)
     .execute();
   return { kind: 'claimed', lockId };
+}
+
+/** The query creator a guarded change is built on: its `new_key` has one row when the key is new, none otherwise. */
+export type WithNewKey = QueryCreator<DB & { new_key: { stored: number } }>;
+
+/**
+ * A change made only when the request's key is new: one INSERT … SELECT … FROM new_key (zero rows
+ * from new_key, zero rows inserted). Built for both paths: storeNewAnswer's one statement, and
+ * the operation's transaction after a claim (makeGuardedChange), where new_key is one row.
+ */
+export type GuardedChange = (db: WithNewKey) => { executeTakeFirst(): Promise<InsertResult> };
+
+/**
+ * The fast path of a write whose answer and change are known before anything is read: in one
+ * statement, inserts the key with the answer stored and, only if the key was new, makes
+ * `change`. Returns false when the key exists (nothing written); the caller then takes the
+ * phases above (claimIdempotencyKey), which answer a replay, a mismatch, a request in flight, or
+ * take over an expired key. A concurrent request with the same key waits for this statement to
+ * commit, then finds its answer.
+ */
+export async function storeNewAnswer(
+  db: Kysely<DB>,
+  input: Omit<ClaimInput, 'lockTimeoutMs' | 'retentionMs' | 'taken'> & { status: number; body: string },
+  change: GuardedChange | undefined,
+): Promise<boolean> {
+  if (db.isTransaction) throw new Error('storeNewAnswer is a statement of its own; call it with the database');
+  const withNewKey: WithNewKey = db.with('new_key', (qc) =>
+    qc
+      .insertInto('idempotency_keys')
+      .values({
+        client_id: input.clientId,
+        key: input.key,
+        fingerprint: input.fingerprint,
+        response_status: input.status,
+        response_body: input.body,
+        created_at: input.nowMs,
+      })
+      .onConflict((oc) => oc.columns(['client_id', 'key']).doNothing())
+      .returning(sql<number>`1`.as('stored')),
+  );
+  if (change === undefined) {
+    return (await withNewKey.selectFrom('new_key').select('stored').executeTakeFirst()) !== undefined;
+  }
+  const result = await change(withNewKey).executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+/** Makes a guarded change in a transaction that holds the key's claim (new_key is one row). */
+export async function makeGuardedChange(tx: Transaction<DB>, change: GuardedChange): Promise<void> {
+  await change(tx.with('new_key', (qc) => qc.selectNoFrom(sql<number>`1`.as('stored')))).executeTakeFirst();
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { CursorPosition } from '../domain/cursor.js';
 import { canCancel, canExecute } from '../domain/transfer-state.js';
 import { inTransaction } from './in-transaction.js';
+import type { GuardedChange } from './idempotency.js';
 import type { DB, SettlementOutcome, TransferRow, TransferStatus } from './schema.js';
 
 // Transfers and the organization balance they move (decisions §6). The balance is the
@@ -77,32 +78,53 @@ export type ExecuteTransferResult =
   /** The transfer stays PENDING; `availableCents` is the balance that fell short. */
   | { kind: 'insufficient-funds'; transfer: TransferRecord; availableCents: number };
 
+/** The stored row of a new transfer, every column given. */
+function newTransferRow(transfer: NewTransfer): TransferRow {
+  return {
+    id: transfer.id,
+    organization_id: transfer.organizationId,
+    client_id: transfer.clientId,
+    idempotency_key: transfer.idempotencyKey,
+    amount_cents: transfer.amountCents,
+    currency: transfer.currency,
+    status: transfer.status ?? 'PENDING',
+    category: transfer.category,
+    submission_date: transfer.submissionDate,
+    reviewed_at: transfer.reviewedAt ?? null,
+    cancelled_at: transfer.cancelledAt ?? null,
+    settle_after: transfer.settleAfter ?? null,
+    settled_at: transfer.settledAt ?? null,
+    bank_id: transfer.bankId,
+    account_number: transfer.accountNumber,
+    account_name: transfer.accountName,
+    memo: transfer.memo ?? null,
+    note: transfer.note ?? null,
+  };
+}
+
 export async function insertTransfer(db: Kysely<DB>, transfer: NewTransfer): Promise<TransferRecord> {
-  const row = await db
-    .insertInto('transfers')
-    .values({
-      id: transfer.id,
-      organization_id: transfer.organizationId,
-      client_id: transfer.clientId,
-      idempotency_key: transfer.idempotencyKey,
-      amount_cents: transfer.amountCents,
-      currency: transfer.currency,
-      status: transfer.status ?? 'PENDING',
-      category: transfer.category,
-      submission_date: transfer.submissionDate,
-      reviewed_at: transfer.reviewedAt ?? null,
-      cancelled_at: transfer.cancelledAt ?? null,
-      settle_after: transfer.settleAfter ?? null,
-      settled_at: transfer.settledAt ?? null,
-      bank_id: transfer.bankId,
-      account_number: transfer.accountNumber,
-      account_name: transfer.accountName,
-      memo: transfer.memo ?? null,
-      note: transfer.note ?? null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await db.insertInto('transfers').values(newTransferRow(transfer)).returningAll().executeTakeFirstOrThrow();
   return toTransfer(row);
+}
+
+/**
+ * The transfer as stored by insertTransfer, known before it is inserted: a new transfer's answer
+ * is built from it, and the insert made as a change guarded by its idempotency key
+ * (insertTransferIfKeyNew).
+ */
+export function newTransferRecord(transfer: NewTransfer): TransferRecord {
+  return toTransfer(newTransferRow(transfer));
+}
+
+/** Inserts the transfer only when its request's idempotency key is new (see GuardedChange). */
+export function insertTransferIfKeyNew(transfer: NewTransfer): GuardedChange {
+  const row = newTransferRow(transfer);
+  const columns = Object.keys(row) as (keyof TransferRow & string)[];
+  return (db) =>
+    db
+      .insertInto('transfers')
+      .columns(columns)
+      .expression((eb) => eb.selectFrom('new_key').select(columns.map((column) => eb.val(row[column]).as(column))));
 }
 
 /** The organization's transfer; undefined when unknown or another organization's (404 either way). */

@@ -234,7 +234,7 @@ describe('nothing stored when the operation never ran', () => {
     ['a bad body', { body: { amountCents: -1 } }, 400, 'InvalidRequest'],
     ['an unknown query parameter', { query: '?dryRun=true' }, 400, 'InvalidRequest'],
     ['a wrong content type', { contentType: 'text/plain' }, 415, 'InvalidRequest'],
-  ] as const)('%s → %i, and a corrected retry with the same key runs', async (_name, failure, status, type) => {
+  ] as const)('%s (%j) → %i, and a corrected retry with the same key runs', async (_name, failure, status, type) => {
     const key = randomUUID();
     const { tokenScope, query, ...options } = { tokenScope: undefined, query: '', ...failure };
     const token = tokenScope === undefined ? undefined : await partner.token(tokenScope);

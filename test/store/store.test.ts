@@ -10,8 +10,10 @@ import {
   IDEMPOTENCY_RETENTION_MS,
   claimIdempotencyKey,
   completeIdempotencyKey,
+  makeGuardedChange,
   purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
+  storeNewAnswer,
 } from '../../server/store/idempotency.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 import {
@@ -37,7 +39,9 @@ import {
   executeTransfer,
   getTransfer,
   insertTransfer,
+  insertTransferIfKeyNew,
   listTransfers,
+  newTransferRecord,
 } from '../../server/store/transfers.js';
 import type { NewTransfer, TransferRecord } from '../../server/store/transfers.js';
 import { createTestDatabaseOf, databaseKinds } from '../helpers/database.js';
@@ -281,6 +285,69 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       expect(
         await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 }),
       ).toMatchObject({ kind: 'replay', status: 200 });
+    });
+
+    it('stores a new key with its answer and its change in one statement; an existing key writes nothing', async () => {
+      const owner = await seedOrganization(db);
+      const k = key();
+      const transfer = newTransfer(owner, { idempotencyKey: k, amountCents: 99_999_999_999, memo: 'rent' });
+      const body = JSON.stringify({ id: transfer.id, b: 1, a: 2 });
+      const answer = { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0, status: 200, body };
+      expect(await storeNewAnswer(db, answer, insertTransferIfKeyNew(transfer))).toBe(true);
+      expect(await getTransfer(db, owner.organizationId, transfer.id)).toEqual(newTransferRecord(transfer));
+      expect(await claimIdempotencyKey(db, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
+        kind: 'replay',
+        status: 200,
+        body,
+      });
+
+      // The same key again, with another transfer and another answer: nothing is written.
+      const second = newTransfer(owner, { idempotencyKey: k });
+      expect(await storeNewAnswer(db, { ...answer, body: '{}' }, insertTransferIfKeyNew(second))).toBe(false);
+      expect(await getTransfer(db, owner.organizationId, second.id)).toBeUndefined();
+      // A key in flight, or expired but not yet purged, is left to the claim: nothing is written either.
+      const held = key();
+      await claimIdempotencyKey(db, { clientId: owner.clientId, key: held, fingerprint: 'A', nowMs: T0 });
+      const third = newTransfer(owner, { idempotencyKey: held });
+      expect(
+        await storeNewAnswer(db, { ...answer, key: held, nowMs: T0 + IDEMPOTENCY_RETENTION_MS }, insertTransferIfKeyNew(third)),
+      ).toBe(false);
+      expect(await getTransfer(db, owner.organizationId, third.id)).toBeUndefined();
+      expect(await claimIdempotencyKey(db, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0 + 2 })).toMatchObject({
+        kind: 'replay',
+        body,
+      });
+
+      // An answer without a change (a 4xx the operation decided) is stored alone.
+      const refused = key();
+      const error = JSON.stringify({ message: 'Unknown bankId x.', type: 'InvalidBankAccount' });
+      expect(await storeNewAnswer(db, { ...answer, key: refused, status: 400, body: error }, undefined)).toBe(true);
+      expect(await storeNewAnswer(db, { ...answer, key: refused, status: 400, body: error }, undefined)).toBe(false);
+      expect(await claimIdempotencyKey(db, { clientId: owner.clientId, key: refused, fingerprint: 'A', nowMs: T0 + 1, taken: true })).toEqual({
+        kind: 'replay',
+        status: 400,
+        body: error,
+      });
+      // A key found taken but gone by the time the claim looks (released meanwhile) is claimed as new.
+      expect((await claimIdempotencyKey(db, { clientId: owner.clientId, key: key(), fingerprint: 'A', nowMs: T0, taken: true })).kind).toBe(
+        'claimed',
+      );
+    });
+
+    it('makes a guarded change in the transaction of a claimed key, and rolls it back with it', async () => {
+      const owner = await seedOrganization(db);
+      const kept = newTransfer(owner);
+      await db.transaction().execute((tx) => makeGuardedChange(tx, insertTransferIfKeyNew(kept)));
+      expect(await getTransfer(db, owner.organizationId, kept.id)).toEqual(newTransferRecord(kept));
+
+      const dropped = newTransfer(owner);
+      await expect(
+        db.transaction().execute(async (tx) => {
+          await makeGuardedChange(tx, insertTransferIfKeyNew(dropped));
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await getTransfer(db, owner.organizationId, dropped.id)).toBeUndefined();
     });
 
     it('keeps key spaces of two clients apart', async () => {
@@ -634,6 +701,28 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     );
     expect(results.filter((r) => r.kind === 'claimed')).toHaveLength(1);
     expect(results.filter((r) => r.kind === 'in-flight')).toHaveLength(19);
+  });
+
+  it('stores one of 20 concurrent new answers on one key, with its one change; the rest find the key', async () => {
+    const [a, b] = pools();
+    const owner = await seedOrganization(a);
+    const key = 'concurrent-key-0002';
+    const transfers = Array.from({ length: 20 }, () => newTransfer(owner, { idempotencyKey: key }));
+    const stored = await Promise.all(
+      transfers.map((transfer, i) =>
+        storeNewAnswer(
+          i % 2 === 0 ? a : b,
+          { clientId: owner.clientId, key, fingerprint: 'F', nowMs: T0 + i, status: 200, body: JSON.stringify({ id: transfer.id }) },
+          insertTransferIfKeyNew(transfer),
+        ),
+      ),
+    );
+    expect(stored.filter(Boolean)).toHaveLength(1);
+    const winner = transfers[stored.indexOf(true)];
+    const rows = await a.selectFrom('transfers').select('id').where('idempotency_key', '=', key).execute();
+    expect(rows.map((row) => row.id)).toEqual([winner?.id]);
+    const replay = await claimIdempotencyKey(b, { clientId: owner.clientId, key, fingerprint: 'F', nowMs: T0 + 30 });
+    expect(replay).toEqual({ kind: 'replay', status: 200, body: JSON.stringify({ id: winner?.id }) });
   });
 
   it('never spends the same cents twice under 20 concurrent executes', async () => {

@@ -1,4 +1,4 @@
-import type { Handlers } from '../../../generated/server.js';
+import type { Handlers, OperationId } from '../../../generated/server.js';
 import type { OperationContext } from '../invoke.js';
 import { createToken } from './authentication.js';
 import { listBanks } from './banks.js';
@@ -22,3 +22,10 @@ export const handlers: Handlers<OperationContext> = {
   listTransactions,
   getTransaction,
 };
+
+/**
+ * The writes whose handler reads nothing from the database and makes its one change through
+ * ctx.changeWithAnswer: a new key, the answer and the change are stored in one statement
+ * (createInvoke). A handler listed here that touches ctx.db fails loudly.
+ */
+export const oneStatementWrites: ReadonlySet<OperationId> = new Set<OperationId>(['createTransfer']);

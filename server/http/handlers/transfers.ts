@@ -6,8 +6,10 @@ import {
   cancelTransfer as cancelStoredTransfer,
   executeTransfer as executeStoredTransfer,
   getTransfer as getStoredTransfer,
-  insertTransfer,
+  insertTransferIfKeyNew,
   listTransfers as listStoredTransfers,
+  newTransferRecord,
+  type NewTransfer,
   type TransferRecord as TransferRow,
 } from '../../store/transfers.js';
 import { organizationOf, type OperationContext } from '../invoke.js';
@@ -53,6 +55,7 @@ const notPending = (action: string, transfer: TransferRow): { status: 400; body:
   },
 });
 
+/** One of oneStatementWrites: it reads nothing, and its one change goes with the stored answer. */
 export const createTransfer: OperationHandler<'createTransfer', OperationContext> = async (input, ctx) => {
   const body = input.body;
   const bank = findBank(body.bankId);
@@ -68,7 +71,7 @@ export const createTransfer: OperationHandler<'createTransfer', OperationContext
   }
   const principal = ctx.principal;
   if (principal === undefined) throw new Error('createTransfer requires authentication');
-  const row = await insertTransfer(ctx.db, {
+  const transfer: NewTransfer = {
     id: ctx.services.ids.next('trf'),
     organizationId: principal.organizationId,
     clientId: principal.clientId,
@@ -83,8 +86,8 @@ export const createTransfer: OperationHandler<'createTransfer', OperationContext
     accountName: body.accountName,
     memo: body.memo ?? null,
     note: body.note ?? null,
-  });
-  return { status: 200, body: toTransfer(row) };
+  };
+  return ctx.changeWithAnswer(insertTransferIfKeyNew(transfer), { status: 200, body: toTransfer(newTransferRecord(transfer)) });
 };
 
 export const getTransfer: OperationHandler<'getTransfer', OperationContext> = async (input, ctx) => {
