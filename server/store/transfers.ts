@@ -102,15 +102,9 @@ function newTransferRow(transfer: NewTransfer): TransferRow {
   };
 }
 
-export async function insertTransfer(db: Kysely<DB>, transfer: NewTransfer): Promise<TransferRecord> {
-  const row = await db.insertInto('transfers').values(newTransferRow(transfer)).returningAll().executeTakeFirstOrThrow();
-  return toTransfer(row);
-}
-
 /**
- * The transfer as stored by insertTransfer, known before it is inserted: a new transfer's answer
- * is built from it, and the insert made as a change guarded by its idempotency key
- * (insertTransferIfKeyNew).
+ * A new transfer as it will be stored, known before it is inserted: its answer is built from it,
+ * and the insert made as a change guarded by its idempotency key (insertTransferIfKeyNew).
  */
 export function newTransferRecord(transfer: NewTransfer): TransferRecord {
   return toTransfer(newTransferRow(transfer));

@@ -11,7 +11,8 @@ import {
   IdempotencyLockLostError,
 } from '../../server/store/idempotency.js';
 import { getBalance } from '../../server/store/organizations.js';
-import { claimDueSettlements, executeTransfer, insertTransfer, type NewTransfer } from '../../server/store/transfers.js';
+import { claimDueSettlements, executeTransfer, type NewTransfer } from '../../server/store/transfers.js';
+import { insertTransfer } from '../helpers/transfers.js';
 import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
 import {
   FAILING_IBAN,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { getBalance } from '../../server/store/organizations.js';
 import type { TransferStatus } from '../../server/store/schema.js';
-import { insertTransfer } from '../../server/store/transfers.js';
+import { insertTransfer } from '../helpers/transfers.js';
 import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
 import {
   FAILING_IBAN,

@@ -38,13 +38,13 @@ import {
   claimDueSettlements,
   executeTransfer,
   getTransfer,
-  insertTransfer,
   insertTransferIfKeyNew,
   listTransfers,
   newTransferRecord,
 } from '../../server/store/transfers.js';
 import type { NewTransfer, TransferRecord } from '../../server/store/transfers.js';
 import { createTestDatabaseOf, databaseKinds } from '../helpers/database.js';
+import { insertTransfer } from '../helpers/transfers.js';
 import type { TestDatabase } from '../helpers/database.js';
 
 // One store suite, run on every database kind (kysely's habit): PGlite always, PostgreSQL
