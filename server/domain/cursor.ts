@@ -10,6 +10,7 @@
  * The MAC makes the cursor tamper-evident; it is not encrypted, and it holds nothing secret.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { decodeBase64url } from './base64url.js';
 
 export type CursorPosition = { sort: number; id: string };
 
@@ -26,18 +27,10 @@ export const MAX_CURSOR_LENGTH = 512;
 const MIN_SECRET_BYTES = 16;
 /** Ids are prefixed random ids; the path-parameter pattern of the document bounds them. */
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MAC_BYTES = 32;
 
 function sha256Base64url(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('base64url');
-}
-
-/** Strict base64url: alphabet, no padding, and the canonical encoding of what it decodes to. */
-function decodeBase64url(text: string): Buffer | null {
-  if (!BASE64URL.test(text)) return null;
-  const bytes = Buffer.from(text, 'base64url');
-  return bytes.toString('base64url') === text ? bytes : null;
 }
 
 /**

@@ -12,8 +12,18 @@ function movableClock(ms: number): { now(): number; set(value: number): void } {
   return { now: () => current, set: (value) => (current = value) };
 }
 
-function flipLast(token: string): string {
-  return token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The token with the first character of its signature changed: always other signature bytes. */
+function tamperSignature(token: string): string {
+  const at = token.lastIndexOf('.') + 1;
+  return token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1);
+}
+
+/** The token with the unused low bits of its last character set: the same bytes, another text. */
+function strayBits(token: string): string {
+  const last = BASE64URL_ALPHABET.indexOf(token.at(-1) ?? '');
+  return token.slice(0, -1) + (BASE64URL_ALPHABET[last | 0b11] ?? '');
 }
 
 describe('token service', () => {
@@ -45,8 +55,19 @@ describe('token service', () => {
     const service = createTokenService(KEY, movableClock(START));
     const { token } = await service.issue(PRINCIPAL);
     expect(await service.verify(token)).toBeDefined();
-    expect(await service.verify(flipLast(token))).toBeUndefined();
+    expect(await service.verify(tamperSignature(token))).toBeUndefined();
     expect(await service.verify(`${token}.`)).toBeUndefined();
+  });
+
+  it('accepts a token only as the text it issued: stray bits in the signature\'s last character are refused', async () => {
+    const service = createTokenService(KEY, movableClock(START));
+    const { token } = await service.issue(PRINCIPAL);
+    const variant = strayBits(token);
+    // A lenient decoder reads the same signature from both texts: only the strict check tells them apart.
+    expect(variant).not.toBe(token);
+    expect(Buffer.from(variant.split('.')[2] ?? '', 'base64url')).toEqual(Buffer.from(token.split('.')[2] ?? '', 'base64url'));
+    expect(await service.verify(variant)).toBeUndefined();
+    expect(await service.verify(token)).toBeDefined();
   });
 
   it('refuses tokens of another key, another algorithm, or without the claims it needs', async () => {

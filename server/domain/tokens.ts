@@ -1,6 +1,7 @@
 import { webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
 import type { Clock } from '../runtime.js';
+import { decodeBase64url } from './base64url.js';
 
 /** Access tokens live one hour (decisions §2: `expires_in: 3600`). */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -48,6 +49,10 @@ const MAX_CACHED_TOKENS = 10_000;
  * more than the rest of a card read's own work (WebCrypto's HMAC is an asynchronous job). So a
  * token that verified is remembered, by its exact text, until it expires: a token that differs
  * in one byte is not in the cache and is verified in full. The key is imported once.
+ *
+ * A token is accepted only as the exact text that was issued: each of its three parts must be
+ * canonical base64url, so that stray bits in a last character (which decoders ignore) do not
+ * make a second text for the same token.
  */
 export function createTokenService(key: Uint8Array, clock: Clock): TokenService {
   if (key.length < 32) throw new Error('The token signing key must be at least 256 bits');
@@ -77,6 +82,7 @@ export function createTokenService(key: Uint8Array, clock: Clock): TokenService 
         verified.delete(token);
         return undefined;
       }
+      if (!isCanonicalCompactJws(token)) return undefined;
       try {
         const { payload } = await jwtVerify(token, await signingKey(), {
           algorithms: ['HS256'],
@@ -98,4 +104,9 @@ export function createTokenService(key: Uint8Array, clock: Clock): TokenService 
       }
     },
   };
+}
+
+function isCanonicalCompactJws(token: string): boolean {
+  const parts = token.split('.');
+  return parts.length === 3 && parts.every((part) => decodeBase64url(part) !== null);
 }
