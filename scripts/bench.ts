@@ -330,7 +330,7 @@ async function run(options: BenchOptions): Promise<number> {
   else if (cpuProfDir !== undefined) await mkdir((cpuProfDir = path.resolve(cpuProfDir)), { recursive: true });
   const bench: Bench = {
     options: { ...options, cpuProfDir },
-    // Long enough for the JIT and the validator's lazily compiled schemas; discarded.
+    // Long enough for the JIT; discarded.
     warmupS: Math.min(2, Math.max(1, Math.round(options.durationS / 5))),
     failures: [],
   };

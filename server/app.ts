@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Kysely } from 'kysely';
@@ -15,17 +16,17 @@ import { handlers, oneStatementWrites } from './http/handlers/index.js';
 import { createInvoke, type Services } from './http/invoke.js';
 import { createPublicKeyCache } from './http/public-keys.js';
 import { refuseNulText } from './http/nul-text.js';
-import { respellReservedInQuery } from './http/reserved-query.js';
 import { requestContext } from './http/request-context.js';
-import { openApiValidator } from './http/validator.js';
+import { createValidators, type OpenApiDocument } from './http/validator.js';
 import { verifyWriteRequest } from './http/write-request.js';
 import type { Logger } from './logger.js';
 import type { Clock, IdGenerator } from './runtime.js';
 import type { DB } from './store/schema.js';
 import { getOrCreateSecret } from './store/secrets.js';
 
-/** The bundled document the validator checks every request (and, in development, response) against. */
-export const API_SPEC_PATH = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));
+/** The bundled document every request (and, in development, response) is validated against. */
+const API_SPEC_PATH = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));
+const API_DOCUMENT = JSON.parse(readFileSync(API_SPEC_PATH, 'utf8')) as OpenApiDocument;
 
 export interface AppConfig {
   /** On in development and in every test: an off-contract answer becomes a 500 and fails the test. */
@@ -88,7 +89,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(ids, logger, clock));
-  app.use(respellReservedInQuery);
 
   const patterns = routeList.map((route) => ({ pattern: pathPattern(route.expressPath), method: route.method }));
   const allowedMethods = (path: string): string[] => [
@@ -118,7 +118,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     }
   });
 
-  const validator = openApiValidator({ apiSpec: API_SPEC_PATH, validateResponses: config.validateResponses });
+  const validators = createValidators({
+    document: API_DOCUMENT,
+    validateResponses: config.validateResponses,
+    onOffContract: (problem) => logger.error(problem, 'answer off the contract replaced by a 500'),
+  });
 
   // Each operation's own chain, in the order of decisions §3: authentication, the write-request
   // checks, the body parsers, then schema validation; the generated skeleton adds the handler.
@@ -128,7 +132,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...(route.writeHeaders ? [verifyWriteRequest(clock, publicKeys)] : []),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
     refuseNulText,
-    ...validator,
+    ...validators(route),
   ]);
 
   // Outside the contract (decisions §1), after the operations, so that API requests never walk past them.
@@ -149,6 +153,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(() => {
     throw new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
   });
-  app.use(errorHandler({ logger, tokenPath: routes.createToken.path, allowedMethods }));
+  app.use(errorHandler({ logger, tokenPath: routes.createToken.path }));
   return app;
 }

@@ -137,8 +137,8 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
 
-  // The validator compiles the document on first use and an invalid one fails only then
-  // (stack.md pitfall 4): one request now turns that into a failed start.
+  // One request through the whole stack before the start is announced: a server that cannot
+  // answer it fails its start instead of its first client.
   const warmUp = await fetch(`http://127.0.0.1:${port}/v1/bank`, { headers: { Connection: 'close' } });
   if (warmUp.status !== 200) throw new Error(`warm-up request failed with HTTP ${warmUp.status}`);
   await warmUp.arrayBuffer();

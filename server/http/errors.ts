@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler } from 'express';
+import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi-types.js';
 import type { Logger } from '../logger.js';
 
@@ -54,31 +54,41 @@ export class ApiError extends Error {
   }
 }
 
-/** The shape of errors raised by express-openapi-validator and Express's body parsers. */
+/** A schema failure of the request (400): where (e.g. `body.amountCents`) and which keyword failed. */
+export class RequestValidationError extends ApiError {
+  constructor(
+    readonly field: string,
+    readonly keyword: string,
+    message: string,
+    details?: string,
+  ) {
+    super('invalidRequest', `Invalid request: ${field} ${message}`, details === undefined ? {} : { details });
+  }
+}
+
+/** A 500: nothing of the cause, only the request id to quote (decisions §4, house rule 8). */
+export function internalError(res: Response): ApiError {
+  return new ApiError('internal', 'The service failed to complete the request.', {
+    details: `Quote request id ${String(res.getHeader('X-Request-Id') ?? '')} when reporting this.`,
+  });
+}
+
+/** The shape of errors raised by Express and its body parsers (`status` and a `type` code). */
 interface HttpLikeError {
   status?: unknown;
   statusCode?: unknown;
   type?: unknown;
-  message?: unknown;
-  errors?: ReadonlyArray<{ path?: unknown; message?: unknown }>;
-  headers?: unknown;
 }
 
-function asHttpLike(error: unknown): HttpLikeError | undefined {
-  return typeof error === 'object' && error !== null ? (error as HttpLikeError) : undefined;
-}
-
-/** Maps a framework error (validator, body parser) to our registry, or undefined if it is not one. */
-export function fromFrameworkError(error: unknown, allowedMethods: () => string[]): ApiError | undefined {
-  const e = asHttpLike(error);
-  if (e === undefined) return undefined;
+/**
+ * Maps a framework error (a body parser's, or Express's for a path it cannot decode) to the
+ * registry, or undefined if it is not one.
+ */
+export function fromFrameworkError(error: unknown): ApiError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const e = error as HttpLikeError;
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
   if (status === undefined || status < 400 || status >= 500) return undefined;
-  const first = e.errors?.[0];
-  const where = typeof first?.path === 'string' ? first.path.replace(/^\//, '').replaceAll('/', '.') : undefined;
-  const what = typeof first?.message === 'string' ? first.message : undefined;
-  const detail = where !== undefined && what !== undefined ? `${where} ${what}` : what;
-
   if (e.type === 'entity.parse.failed') {
     return new ApiError('invalidRequest', 'The request body is not valid JSON.', {
       details: 'Send a JSON document matching the operation schema.',
@@ -87,48 +97,27 @@ export function fromFrameworkError(error: unknown, allowedMethods: () => string[
   if (e.type === 'entity.too.large' || status === 413) {
     return new ApiError('payloadTooLarge', 'The request body is larger than 64 KiB.');
   }
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported' || status === 415) {
     return new ApiError('unsupportedMediaType', 'The request body must be UTF-8 encoded JSON.');
   }
-  switch (status) {
-    case 404:
-      return new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
-    case 405: {
-      const allow = allowedMethods();
-      return new ApiError('methodNotAllowed', 'This method is not allowed on this path.', {
-        details: `Allowed: ${allow.join(', ')}`,
-        headers: { Allow: allow.join(', ') },
-      });
-    }
-    case 415:
-      return new ApiError('unsupportedMediaType', 'Unsupported Content-Type for this operation.', {
-        details: detail ?? 'See the operation in the API reference for the accepted media type.',
-      });
-    default:
-      return new ApiError('invalidRequest', detail === undefined ? 'The request is invalid.' : `Invalid request: ${detail}`, {
-        ...(what !== undefined && detail !== what ? { details: what } : {}),
-      });
-  }
+  return new ApiError('invalidRequest', 'The request is invalid.');
 }
 
 /**
- * The RFC 6749 §5.2 `error` code the token endpoint adds to a failure the framework raised
- * before its handler ran (decisions §2): a grant type outside the enum is
- * `unsupported_grant_type`, anything else malformed `invalid_request`.
+ * The RFC 6749 §5.2 `error` code the token endpoint adds to a failure raised before its handler
+ * ran (decisions §2): a grant type outside the enum is `unsupported_grant_type`, anything else
+ * malformed `invalid_request`, a failed client authentication `invalid_client`.
  */
 export function oauthErrorCode(error: unknown, apiError: ApiError): string {
   if (apiError.status === 401) return 'invalid_client';
-  const first = asHttpLike(error)?.errors?.[0] as { path?: unknown; errorCode?: unknown } | undefined;
-  const onGrantType = typeof first?.path === 'string' && first.path.endsWith('grant_type');
-  return onGrantType && typeof first?.errorCode === 'string' && first.errorCode.startsWith('enum') ? 'unsupported_grant_type' : 'invalid_request';
+  const grantTypeNotAllowed = error instanceof RequestValidationError && error.field === 'body.grant_type' && error.keyword === 'enum';
+  return grantTypeNotAllowed ? 'unsupported_grant_type' : 'invalid_request';
 }
 
 export interface ErrorHandlerOptions {
   readonly logger: Logger;
   /** The token endpoint's path: its errors also carry the OAuth `error` code. */
   readonly tokenPath: string;
-  /** The methods the document allows on the request's path (for 405's Allow header). */
-  readonly allowedMethods: (path: string) => string[];
 }
 
 /**
@@ -142,12 +131,8 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       return;
     }
     const known =
-      error instanceof ApiError ? error : fromFrameworkError(error, () => options.allowedMethods(req.path));
-    const apiError =
-      known ??
-      new ApiError('internal', 'The service failed to complete the request.', {
-        details: `Quote request id ${String(res.getHeader('X-Request-Id') ?? '')} when reporting this.`,
-      });
+      error instanceof ApiError ? error : fromFrameworkError(error);
+    const apiError = known ?? internalError(res);
     if (known === undefined) {
       options.logger.error(
         { err: error, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path },
