@@ -125,14 +125,15 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   });
 
   // Each operation's own chain, in the order of decisions §3: authentication, the write-request
-  // checks, the body parsers, then schema validation; the generated skeleton adds the handler.
+  // checks, the body parsers, then schema validation (and text without U+0000); the generated
+  // skeleton adds the handler.
   // Mounted on the app itself: a request walks one route table, once.
   mountOperations(app, handlers, createInvoke(services, oneStatementWrites), (route) => [
     ...(route.authenticated ? [authenticate(route, services.tokens, clientPolicies)] : []),
     ...(route.writeHeaders ? [verifyWriteRequest(clock, publicKeys)] : []),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
-    refuseNulText,
     ...validators(route),
+    refuseNulText,
   ]);
 
   // Outside the contract (decisions §1), after the operations, so that API requests never walk past them.

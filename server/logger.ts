@@ -6,6 +6,7 @@ export interface Logger {
   warn(object: object, message?: string): void;
   error(object: object, message?: string): void;
   debug(object: object, message?: string): void;
+  isLevelEnabled(level: string): boolean;
 }
 
 /**

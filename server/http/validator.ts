@@ -270,7 +270,7 @@ function requestValidator(document: OpenApiDocument, compile: Compile, operation
         return;
       }
     }
-    setQuery(req, values);
+    if (queryReaders.size > 0) setQuery(req, values);
 
     if (body !== undefined) {
       const type = mediaTypeOf(req.headers['content-type']);
