@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type InsertResult, type Kysely, type QueryCreator, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { inTransaction } from './in-transaction.js';
 import type { DB, IdempotencyKeyRow } from './schema.js';
 
@@ -158,15 +158,14 @@ async function reclaim(tx: Transaction<DB>, input: ClaimInput, expired: boolean)
   return { kind: 'claimed', lockId };
 }
 
-/** The query creator a guarded change is built on: its `new_key` has one row when the key is new, none otherwise. */
-export type WithNewKey = QueryCreator<DB & { new_key: { stored: number } }>;
-
 /**
- * A change made only when the request's key is new: one INSERT … SELECT … FROM new_key (zero rows
- * from new_key, zero rows inserted). Built for both paths: storeNewAnswer's one statement, and
- * the operation's transaction after a claim (makeGuardedChange), where new_key is one row.
+ * A change made only when the request's key is new: one `INSERT … SELECT … FROM new_key` (zero
+ * rows from new_key, zero rows inserted), as SQL text. It runs on both paths: storeNewAnswer's one
+ * statement, where new_key is the key's insert, and the operation's transaction after a claim
+ * (makeGuardedChange), where new_key is one row. Written as SQL rather than built node by node:
+ * it runs with every new transfer, and building it cost more than a tenth of a create's CPU.
  */
-export type GuardedChange = (db: WithNewKey) => { executeTakeFirst(): Promise<InsertResult> };
+export type GuardedChange = RawBuilder<unknown>;
 
 /**
  * The fast path of a write whose answer and change are known before anything is read: in one
@@ -182,30 +181,21 @@ export async function storeNewAnswer(
   change: GuardedChange | undefined,
 ): Promise<boolean> {
   if (db.isTransaction) throw new Error('storeNewAnswer is a statement of its own; call it with the database');
-  const withNewKey: WithNewKey = db.with('new_key', (qc) =>
-    qc
-      .insertInto('idempotency_keys')
-      .values({
-        client_id: input.clientId,
-        key: input.key,
-        fingerprint: input.fingerprint,
-        response_status: input.status,
-        response_body: input.body,
-        created_at: input.nowMs,
-      })
-      .onConflict((oc) => oc.columns(['client_id', 'key']).doNothing())
-      .returning(sql<number>`1`.as('stored')),
-  );
-  if (change === undefined) {
-    return (await withNewKey.selectFrom('new_key').select('stored').executeTakeFirst()) !== undefined;
-  }
-  const result = await change(withNewKey).executeTakeFirst();
-  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+  const statement = sql`
+    with new_key as (
+      insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
+      values (${input.clientId}, ${input.key}, ${input.fingerprint}, ${input.status}, ${input.body}, ${input.nowMs})
+      on conflict (client_id, key) do nothing
+      returning 1 as stored
+    )
+    ${change ?? sql`select stored from new_key`}`;
+  const result = await statement.execute(db);
+  return change === undefined ? result.rows.length > 0 : (result.numAffectedRows ?? 0n) > 0n;
 }
 
 /** Makes a guarded change in a transaction that holds the key's claim (new_key is one row). */
 export async function makeGuardedChange(tx: Transaction<DB>, change: GuardedChange): Promise<void> {
-  await change(tx.with('new_key', (qc) => qc.selectNoFrom(sql<number>`1`.as('stored')))).executeTakeFirst();
+  await sql`with new_key as (select 1 as stored) ${change}`.execute(tx);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { CursorPosition } from '../domain/cursor.js';
 import { canCancel, canExecute } from '../domain/transfer-state.js';
 import { inTransaction } from './in-transaction.js';
@@ -113,12 +113,9 @@ export function newTransferRecord(transfer: NewTransfer): TransferRecord {
 /** Inserts the transfer only when its request's idempotency key is new (see GuardedChange). */
 export function insertTransferIfKeyNew(transfer: NewTransfer): GuardedChange {
   const row = newTransferRow(transfer);
-  const columns = Object.keys(row) as (keyof TransferRow & string)[];
-  return (db) =>
-    db
-      .insertInto('transfers')
-      .columns(columns)
-      .expression((eb) => eb.selectFrom('new_key').select(columns.map((column) => eb.val(row[column]).as(column))));
+  // The column names are TransferRow's own keys, never input.
+  const columns = Object.keys(row) as (keyof TransferRow)[];
+  return sql`insert into transfers (${sql.raw(columns.join(', '))}) select ${sql.join(columns.map((column) => row[column]))} from new_key`;
 }
 
 /** The organization's transfer; undefined when unknown or another organization's (404 either way). */
