@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RouteDefinition } from '../../generated/server.js';
-import { ApiError, RequestValidationError } from './errors.js';
+import { ApiError, internalError, RequestValidationError } from './errors.js';
 
 /**
  * Request validation against the document, and in development and in every test response
@@ -329,12 +329,9 @@ function responseValidator(document: OpenApiDocument, compile: Compile, operatio
       const problem = problemOf(res.statusCode, body);
       if (problem === undefined) return json(body);
       report({ operationId, status: res.statusCode, problem });
-      res.status(500);
-      return json({
-        message: 'The service failed to complete the request.',
-        type: 'InternalError',
-        details: `Quote request id ${String(res.getHeader('X-Request-Id') ?? '')} when reporting this.`,
-      });
+      const failure = internalError(res);
+      res.status(failure.status);
+      return json(failure.toBody());
     };
     next();
   };
