@@ -178,6 +178,14 @@ describe('compiling the document', () => {
     expect(() => createValidators({ document: broken, validateResponses: false, onOffContract: () => undefined })).toThrow();
   });
 
+  it.each([
+    ['an exploded list', { name: 'tags', in: 'query', schema: { type: 'array', items: { type: 'string' } } }],
+    ['a cookie', { name: 'session', in: 'cookie', schema: { type: 'string' } }],
+  ])('refuses at once a parameter it cannot read: %s', (_name, parameter) => {
+    const document = { paths: { '/x': { get: { operationId: 'x', parameters: [parameter], responses: {} } } } } as unknown as OpenApiDocument;
+    expect(() => createValidators({ document, validateResponses: false, onOffContract: () => undefined })).toThrow(/tags: only comma-separated lists|cookie parameters are not read/);
+  });
+
   it('refuses a route the document does not have', () => {
     const validators = createValidators({ document: DOCUMENT, validateResponses: false, onOffContract: () => undefined });
     expect(() => validators({ operationId: 'nothing' } as unknown as RouteDefinition)).toThrow(/not in the document/);
