@@ -37,6 +37,7 @@ import {
   runRedocly,
 } from './docs.js';
 import type { DocsPaths } from './docs.js';
+import { resolveLocal } from '../server/http/openapi-refs.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** The machine and CI have no network: keep Chromium from trying (and logging) any of its own. */
@@ -83,19 +84,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Follows a local `#/...` reference (path items may point into components/pathItems). */
-function resolveLocal(root: Record<string, unknown>, value: unknown): unknown {
-  let current = value;
-  for (let depth = 0; isRecord(current) && typeof current['$ref'] === 'string'; depth += 1) {
-    const ref = current['$ref'];
-    if (depth > 20 || !ref.startsWith('#/')) return undefined;
-    current = ref
-      .slice(2)
-      .split('/')
-      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>((node, token) => (isRecord(node) ? node[token] : undefined), root);
+/** Follows a local `#/...` reference (path items may point into components/pathItems); undefined when it cannot. */
+function resolveOrUndefined(root: Record<string, unknown>, value: unknown): unknown {
+  try {
+    return resolveLocal(root, value);
+  } catch {
+    return undefined;
   }
-  return current;
 }
 
 /** Lists the operations of a bundled OpenAPI 3.x document, paths first, then webhooks. */
@@ -105,7 +100,7 @@ export function listOperations(document: Record<string, unknown>): DocumentedOpe
     const items = document[kind === 'path' ? 'paths' : 'webhooks'];
     if (!isRecord(items)) continue;
     for (const [target, rawItem] of Object.entries(items)) {
-      const item = resolveLocal(document, rawItem);
+      const item = resolveOrUndefined(document, rawItem);
       if (!isRecord(item)) continue;
       for (const method of HTTP_METHODS) {
         const operation = item[method];

@@ -1,4 +1,7 @@
 import { bundle, createConfig } from '@redocly/openapi-core';
+import type { Reference } from '../../server/http/openapi-refs.js';
+
+export { isReference, resolveLocal, type Reference } from '../../server/http/openapi-refs.js';
 
 /** The subset of an OpenAPI 3.1 document the generators read. */
 export interface OpenApiDocument {
@@ -17,9 +20,6 @@ export interface ParameterObject {
   readonly in: 'query' | 'header' | 'path' | 'cookie';
   readonly required?: boolean;
   readonly [key: string]: unknown;
-}
-export interface Reference {
-  readonly $ref: string;
 }
 export interface OperationObject {
   readonly operationId?: string;
@@ -50,23 +50,3 @@ export async function bundleDocument(rootFile: string): Promise<OpenApiDocument>
   return result.bundle.parsed as OpenApiDocument;
 }
 
-export function isReference(value: unknown): value is Reference {
-  return typeof value === 'object' && value !== null && typeof (value as { $ref?: unknown }).$ref === 'string';
-}
-
-/** Resolves a local `#/components/...` reference of a bundled document. */
-export function resolveLocal<T>(document: OpenApiDocument, value: T | Reference): T {
-  let current: unknown = value;
-  for (let depth = 0; isReference(current); depth += 1) {
-    if (depth > 20) throw new Error(`Reference cycle at ${current.$ref}`);
-    const pointer = current.$ref;
-    if (!pointer.startsWith('#/')) throw new Error(`Only local references are expected after bundling: ${pointer}`);
-    current = pointer
-      .slice(2)
-      .split('/')
-      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>((node, token) => (node as Record<string, unknown> | undefined)?.[token], document);
-    if (current === undefined) throw new Error(`Unresolved reference ${pointer}`);
-  }
-  return current as T;
-}

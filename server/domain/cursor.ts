@@ -10,7 +10,7 @@
  * The MAC makes the cursor tamper-evident; it is not encrypted, and it holds nothing secret.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { decodeBase64url } from './base64url.js';
+import { decodeCanonical } from './base64.js';
 
 export type CursorPosition = { sort: number; id: string };
 
@@ -96,8 +96,8 @@ export function createCursorCodec(secret: Uint8Array | string): CursorCodec {
       if (parts.length !== 2) return null;
       const [payload, macText] = parts;
       if (payload === undefined || macText === undefined) return null;
-      const given = decodeBase64url(macText);
-      const payloadBytes = decodeBase64url(payload);
+      const given = decodeCanonical(macText, 'base64url');
+      const payloadBytes = decodeCanonical(payload, 'base64url');
       if (given === null || payloadBytes === null || given.length !== MAC_BYTES) return null;
       if (!timingSafeEqual(given, mac(payload))) return null;
 

@@ -8,6 +8,7 @@
  * without downtime, and a signature is good when any active key verifies it.
  */
 import { constants, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { decodeCanonical } from './base64.js';
 
 /** 300 s: "older than 5 minutes" (spec §5, §8), applied in both directions (decisions §3). */
 export const REQUEST_TIMESTAMP_WINDOW_SECONDS = 300;
@@ -20,9 +21,6 @@ export const MIN_RSA_MODULUS_BITS = 2048;
  * characters. Anything longer is refused before decoding.
  */
 const MAX_SIGNATURE_BASE64_LENGTH = 2732;
-
-/** Standard Base64 (RFC 4648 §4) with the required `=` padding, nothing else. */
-const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export function signatureMessage(method: string, path: string, timestampText: string): string {
   const queryStart = path.indexOf('?');
@@ -65,15 +63,12 @@ export function parsePublicKey(pem: string): ParsedPublicKey {
 }
 
 /**
- * Decodes standard Base64 strictly: only the RFC 4648 alphabet, correct padding, and the
- * canonical encoding (no stray bits in the last character). `Buffer.from(text, 'base64')`
- * would skip unknown characters and accept URL-safe ones, so two different header values
- * could carry the same signature.
+ * Decodes the signature header's standard Base64 strictly (decodeCanonical), refusing anything
+ * longer than the largest key's signature before decoding.
  */
 export function decodeStrictBase64(text: string): Buffer | null {
-  if (text.length === 0 || text.length > MAX_SIGNATURE_BASE64_LENGTH || !STANDARD_BASE64.test(text)) return null;
-  const bytes = Buffer.from(text, 'base64');
-  return bytes.toString('base64') === text ? bytes : null;
+  if (text.length > MAX_SIGNATURE_BASE64_LENGTH) return null;
+  return decodeCanonical(text, 'base64');
 }
 
 /** True when any of the keys verifies the signature of the message. */

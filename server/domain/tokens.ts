@@ -1,7 +1,7 @@
 import { webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
 import type { Clock } from '../runtime.js';
-import { decodeBase64url } from './base64url.js';
+import { decodeCanonical } from './base64.js';
 
 /** Access tokens live one hour (decisions §2: `expires_in: 3600`). */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -108,5 +108,5 @@ export function createTokenService(key: Uint8Array, clock: Clock): TokenService 
 
 function isCanonicalCompactJws(token: string): boolean {
   const parts = token.split('.');
-  return parts.length === 3 && parts.every((part) => decodeBase64url(part) !== null);
+  return parts.length === 3 && parts.every((part) => decodeCanonical(part, 'base64url') !== null);
 }

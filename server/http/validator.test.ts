@@ -17,6 +17,7 @@ const DOCUMENT: OpenApiDocument = {
           { name: 'limit', in: 'query', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 10 } },
           { name: 'kinds', in: 'query', style: 'form', explode: false, schema: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Kind' } } },
           { name: 'sizes', in: 'query', style: 'form', explode: false, schema: { type: 'array', items: { type: 'integer', maximum: 9 } } },
+          { name: 'note', in: 'query', schema: { type: 'string', maxLength: 40 } },
           { name: 'X-Count', in: 'header', schema: { type: 'integer', minimum: 0 } },
         ],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
@@ -81,6 +82,11 @@ describe('request validation compiled from the document', () => {
     expect(received).toEqual({ query: { kinds: ['a', 'b'], sizes: [1, 2], limit: 10 }, body: { cents: 5 } });
     expect((await post('/things/abc?limit=007', { body: '{"cents":5}' })).status).toBe(200);
     expect(received?.query).toEqual({ limit: 7 });
+  });
+
+  it('reads a text as sent: reserved characters left raw, + as a space, escapes decoded', async () => {
+    expect((await post("/things/abc?note=O'Reilly+(x)*,:/@!$;=%C3%A9", { body: '{"cents":5}' })).status).toBe(200);
+    expect(received?.query).toEqual({ note: "O'Reilly (x)*,:/@!$;=é", limit: 10 });
   });
 
   it('reads a list given twice as its parts joined, and refuses a single value given twice', async () => {

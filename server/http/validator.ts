@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import type { Request, RequestHandler, Response } from 'express';
 import type { RouteDefinition } from '../../generated/server.js';
 import { ApiError, internalError, RequestValidationError } from './errors.js';
+import { resolveLocal, type Reference } from './openapi-refs.js';
 
 /**
  * Request validation against the document, and in development and in every test response
@@ -21,9 +22,6 @@ import { ApiError, internalError, RequestValidationError } from './errors.js';
  */
 
 type Schema = { readonly [keyword: string]: unknown };
-interface Reference {
-  readonly $ref: string;
-}
 interface Parameter {
   readonly name: string;
   readonly in: 'path' | 'query' | 'header' | 'cookie';
@@ -52,25 +50,6 @@ interface Operation {
 export interface OpenApiDocument {
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>> & { readonly parameters?: ReadonlyArray<Parameter | Reference> }>>;
   readonly components?: { readonly schemas?: Readonly<Record<string, Schema>> };
-}
-
-function isReference(value: unknown): value is Reference {
-  return typeof value === 'object' && value !== null && typeof (value as { $ref?: unknown }).$ref === 'string';
-}
-
-/** Follows a local `$ref` (`#/components/...`) through the document until it reaches an object. */
-function resolve<T>(document: OpenApiDocument, value: T | Reference): T {
-  let current: unknown = value;
-  for (let hops = 0; isReference(current); hops++) {
-    if (hops > 32 || !current.$ref.startsWith('#/')) throw new Error(`Cannot resolve ${current.$ref}`);
-    current = current.$ref
-      .slice(2)
-      .split('/')
-      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], document);
-    if (current === undefined) throw new Error(`Cannot resolve ${(value as Reference).$ref}`);
-  }
-  return current as T;
 }
 
 /** Where the document's component schemas are registered with Ajv. */
@@ -119,10 +98,14 @@ function createCompiler(document: OpenApiDocument): Compile {
 
 type Kind = 'integer' | 'number' | 'boolean' | 'text';
 
-/** How a value arrives as text is read: by the schema's type (after following references). */
+/** The schema's `type`, one or several, after following references. */
+function typesOf(document: OpenApiDocument, schema: Schema | undefined): unknown[] {
+  return ([] as unknown[]).concat((schema === undefined ? {} : resolveLocal<Schema>(document, schema))['type'] ?? []);
+}
+
+/** How a value arrives as text is read: by the schema's type. */
 function kindOf(document: OpenApiDocument, schema: Schema | undefined): Kind {
-  const resolved = schema === undefined ? {} : resolve<Schema>(document, schema);
-  const types = ([] as unknown[]).concat(resolved['type'] ?? []);
+  const types = typesOf(document, schema);
   if (types.includes('integer')) return 'integer';
   if (types.includes('number')) return 'number';
   if (types.includes('boolean')) return 'boolean';
@@ -149,8 +132,8 @@ interface ParameterReader {
 }
 
 function readerOf(document: OpenApiDocument, parameter: Parameter): ParameterReader {
-  const schema = parameter.schema === undefined ? {} : resolve<Schema>(document, parameter.schema);
-  const isList = ([] as unknown[]).concat(schema['type'] ?? []).includes('array');
+  const schema = parameter.schema === undefined ? {} : resolveLocal<Schema>(document, parameter.schema);
+  const isList = typesOf(document, schema).includes('array');
   if (isList && parameter.in === 'query' && (parameter.style ?? 'form') === 'form' && parameter.explode !== false) {
     throw new Error(`${parameter.name}: only comma-separated lists (explode: false) are read`);
   }
@@ -208,7 +191,7 @@ function hasBody(req: Request): boolean {
 
 function requestValidator(document: OpenApiDocument, compile: Compile, operation: Operation, pathItem: OpenApiDocument['paths'][string]): RequestHandler {
   const declared = new Map<string, Parameter>();
-  for (const parameter of [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolve<Parameter>(document, p))) {
+  for (const parameter of [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) => resolveLocal<Parameter>(document, p))) {
     declared.set(`${parameter.in} ${parameter.name}`, parameter);
   }
   const all = [...declared.values()];
@@ -223,7 +206,7 @@ function requestValidator(document: OpenApiDocument, compile: Compile, operation
   const headerReaders = headers.map((p) => ({ header: p.name.toLowerCase(), kind: readerOf(document, p).kind }));
   const validateHeaders = headers.length === 0 ? undefined : compileParameters(compile, headers, (p) => p.name.toLowerCase());
 
-  const body = operation.requestBody === undefined ? undefined : resolve<RequestBody>(document, operation.requestBody);
+  const body = operation.requestBody === undefined ? undefined : resolveLocal<RequestBody>(document, operation.requestBody);
   const bodyValidators = new Map(
     Object.entries(body?.content ?? {}).map(([type, media]) => [type.toLowerCase(), media.schema === undefined ? undefined : compile(media.schema)]),
   );
@@ -308,7 +291,7 @@ function responseValidator(document: OpenApiDocument, compile: Compile, operatio
   const operationId = operation.operationId ?? '?';
   const byStatus = new Map<string, Map<string, ValidateFunction | undefined>>();
   for (const [status, declared] of Object.entries(operation.responses ?? {})) {
-    const response = resolve<ResponseObject>(document, declared);
+    const response = resolveLocal<ResponseObject>(document, declared);
     byStatus.set(
       status,
       new Map(Object.entries(response.content ?? {}).map(([type, media]) => [type.toLowerCase(), media.schema === undefined ? undefined : compile(media.schema)])),

@@ -16,7 +16,7 @@ import { rawRequest, type RawResponse } from './helpers/raw-http.js';
 // answered without a body (server/http/client-errors.ts), paths matched without regard to case,
 // reserved characters left raw in a query refused (the query is read as Node's querystring reads
 // it), 408/431 missing from the document's ErrorType table, and a token whose last character
-// differed only in bits the decoder ignores accepted (server/domain/base64url.ts).
+// differed only in bits the decoder ignores accepted (server/domain/base64.ts).
 
 const doc = loadDocument();
 const idOperations = doc.operations.filter((operation) => operation.path.includes('{id}'));
