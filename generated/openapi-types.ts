@@ -882,7 +882,13 @@ export interface components {
         WriteUnauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
-                "WWW-Authenticate": components["headers"]["WwwAuthenticateBearer"];
+                /**
+                 * @description The bearer challenge: `Bearer realm="partner-api", scope="…"`. A token that is missing or
+                 *     not valid adds `error="invalid_token"` (RFC 6750); for `MissingSignature` and
+                 *     `InvalidSignature` the token was accepted, and the challenge comes without an error.
+                 * @example Bearer realm="partner-api", scope="transfers:write"
+                 */
+                "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
             content: {
@@ -1144,7 +1150,9 @@ export interface components {
          */
         ReviewStatuses: components["schemas"]["ReviewStatus"][];
         /**
-         * @description Only transactions whose merchant name contains this text, ignoring case.
+         * @description Only transactions whose merchant name contains this text, ignoring case. Reserved characters
+         *     such as `'`, `(`, `)`, `*`, `:` and `,` may be sent as they are or percent-encoded; `+` is read
+         *     as a space (HTML form encoding), so send a literal plus as `%2B`.
          * @example marriott
          */
         Merchant: string;
@@ -1858,7 +1866,9 @@ export interface operations {
                  */
                 reviewStatuses?: components["parameters"]["ReviewStatuses"];
                 /**
-                 * @description Only transactions whose merchant name contains this text, ignoring case.
+                 * @description Only transactions whose merchant name contains this text, ignoring case. Reserved characters
+                 *     such as `'`, `(`, `)`, `*`, `:` and `,` may be sent as they are or percent-encoded; `+` is read
+                 *     as a space (HTML form encoding), so send a literal plus as `%2B`.
                  * @example marriott
                  */
                 merchant?: components["parameters"]["Merchant"];

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import { mountOperations, routeList, routes } from '../generated/server.js';
+import { mountOperations, routes } from '../generated/server.js';
 import { createCursorCodec } from './domain/cursor.js';
 import { DEFAULT_PAYMENT_NETWORK_DELAY_MS } from './domain/transfer-state.js';
 import { createTokenService } from './domain/tokens.js';
@@ -17,16 +16,15 @@ import { createInvoke, type Services } from './http/invoke.js';
 import { createPublicKeyCache } from './http/public-keys.js';
 import { refuseNulText } from './http/nul-text.js';
 import { requestContext } from './http/request-context.js';
-import { createValidators, type OpenApiDocument } from './http/validator.js';
 import { verifyWriteRequest } from './http/write-request.js';
 import type { Logger } from './logger.js';
 import type { Clock, IdGenerator } from './runtime.js';
 import type { DB } from './store/schema.js';
 import { getOrCreateSecret } from './store/secrets.js';
+import { createOpenApiValidation } from './toolkit/openapi-validation.js';
 
 /** The bundled document every request (and, in development, response) is validated against. */
 const API_SPEC_PATH = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));
-const API_DOCUMENT = JSON.parse(readFileSync(API_SPEC_PATH, 'utf8')) as OpenApiDocument;
 
 export interface AppConfig {
   /** On in development and in every test: an off-contract answer becomes a 500 and fails the test. */
@@ -53,12 +51,7 @@ async function loadServiceKeys(db: Kysely<DB>, clock: Clock): Promise<{ tokenKey
 }
 
 /** The health endpoints of decisions §1, outside the document. */
-const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
-
-function pathPattern(expressPath: string): RegExp {
-  const escaped = expressPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
-  return new RegExp(`^${escaped}/?$`);
-}
+const HEALTH_PATHS = /^\/(?:healthz|readyz)\/?$/;
 
 /**
  * Builds the service: request id and log line, health endpoints, 404 and 405 for what the
@@ -90,39 +83,12 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.set('query parser', 'simple');
   app.use(requestContext(ids, logger, clock));
 
-  const patterns = routeList.map((route) => ({ pattern: pathPattern(route.expressPath), method: route.method }));
-  const allowedMethods = (path: string): string[] => [
-    ...new Set(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method.toUpperCase())),
-  ];
-
+  const validation = createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: config.validateResponses, ignorePaths: HEALTH_PATHS });
   // A path the document does not have is 404, and a method it does not declare on the path 405
   // with Allow, before anything else looks at the request (no authentication, no validation:
   // decisions §4). OPTIONS and HEAD are methods like any other: the document declares neither.
-  app.use((req, _res, next) => {
-    if (HEALTH_PATHS.has(req.path)) {
-      next();
-      return;
-    }
-    const allow = allowedMethods(req.path);
-    if (allow.length === 0) {
-      next(new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' }));
-    } else if (!allow.includes(req.method)) {
-      next(
-        new ApiError('methodNotAllowed', 'This method is not allowed on this path.', {
-          details: `Allowed: ${allow.join(', ')}`,
-          headers: { Allow: allow.join(', ') },
-        }),
-      );
-    } else {
-      next();
-    }
-  });
-
-  const validators = createValidators({
-    document: API_DOCUMENT,
-    validateResponses: config.validateResponses,
-    onOffContract: (problem) => logger.error(problem, 'answer off the contract replaced by a 500'),
-  });
+  // In development and tests every answer to an operation is checked from here on.
+  app.use(...validation.routing);
 
   // Each operation's own chain, in the order of decisions §3: authentication, the write-request
   // checks, the body parsers, then schema validation (and text without U+0000); the generated
@@ -130,9 +96,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // Mounted on the app itself: a request walks one route table, once.
   mountOperations(app, handlers, createInvoke(services, oneStatementWrites), (route) => [
     ...(route.authenticated ? [authenticate(route, services.tokens, clientPolicies)] : []),
-    ...(route.writeHeaders ? [verifyWriteRequest(clock, publicKeys)] : []),
+    ...(route.writeHeaders ? [verifyWriteRequest(route, clock, publicKeys)] : []),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
-    ...validators(route),
+    ...validation.operation,
     refuseNulText,
   ]);
 
@@ -154,6 +120,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(() => {
     throw new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
   });
-  app.use(errorHandler({ logger, tokenPath: routes.createToken.path }));
+  const errors = errorHandler({ logger, tokenPath: routes.createToken.path });
+  // Twice: when response validation refuses the first one's answer (an error answer off the
+  // contract), the refusal goes on to the next error handler, which answers 500 InternalError.
+  app.use(errors, errors);
   return app;
 }

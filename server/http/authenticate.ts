@@ -10,6 +10,15 @@ export interface AuthenticatedLocals {
   [PRINCIPAL]?: Principal;
 }
 
+/**
+ * The `WWW-Authenticate` challenge of an operation's 401 answers (RFC 6750 §3): the realm and the
+ * scopes it requires. Failures of the token add an `error` parameter; a 401 for the write
+ * request's signature carries the challenge alone, since the token itself was accepted.
+ */
+export function bearerChallenge(route: RouteDefinition): string {
+  return `Bearer realm="partner-api"${route.scopes.length > 0 ? `, scope="${route.scopes.join(' ')}"` : ''}`;
+}
+
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
 /**
@@ -20,7 +29,7 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
  * revoked, is refused like an expired one.
  */
 export function authenticate(route: RouteDefinition, tokens: TokenService, clientPolicyOf: ClientPolicyOf): RequestHandler {
-  const challenge = `Bearer realm="partner-api"${route.scopes.length > 0 ? `, scope="${route.scopes.join(' ')}"` : ''}`;
+  const challenge = bearerChallenge(route);
   return (req, res, next) => {
     const header = req.get('authorization');
     const match = header === undefined ? null : BEARER.exec(header);

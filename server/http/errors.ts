@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi-types.js';
 import type { Logger } from '../logger.js';
+import { validationFailureOf, type ValidationFailure } from '../toolkit/openapi-validation.js';
 
 export type ErrorType = components['schemas']['ErrorType'];
 export type ErrorBody = components['schemas']['Error'];
@@ -57,12 +58,13 @@ export class ApiError extends Error {
 /** A schema failure of the request (400): where (e.g. `body.amountCents`) and which keyword failed. */
 export class RequestValidationError extends ApiError {
   constructor(
-    readonly field: string,
-    readonly keyword: string,
+    readonly field: string | undefined,
+    readonly keyword: string | undefined,
     message: string,
-    details?: string,
   ) {
-    super('invalidRequest', `Invalid request: ${field} ${message}`, details === undefined ? {} : { details });
+    super('invalidRequest', `Invalid request: ${field === undefined ? '' : `${field} `}${message}`, {
+      details: 'The operation in the API reference lists what each parameter and body field accepts.',
+    });
   }
 }
 
@@ -73,6 +75,28 @@ export function internalError(res: Response): ApiError {
   });
 }
 
+const NO_SUCH_PATH = { message: 'No such resource path.', details: 'Paths are listed in the API reference.' };
+
+/** A request the validator refused, as the registry answers it (decisions §4). */
+function fromValidationFailure(failure: ValidationFailure): ApiError {
+  switch (failure.status) {
+    case 404:
+      return new ApiError('notFound', NO_SUCH_PATH.message, { details: NO_SUCH_PATH.details });
+    case 405: {
+      const allow = failure.headers['Allow'] ?? '';
+      return new ApiError('methodNotAllowed', 'This method is not allowed on this path.', { details: `Allowed: ${allow}`, headers: { Allow: allow } });
+    }
+    case 413:
+      return new ApiError('payloadTooLarge', 'The request body is larger than 64 KiB.');
+    case 415:
+      return new ApiError('unsupportedMediaType', 'Unsupported Content-Type for this operation.', {
+        details: `The validator says: ${failure.message}. The operation in the API reference lists the media types it takes.`,
+      });
+    default:
+      return new RequestValidationError(failure.field, failure.keyword, failure.message);
+  }
+}
+
 /** The shape of errors raised by Express and its body parsers (`status` and a `type` code). */
 interface HttpLikeError {
   status?: unknown;
@@ -81,11 +105,13 @@ interface HttpLikeError {
 }
 
 /**
- * Maps a framework error (a body parser's, or Express's for a path it cannot decode) to the
- * registry, or undefined if it is not one.
+ * Maps a framework error (the validator's, a body parser's, or Express's for a path it cannot
+ * decode) to the registry, or undefined if it is not one a client caused.
  */
 export function fromFrameworkError(error: unknown): ApiError | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
+  const failure = validationFailureOf(error);
+  if (failure !== undefined) return failure.of === 'request' ? fromValidationFailure(failure) : undefined;
   const e = error as HttpLikeError;
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
   if (status === undefined || status < 400 || status >= 500) return undefined;
@@ -108,9 +134,9 @@ export function fromFrameworkError(error: unknown): ApiError | undefined {
  * ran (decisions §2): a grant type outside the enum is `unsupported_grant_type`, anything else
  * malformed `invalid_request`, a failed client authentication `invalid_client`.
  */
-export function oauthErrorCode(error: unknown, apiError: ApiError): string {
+export function oauthErrorCode(apiError: ApiError): string {
   if (apiError.status === 401) return 'invalid_client';
-  const grantTypeNotAllowed = error instanceof RequestValidationError && error.field === 'body.grant_type' && error.keyword === 'enum';
+  const grantTypeNotAllowed = apiError instanceof RequestValidationError && apiError.field === 'body.grant_type' && apiError.keyword === 'enum';
   return grantTypeNotAllowed ? 'unsupported_grant_type' : 'invalid_request';
 }
 
@@ -134,14 +160,17 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       error instanceof ApiError ? error : fromFrameworkError(error);
     const apiError = known ?? internalError(res);
     if (known === undefined) {
+      const offContract = validationFailureOf(error);
       options.logger.error(
-        { err: error, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path },
-        'unexpected error',
+        offContract === undefined
+          ? { err: error, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path }
+          : { offContract, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path },
+        offContract === undefined ? 'unexpected error' : 'answer off the contract replaced by a 500',
       );
     }
     res.set(apiError.headers);
     const body = req.path === options.tokenPath && apiError.status < 500
-      ? { ...apiError.toBody(), error: oauthErrorCode(error, apiError) }
+      ? { ...apiError.toBody(), error: oauthErrorCode(apiError) }
       : apiError.toBody();
     res.status(apiError.status).json(body);
   };

@@ -8,7 +8,8 @@ import {
 } from '../domain/signature.js';
 import type { Clock } from '../runtime.js';
 import { ApiError } from './errors.js';
-import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
+import type { RouteDefinition } from '../../generated/server.js';
+import { bearerChallenge, PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 
 /** Spec §5 and §8: an Idempotency-Key is 12 to 36 characters. */
 const IDEMPOTENCY_KEY_LENGTH = { min: 12, max: 36 } as const;
@@ -36,7 +37,9 @@ function single(req: Request, name: string): string | undefined | ApiError {
  * Runs after authentication and before schema validation; the signed message is the method,
  * the request path without its query string, and the timestamp header's text.
  */
-export function verifyWriteRequest(clock: Clock, publicKeysOf: PublicKeysOf): RequestHandler {
+export function verifyWriteRequest(route: RouteDefinition, clock: Clock, publicKeysOf: PublicKeysOf): RequestHandler {
+  // Every 401 carries the challenge the document requires of it.
+  const challenge = { 'WWW-Authenticate': bearerChallenge(route) };
   return (req, res, next) => {
     const fail = (error: ApiError): void => next(error);
 
@@ -64,6 +67,7 @@ export function verifyWriteRequest(clock: Clock, publicKeysOf: PublicKeysOf): Re
       return fail(
         new ApiError('missingSignature', 'The X-Partner-Signature header is required on write requests.', {
           details: 'Sign METHOD + path + timestamp with your RSA private key (SHA-256) and send it in standard Base64.',
+          headers: challenge,
         }),
       );
     }
@@ -84,17 +88,19 @@ export function verifyWriteRequest(clock: Clock, publicKeysOf: PublicKeysOf): Re
       return fail(
         new ApiError('invalidSignature', 'The request timestamp is outside the allowed window.', {
           details: `It must be within ${REQUEST_TIMESTAMP_WINDOW_SECONDS} seconds of the server's clock; sign each attempt with the current time.`,
+          headers: challenge,
         }),
       );
     }
 
     const principal = (res.locals as AuthenticatedLocals)[PRINCIPAL];
-    if (principal === undefined) return fail(new ApiError('unauthorized', 'A bearer access token is required.'));
+    if (principal === undefined) return fail(new ApiError('unauthorized', 'A bearer access token is required.', { headers: challenge }));
     const path = req.originalUrl.split('?')[0] ?? req.path;
     const message = signatureMessage(req.method, path, timestamp);
     const invalid = (): ApiError =>
       new ApiError('invalidSignature', 'The request signature does not verify.', {
         details: 'Sign exactly METHOD + path (no query string) + the timestamp header text, RSASSA-PKCS1-v1_5 with SHA-256, standard Base64.',
+        headers: challenge,
       });
 
     publicKeysOf(principal.clientId, { fresh: false })

@@ -1,0 +1,116 @@
+import type { RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+
+/**
+ * Request and response validation of an Express server against its OpenAPI document, by
+ * express-openapi-validator: the one place it is configured, for any document. It knows nothing
+ * of the service that mounts it.
+ *
+ * The validator's middleware comes in two parts, mounted at two places:
+ * - `routing`, once on the app before any route: finds the request's operation (404 for a path the
+ *   document does not have, 405 with `Allow` for a method it does not declare on the path) and,
+ *   when responses are checked, watches every answer to a documented operation, including the
+ *   answers of middleware that runs before the operation's own checks (authentication);
+ * - `operation`, on each operation's route after whatever must come first (authentication, body
+ *   parsing): checks the path, query and header parameters and the body.
+ */
+
+export interface OpenApiValidationOptions {
+  /** The bundled document, as a file path (the validator's 3.1 typings take no parsed object). */
+  readonly apiSpec: string;
+  /** Check every JSON answer's status, body and declared headers (development and tests). */
+  readonly validateResponses: boolean;
+  /** Paths the server answers outside the document (health endpoints): neither 404 nor validated. */
+  readonly ignorePaths?: RegExp;
+}
+
+export interface OpenApiValidation {
+  readonly routing: readonly RequestHandler[];
+  readonly operation: readonly RequestHandler[];
+}
+
+/**
+ * `format: int64` values must stay exact in JSON: JavaScript numbers hold integers exactly up to
+ * 2^53 - 1, and a larger one has already been rounded by JSON.parse when it is validated. The
+ * validator's own int64 accepts the whole signed 64-bit range, rounded values included.
+ */
+const INT64 = { type: 'number', validate: (value: number) => Number.isSafeInteger(value) } as const;
+
+/** The validator's middleware, by the names of its functions in the order it returns them. */
+const ROUTING = new Set(['pathParamsMiddleware', 'metadataMiddleware', 'responseMiddleware']);
+const OPERATION = new Set(['securityMiddleware', 'multipartMiddleware', 'requestMiddleware']);
+
+export function createOpenApiValidation(options: OpenApiValidationOptions): OpenApiValidation {
+  const middleware = OpenApiValidator.middleware({
+    apiSpec: options.apiSpec,
+    // The document is linted before it is bundled; validating it again would only cost start-up.
+    validateApiSpec: false,
+    validateRequests: {
+      allowUnknownQueryParameters: false,
+      // Parameters arrive as text and are always read as their schema's type; a JSON body must
+      // carry the document's types as they are (`"amountCents": "100"` is refused).
+      coerceTypes: false,
+      allErrors: false,
+    },
+    validateResponses: options.validateResponses ? { allErrors: false } : false,
+    // Authentication is the server's: it runs before validation, and knows its tokens.
+    validateSecurity: false,
+    validateFormats: true,
+    formats: { int64: INT64 },
+    // Multipart bodies only where a document has them (none of ours): no upload parser per request.
+    fileUploader: false,
+    ...(options.ignorePaths === undefined ? {} : { ignorePaths: options.ignorePaths }),
+  }) as unknown as RequestHandler[];
+  const named = (names: ReadonlySet<string>): RequestHandler[] => middleware.filter((handler) => names.has(handler.name));
+  const unknown = middleware.filter((handler) => !ROUTING.has(handler.name) && !OPERATION.has(handler.name));
+  if (unknown.length > 0) {
+    throw new Error(`express-openapi-validator returned middleware this module does not place: ${unknown.map((h) => h.name).join(', ')}`);
+  }
+  return { routing: named(ROUTING), operation: named(OPERATION) };
+}
+
+/** Why a request or an answer was refused, in terms a server can turn into its own error shape. */
+export interface ValidationFailure {
+  /** 400, 404, 405, 413 or 415 for a request; 500 for an answer off the contract. */
+  readonly status: number;
+  readonly of: 'request' | 'response';
+  /** Where, as `query.limit`, `body.items.0.name`, `headers.x-count` or `path.id`; undefined when not one value. */
+  readonly field: string | undefined;
+  /** The JSON Schema keyword that failed (`enum`, `required`, `additionalProperties`…), when one did. */
+  readonly keyword: string | undefined;
+  /** What is wrong, without the field. */
+  readonly message: string;
+  /** Headers the answer carries (`Allow` with a 405). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+interface ValidatorError {
+  readonly status: number;
+  readonly message: string;
+  readonly errors?: ReadonlyArray<{ readonly path?: string; readonly message?: string; readonly errorCode?: string }>;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const VALIDATOR_ERRORS = Object.values(OpenApiValidator.error);
+
+/** The failure a validator error stands for, or undefined for any other error. */
+export function validationFailureOf(error: unknown): ValidationFailure | undefined {
+  if (!VALIDATOR_ERRORS.some((type) => error instanceof type)) return undefined;
+  const e = error as ValidatorError;
+  const first = e.errors?.[0];
+  const pointer = first?.path ?? '';
+  // Ajv's instance paths (`/query/limit`); a few of the validator's own checks write `.query.name`.
+  const field = /^[/.](?:query|body|headers|params|cookies|response)(?:[/.]|$)/.test(pointer)
+    ? pointer.slice(1).replace(/^params/, 'path').replaceAll('/', '.')
+    : undefined;
+  const keyword = first?.errorCode?.replace(/\.openapi\.validation$/, '');
+  const message = first?.message ?? e.message;
+  return {
+    status: e.status,
+    of: e.status >= 500 ? 'response' : 'request',
+    field,
+    keyword: keyword === undefined || keyword === first?.errorCode ? undefined : keyword,
+    message,
+    headers: e.headers ?? {},
+  };
+}

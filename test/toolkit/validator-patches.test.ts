@@ -1,0 +1,120 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startValidatedServer, type ValidatedServer } from './validated-server.js';
+
+/**
+ * The fixes the project applies to express-openapi-validator (patches/, applied by patch-package
+ * at install). Each test here fails on the library as released: if a patch stops applying (a new
+ * version of the library, a patch that no longer matches), these say which.
+ */
+const DOCUMENT = {
+  openapi: '3.1.0',
+  info: { title: 'Patched', version: '1' },
+  paths: {
+    '/a/{id}': { get: { operationId: 'getA', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
+    '/b/{id}': { get: { operationId: 'getB', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
+    '/c': {
+      get: {
+        operationId: 'getC',
+        responses: {
+          '200': {
+            description: 'a JSON answer with headers',
+            headers: {
+              'X-Trace': { required: true, schema: { type: 'string', pattern: '^t-[0-9]+$' } },
+              'X-Count': { $ref: '#/components/headers/Count' },
+              'Content-Type': { required: true, schema: { type: 'string', const: 'never/checked' } },
+            },
+            content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
+          },
+          '304': { description: 'no content, one required header', headers: { ETag: { required: true, schema: { type: 'string', minLength: 3 } } } },
+          '401': {
+            description: 'a referenced header, required',
+            headers: { 'WWW-Authenticate': { $ref: '#/components/headers/Challenge' } },
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+        },
+      },
+    },
+  },
+  components: {
+    headers: {
+      Count: { required: false, schema: { type: 'integer', minimum: 0 } },
+      Challenge: { required: true, schema: { type: 'string', minLength: 1 } },
+    },
+  },
+};
+
+let server: ValidatedServer;
+beforeAll(async () => {
+  server = await startValidatedServer(DOCUMENT, {
+    routes: [
+      ['get', '/a/:id'],
+      ['get', '/b/:id'],
+      ['get', '/c'],
+    ],
+  });
+});
+afterAll(() => server.close());
+
+describe('route matchers compiled once (cdimascio/express-openapi-validator#1217)', () => {
+  it('compiles no route matcher while serving requests', async () => {
+    // The path-to-regexp the validator loads: the released 5.6.2 calls its pathToRegexp for every
+    // documented route on every request.
+    const require = createRequire(import.meta.url);
+    const pathToRegexp = require(require.resolve('path-to-regexp', { paths: [dirname(require.resolve('express-openapi-validator'))] })) as {
+      pathToRegexp: (...args: unknown[]) => unknown;
+    };
+    server.answer = { status: 200 };
+    expect((await fetch(`${server.baseUrl}/b/warm`)).status).toBe(200);
+    const compile = vi.spyOn(pathToRegexp, 'pathToRegexp');
+    try {
+      for (let i = 0; i < 20; i += 1) expect((await fetch(`${server.baseUrl}/b/x${i}`)).status).toBe(200);
+      expect(compile).not.toHaveBeenCalled();
+    } finally {
+      compile.mockRestore();
+    }
+  });
+});
+
+describe('response headers validated (cdimascio/express-openapi-validator#308)', () => {
+  beforeEach(() => {
+    server.failures.length = 0;
+  });
+  const get = async (): Promise<number> => (await fetch(`${server.baseUrl}/c`)).status;
+
+  it('lets an answer with its required headers, each matching its schema, through', async () => {
+    server.answer = { status: 200, body: { ok: true }, headers: { 'X-Trace': 't-1', 'X-Count': '2' } };
+    expect(await get()).toBe(200);
+    expect(server.failures).toEqual([]);
+  });
+
+  it.each([
+    ['a required header missing', { 'X-Count': '2' }, "must have required property 'x-trace'"],
+    ['a header off its schema', { 'X-Trace': 'nope' }, 'must match pattern'],
+    ['an optional header by $ref off its schema (text read as its type)', { 'X-Trace': 't-1', 'X-Count': '-1' }, 'must be >= 0'],
+  ])('refuses %s with a 500 reported as off the contract', async (_name, headers, message) => {
+    server.answer = { status: 200, body: { ok: true }, headers };
+    expect(await get()).toBe(500);
+    expect(server.failures).toHaveLength(1);
+    expect(server.failures[0]).toMatchObject({ status: 500, of: 'response' });
+    expect(server.failures[0]?.message).toContain(message);
+  });
+
+  it('checks the headers of an answer without a body, and its status', async () => {
+    server.answer = { status: 304, headers: { ETag: '"v1"' } };
+    expect(await get()).toBe(304);
+    server.answer = { status: 304 };
+    expect(await get()).toBe(500);
+    server.answer = { status: 204 };
+    expect(await get()).toBe(500);
+    expect(server.failures.map((failure) => failure.status)).toEqual([500, 500]);
+  });
+
+  it('checks a referenced response header of an error answer', async () => {
+    server.answer = { status: 401, body: {} };
+    expect(await get()).toBe(500);
+    server.answer = { status: 401, body: {}, headers: { 'WWW-Authenticate': 'Bearer' } };
+    expect(await get()).toBe(401);
+  });
+});
