@@ -2,7 +2,13 @@
  * Summarises a V8 .cpuprofile (from `npm run bench -- --cpu-prof`): self time by function and by
  * package or file, and inclusive time of the project's own functions.
  *
- * Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [--top N]
+ * The "charged" table gives each sample to the first package or project file on its stack,
+ * counting from the leaf: the natives and Node internals a package calls are charged to it (the
+ * socket write Express makes is Express's, the regular expression the validator runs is the
+ * validator's). With --requests N (the requests the profiled process served, from the bench's
+ * table) each line also says how many microseconds that is per request.
+ *
+ * Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [--top N] [--requests N]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -35,14 +41,19 @@ function area(url: string, functionName: string): string {
 function label(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
   const name = functionName === '' ? '(anonymous)' : functionName;
-  return url === '' ? name : `${name} ${area(url, functionName)}:${lineNumber + 1}`;
+  if (url === '') return name;
+  // Inside a package: its name and the file's path in it, so that two files' line numbers differ.
+  const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(url);
+  const where = inPackage === null ? area(url, functionName) : `${inPackage[1]}/${(inPackage[2] ?? '').replace(/^dist\//, '')}`;
+  return `${name} ${where}:${lineNumber + 1}`;
 }
 
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string' }, requests: { type: 'string' } } });
   const file = positionals[0];
   if (file === undefined) throw new Error('usage: profile-summary.ts FILE.cpuprofile [--top N]');
   const top = Number(values.top ?? 30);
+  const requests = values.requests === undefined ? undefined : Number(values.requests);
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 
   const selfUs = new Map<number, number>();
@@ -63,11 +74,21 @@ function main(): void {
   const byFunction = new Map<string, number>();
   const byArea = new Map<string, number>();
   const inclusiveOwn = new Map<string, number>();
+  const charged = new Map<string, number>();
   for (const [id, us] of selfUs) {
     const node = byId.get(id);
     if (node === undefined || node.callFrame.functionName === '(idle)') continue;
     bump(byFunction, label(node), us);
     bump(byArea, area(node.callFrame.url, node.callFrame.functionName), us);
+    // Charged to the first package or project file from the leaf up; GC and V8's own time as they are.
+    let chargedTo: string | undefined;
+    for (let at: number | undefined = id; at !== undefined && chargedTo === undefined; at = parent.get(at)) {
+      const frame = byId.get(at);
+      if (frame === undefined) break;
+      const where = area(frame.callFrame.url, frame.callFrame.functionName);
+      if (where !== '(native)' && !where.startsWith('node:') && where !== '(root)') chargedTo = where;
+    }
+    bump(charged, chargedTo ?? '(native, no caller)', us);
     // Inclusive time of the project's own frames: walk up the stack, once per distinct frame.
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
@@ -86,13 +107,15 @@ function main(): void {
   const print = (title: string, map: Map<string, number>): void => {
     process.stdout.write(`\n${title}\n`);
     for (const [key, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-      process.stdout.write(`${(us / 1000).toFixed(0).padStart(8)} ms ${((100 * us) / busyUs).toFixed(1).padStart(5)} %  ${key}\n`);
+      const perRequest = requests === undefined ? '' : ` ${(us / requests).toFixed(1).padStart(7)} µs/req`;
+      process.stdout.write(`${(us / 1000).toFixed(0).padStart(8)} ms ${((100 * us) / busyUs).toFixed(1).padStart(5)} %${perRequest}  ${key}\n`);
     }
   };
   process.stdout.write(
     `${file}: ${(totalUs / 1e6).toFixed(1)} s sampled, ${(busyUs / 1e6).toFixed(1)} s busy (${((100 * busyUs) / totalUs).toFixed(0)} %)\n`,
   );
   print('Self time by package / file (% of busy):', byArea);
+  print('Charged to the first package or file on the stack (natives and Node internals to their caller):', charged);
   print('Self time by function:', byFunction);
   print("Inclusive time of the project's functions:", inclusiveOwn);
 }

@@ -38,7 +38,9 @@ const INT64 = { type: 'number', validate: (value: number) => Number.isSafeIntege
 
 /** The validator's middleware, by the names of its functions in the order it returns them. */
 const ROUTING = new Set(['pathParamsMiddleware', 'metadataMiddleware', 'responseMiddleware']);
-const OPERATION = new Set(['securityMiddleware', 'multipartMiddleware', 'requestMiddleware']);
+const OPERATION = new Set(['multipartMiddleware', 'requestMiddleware']);
+/** With `validateSecurity: false` its security middleware only passes the request on: not mounted. */
+const NOT_MOUNTED = new Set(['securityMiddleware']);
 
 export function createOpenApiValidation(options: OpenApiValidationOptions): OpenApiValidation {
   const middleware = OpenApiValidator.middleware({
@@ -62,7 +64,7 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
     ...(options.ignorePaths === undefined ? {} : { ignorePaths: options.ignorePaths }),
   }) as unknown as RequestHandler[];
   const named = (names: ReadonlySet<string>): RequestHandler[] => middleware.filter((handler) => names.has(handler.name));
-  const unknown = middleware.filter((handler) => !ROUTING.has(handler.name) && !OPERATION.has(handler.name));
+  const unknown = middleware.filter((handler) => !ROUTING.has(handler.name) && !OPERATION.has(handler.name) && !NOT_MOUNTED.has(handler.name));
   if (unknown.length > 0) {
     throw new Error(`express-openapi-validator returned middleware this module does not place: ${unknown.map((h) => h.name).join(', ')}`);
   }

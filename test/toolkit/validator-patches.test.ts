@@ -3,6 +3,12 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
 
+const require = createRequire(import.meta.url);
+/** A module of the validator's own, as the validator loads it (the same instance). */
+function validatorModule<T>(path: string): T {
+  return require(require.resolve(`express-openapi-validator/${path}`)) as T;
+}
+
 /**
  * The fixes the project applies to express-openapi-validator (patches/, applied by patch-package
  * at install). Each test here fails on the library as released: if a patch stops applying (a new
@@ -14,6 +20,13 @@ const DOCUMENT = {
   paths: {
     '/a/{id}': { get: { operationId: 'getA', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
     '/b/{id}': { get: { operationId: 'getB', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
+    '/d': {
+      get: {
+        operationId: 'getD',
+        parameters: [{ $ref: '#/components/parameters/Q' }, { name: 'r', in: 'query', schema: { type: 'integer' } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/c': {
       get: {
         operationId: 'getC',
@@ -38,6 +51,7 @@ const DOCUMENT = {
     },
   },
   components: {
+    parameters: { Q: { name: 'q', in: 'query', schema: { type: 'string' } } },
     headers: {
       Count: { required: false, schema: { type: 'integer', minimum: 0 } },
       Challenge: { required: true, schema: { type: 'string', minLength: 1 } },
@@ -52,6 +66,7 @@ beforeAll(async () => {
       ['get', '/a/:id'],
       ['get', '/b/:id'],
       ['get', '/c'],
+      ['get', '/d'],
     ],
   });
 });
@@ -61,7 +76,6 @@ describe('route matchers compiled once (cdimascio/express-openapi-validator#1217
   it('compiles no route matcher while serving requests', async () => {
     // The path-to-regexp the validator loads: the released 5.6.2 calls its pathToRegexp for every
     // documented route on every request.
-    const require = createRequire(import.meta.url);
     const pathToRegexp = require(require.resolve('path-to-regexp', { paths: [dirname(require.resolve('express-openapi-validator'))] })) as {
       pathToRegexp: (...args: unknown[]) => unknown;
     };
@@ -73,6 +87,33 @@ describe('route matchers compiled once (cdimascio/express-openapi-validator#1217
       expect(compile).not.toHaveBeenCalled();
     } finally {
       compile.mockRestore();
+    }
+  });
+});
+
+describe('per-request work done once', () => {
+  it('runs the validation of a request within the turn it arrived in, once the document has loaded', async () => {
+    // The released 5.6.2 awaits its load promise in each middleware, a microtask turn each.
+    const turns = createServerWithTurnProbe();
+    try {
+      const response = await fetch(`${(await turns).baseUrl}/b/x`);
+      expect(await response.json()).toEqual({ sameTurn: true });
+    } finally {
+      await (await turns).close();
+    }
+  });
+
+  it('resolves and normalizes a route’s parameters once, not per request', async () => {
+    const util = validatorModule<{ dereferenceParameter: (...args: unknown[]) => unknown }>('dist/middlewares/parsers/util.js');
+    server.answer = { status: 200 };
+    expect((await fetch(`${server.baseUrl}/d?q=warm&r=1`)).status).toBe(200);
+    const dereference = vi.spyOn(util, 'dereferenceParameter');
+    try {
+      for (let i = 0; i < 5; i += 1) expect((await fetch(`${server.baseUrl}/d?q=x${i}&r=${i}`)).status).toBe(200);
+      expect(server.received?.query).toEqual({ q: 'x4', r: 4 });
+      expect(dereference).not.toHaveBeenCalled();
+    } finally {
+      dereference.mockRestore();
     }
   });
 });
@@ -118,3 +159,44 @@ describe('response headers validated (cdimascio/express-openapi-validator#308)',
     expect(await get()).toBe(401);
   });
 });
+
+/** A server whose handler says whether everything before it ran in the turn the request arrived in. */
+async function createServerWithTurnProbe(): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const express = (await import('express')).default;
+  const { createOpenApiValidation } = await import('../../server/toolkit/openapi-validation.js');
+  const dir = mkdtempSync(join(tmpdir(), 'turns-'));
+  const apiSpec = join(dir, 'openapi.json');
+  writeFileSync(apiSpec, JSON.stringify(DOCUMENT));
+  // Answers unchecked: the probe's answer is its own, not the document's.
+  const validation = createOpenApiValidation({ apiSpec, validateResponses: false });
+  const app = express();
+  const TURN = Symbol('turn');
+  app.use((req, _res, next) => {
+    const turn = { same: true };
+    queueMicrotask(() => {
+      turn.same = false;
+    });
+    Object.assign(req, { [TURN]: turn });
+    next();
+  });
+  app.use(...validation.routing);
+  app.get('/b/:id', ...validation.operation, (req, res) => {
+    res.json({ sameTurn: (req as unknown as Record<symbol, { same: boolean }>)[TURN]?.same });
+  });
+  // The document loads on the first request; the probe is about every request after it.
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  await fetch(`${baseUrl}/b/warm`);
+  return {
+    baseUrl,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

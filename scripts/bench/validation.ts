@@ -1,0 +1,195 @@
+/**
+ * The CPU a request spends in validation alone: the same requests through two Express apps built
+ * from the bundled document, one with the toolkit's validation (server/toolkit/) and one without,
+ * each route answering the document's own example. Requests go over loopback on one kept-alive
+ * connection from this same process, one after another (no database), and the process's CPU time
+ * is read around each batch: client, sockets and Express cost the same for both apps, so the
+ * difference between them is what validation costs.
+ *
+ * Usage: npx tsx scripts/bench/validation.ts [--requests N (2000)] [--rounds N (15)] [--responses]
+ *   --responses  also check answers, as development and tests do (off in production)
+ */
+import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import express, { type Express, type RequestHandler } from 'express';
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { routeList, type RouteDefinition } from '../../generated/server.js';
+import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
+
+const API_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
+
+interface Example {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+}
+type Json = Record<string, unknown>;
+
+/** The document's example of an operation's first success answer: body and declared headers. */
+function exampleAnswer(document: Json, route: RouteDefinition): Example {
+  const resolve = (value: unknown): Json => {
+    let current = value as Json;
+    while (typeof current['$ref'] === 'string') {
+      current = (current['$ref'] as string)
+        .slice(2)
+        .split('/')
+        .reduce<Json>((node, key) => node[key] as Json, document);
+    }
+    return current;
+  };
+  const operation = resolve((resolve((document['paths'] as Json)[route.path]) as Json)[route.method]);
+  const [status, declared] = Object.entries(resolve(operation['responses'])).find(([code]) => code.startsWith('2')) ?? ['200', {}];
+  const response = resolve(declared);
+  const media = resolve((resolve(response['content'] ?? {}) as Json)['application/json'] ?? {});
+  const examples = media['examples'] === undefined ? [] : Object.values(media['examples'] as Json).map((e) => resolve(e)['value']);
+  const body = media['example'] ?? examples[0];
+  const headers = Object.fromEntries(
+    Object.entries((response['headers'] ?? {}) as Json).map(([name, header]) => [name, String(resolve(header)['example'] ?? 'x')]),
+  );
+  return { status: Number(status), body, headers };
+}
+
+function buildApp(document: Json, validation: ReturnType<typeof createOpenApiValidation> | undefined): Express {
+  const app = express();
+  app.set('case sensitive routing', true);
+  app.set('query parser', 'simple');
+  app.set('etag', false);
+  app.disable('x-powered-by');
+  if (validation !== undefined) app.use(...validation.routing);
+  const parsers = [express.json({ type: ['application/json', 'application/merge-patch+json'] }), express.urlencoded({ extended: false })];
+  for (const route of routeList) {
+    const answer = exampleAnswer(document, route);
+    const handler: RequestHandler = (_req, res) => {
+      res.set(answer.headers).status(answer.status);
+      if (answer.body === undefined) res.end();
+      else res.json(answer.body);
+    };
+    app[route.method as 'get'](route.expressPath, ...(route.requestContentTypes.length > 0 ? parsers : []), ...(validation?.operation ?? []), handler);
+  }
+  app.use(((error, _req, res, _next) => {
+    res.status(500).json({ message: String(error) });
+  }) as express.ErrorRequestHandler);
+  return app;
+}
+
+interface Probe {
+  readonly name: string;
+  readonly method: 'GET' | 'POST';
+  readonly url: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+const WRITE_HEADERS = {
+  'Idempotency-Key': 'bench-0123456789ab',
+  'X-Partner-Request-Timestamp': '1767225600',
+  'X-Partner-Signature': 'c2lnbmF0dXJl',
+};
+const PROBES: readonly Probe[] = [
+  { name: 'bank list', method: 'GET', url: '/v1/bank' },
+  { name: 'card read', method: 'GET', url: '/v1/card/crd_01j9x3k8b2d5f8h1k4m7p0r3t6' },
+  {
+    name: 'signed create',
+    method: 'POST',
+    url: '/v1/transfer',
+    headers: { ...WRITE_HEADERS, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      amountCents: 150000,
+      currency: 'EGP',
+      bankId: 'nbe',
+      accountNumber: 'EG650019000500000000263180001',
+      accountName: 'Nile Supplies',
+      category: 'LOGISTICS',
+    }),
+  },
+  { name: 'filtered page', method: 'GET', url: '/v1/transaction?limit=100&statuses=SUCCEEDED,REVERSED&merchant=mar&fromDate=0' },
+];
+
+interface Target {
+  readonly port: number;
+  readonly agent: Agent;
+  close(): Promise<void>;
+}
+
+async function listen(app: Express): Promise<Target> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  return {
+    port: (server.address() as AddressInfo).port,
+    agent,
+    async close() {
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Sends `requests` of the probe one after another; the process's CPU µs per request, and the last status. */
+async function cpuUsPerRequest(target: Target, probe: Probe, requests: number): Promise<{ us: number; status: number }> {
+  let status = 0;
+  const once = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const options = { host: '127.0.0.1', port: target.port, agent: target.agent, method: probe.method, path: probe.url, headers: probe.headers ?? {} };
+      const outgoing = request(options, (response) => {
+        status = response.statusCode ?? 0;
+        response.resume();
+        response.once('end', () => resolve());
+      });
+      outgoing.once('error', reject);
+      outgoing.end(probe.body);
+    });
+  const start = process.cpuUsage();
+  for (let i = 0; i < requests; i += 1) await once();
+  const used = process.cpuUsage(start);
+  return { us: (used.user + used.system) / requests, status };
+}
+
+const least = (values: readonly number[]): number => Math.min(...values);
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { requests: { type: 'string' }, rounds: { type: 'string' }, responses: { type: 'boolean' } } });
+  const requests = Number(values.requests ?? 2_000);
+  const rounds = Number(values.rounds ?? 15);
+  const document = JSON.parse(readFileSync(API_SPEC_PATH, 'utf8')) as Json;
+  const bare = buildApp(document, undefined);
+  const validated = buildApp(document, createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: values.responses === true }));
+
+  process.stdout.write(
+    `${rounds} rounds of ${requests} requests to each app in turn, response validation ${values.responses === true ? 'on' : 'off'};\n` +
+      'CPU µs per request: the least of the rounds for each app (the machine only ever adds), and their difference\n',
+  );
+  process.stdout.write(`${'request'.padEnd(14)} ${'bare'.padStart(8)} ${'validated'.padStart(10)} ${'validation'.padStart(11)}\n`);
+  const [bareTarget, validatedTarget] = [await listen(bare), await listen(validated)];
+  try {
+    for (const probe of PROBES) {
+      const without: number[] = [];
+      const withValidation: number[] = [];
+      // Warm both up (JIT, the validator's lazy compilation), then alternate so that whatever else
+      // the machine does falls on both alike.
+      await cpuUsPerRequest(bareTarget, probe, 1000);
+      await cpuUsPerRequest(validatedTarget, probe, 1000);
+      for (let round = 0; round < rounds; round += 1) {
+        const a = await cpuUsPerRequest(bareTarget, probe, requests);
+        const b = await cpuUsPerRequest(validatedTarget, probe, requests);
+        if (a.status >= 400 || b.status >= 400) throw new Error(`${probe.name}: answered ${a.status} bare, ${b.status} validated`);
+        without.push(a.us);
+        withValidation.push(b.us);
+      }
+      process.stdout.write(
+        `${probe.name.padEnd(14)} ${least(without).toFixed(1).padStart(8)} ${least(withValidation).toFixed(1).padStart(10)} ${(least(withValidation) - least(without)).toFixed(1).padStart(11)}\n`,
+      );
+    }
+  } finally {
+    await bareTarget.close();
+    await validatedTarget.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
