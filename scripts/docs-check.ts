@@ -37,7 +37,7 @@ import {
   runRedocly,
 } from './docs.js';
 import type { DocsPaths } from './docs.js';
-import { resolveLocal } from '../server/http/openapi-refs.js';
+import { resolveLocal } from '../server/toolkit/openapi-refs.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** The machine and CI have no network: keep Chromium from trying (and logging) any of its own. */

@@ -1,7 +1,7 @@
 import { bundle, createConfig } from '@redocly/openapi-core';
-import type { Reference } from '../../server/http/openapi-refs.js';
+import type { Reference } from '../../server/toolkit/openapi-refs.js';
 
-export { isReference, resolveLocal, type Reference } from '../../server/http/openapi-refs.js';
+export { isReference, resolveLocal, type Reference } from '../../server/toolkit/openapi-refs.js';
 
 /** The subset of an OpenAPI 3.1 document the generators read. */
 export interface OpenApiDocument {

@@ -11,11 +11,11 @@ import { rawRequest, type RawResponse } from './helpers/raw-http.js';
 // database). Where a test walks "every operation", the list comes from the document, so an
 // operation added later is covered without touching this file. Deviations these proofs found,
 // each now fixed and pinned here: JSON body values coerced to the schema's types (bodies are
-// validated as sent: server/http/validator.ts), U+0000 in a text answered 500
+// validated as sent: no body coercion in server/toolkit/openapi-validation.ts), U+0000 in a text answered 500
 // (server/http/nul-text.ts), OPTIONS answered 200 by Express, requests Node's parser refuses
 // answered without a body (server/http/client-errors.ts), paths matched without regard to case,
-// reserved characters left raw in a query refused (the query is read as Node's querystring reads
-// it), 408/431 missing from the document's ErrorType table, and a token whose last character
+// reserved characters left raw in a free-text query value refused (the document's `merchant`
+// says `allowReserved: true`), 408/431 missing from the document's ErrorType table, and a token whose last character
 // differed only in bits the decoder ignores accepted (server/domain/base64.ts).
 
 const doc = loadDocument();

@@ -157,6 +157,8 @@ describe('parameters', () => {
     // Not refused, and harmless: the handler receives the number the text stands for.
     expect((await post('/things/abc?limit=1e2', { body: THING })).status).toBe(200);
     expect(server.received?.query).toMatchObject({ limit: 100 });
+    expect((await post('/things/abc?limit=0x10', { body: THING })).status).toBe(200);
+    expect(server.received?.query).toMatchObject({ limit: 16 });
   });
 
   it('refuses a request without a required header parameter, or with one off its schema', async () => {
