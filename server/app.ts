@@ -16,6 +16,7 @@ import { createInvoke, type Services } from './http/invoke.js';
 import { createPublicKeyCache } from './http/public-keys.js';
 import { refuseNulText } from './http/nul-text.js';
 import { requestContext } from './http/request-context.js';
+import { isSignedWrite, requiredScopes } from './http/route-policy.js';
 import { verifyWriteRequest } from './http/write-request.js';
 import type { Logger } from './logger.js';
 import type { Clock, IdGenerator } from './runtime.js';
@@ -95,8 +96,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // skeleton adds the handler.
   // Mounted on the app itself: a request walks one route table, once.
   mountOperations(app, handlers, createInvoke(services, oneStatementWrites), (route) => [
-    ...(route.authenticated ? [authenticate(route, services.tokens, clientPolicies)] : []),
-    ...(route.writeHeaders ? [verifyWriteRequest(route, clock, publicKeys)] : []),
+    ...(requiredScopes(route) === undefined ? [] : [authenticate(route, services.tokens, clientPolicies)]),
+    ...(isSignedWrite(route) ? [verifyWriteRequest(route, clock, publicKeys)] : []),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
     ...validation.operation,
     refuseNulText,

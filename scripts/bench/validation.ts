@@ -74,7 +74,7 @@ function buildApp(document: Json, validation: ReturnType<typeof createOpenApiVal
       if (answer.body === undefined) res.end();
       else res.json(answer.body);
     };
-    app[route.method as 'get'](route.expressPath, ...(route.requestContentTypes.length > 0 ? parsers : []), ...(validation?.operation ?? []), handler);
+    app[route.method as 'get']([...route.expressPaths], ...(route.requestContentTypes.length > 0 ? parsers : []), ...(validation?.operation ?? []), handler);
   }
   app.use(((error, _req, res, _next) => {
     res.status(500).json({ message: String(error) });

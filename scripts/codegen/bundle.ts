@@ -6,7 +6,7 @@ export { isReference, resolveLocal, type Reference } from '../../server/toolkit/
 /** The subset of an OpenAPI 3.1 document the generators read. */
 export interface OpenApiDocument {
   readonly openapi: string;
-  readonly paths?: Record<string, PathItem>;
+  readonly paths?: Record<string, PathItem | Reference>;
   readonly components?: {
     readonly parameters?: Record<string, ParameterObject>;
     readonly [section: string]: unknown;
@@ -14,11 +14,15 @@ export interface OpenApiDocument {
   readonly security?: readonly SecurityRequirement[];
   readonly [key: string]: unknown;
 }
-export type SecurityRequirement = Record<string, readonly string[]>;
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
 export interface ParameterObject {
   readonly name: string;
   readonly in: 'query' | 'header' | 'path' | 'cookie';
   readonly required?: boolean;
+  readonly style?: string;
+  readonly explode?: boolean;
+  readonly schema?: unknown;
+  readonly content?: Record<string, unknown>;
   readonly [key: string]: unknown;
 }
 export interface OperationObject {
@@ -28,9 +32,11 @@ export interface OperationObject {
   readonly requestBody?: { readonly content?: Record<string, unknown>; readonly required?: boolean } | Reference;
   readonly responses?: Record<string, unknown>;
   readonly security?: readonly SecurityRequirement[];
+  readonly [key: string]: unknown;
 }
 export type PathItem = Partial<Record<HttpMethod, OperationObject>> & {
   readonly parameters?: ReadonlyArray<ParameterObject | Reference>;
+  readonly [key: string]: unknown;
 };
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

@@ -1,202 +1,210 @@
-import {
-  HTTP_METHODS,
-  resolveLocal,
-  type HttpMethod,
-  type OpenApiDocument,
-  type OperationObject,
-  type ParameterObject,
-  type SecurityRequirement,
-} from './bundle.js';
+import type { DocumentModel, OperationInfo, WebhookInfo } from './operations.js';
 
-/** The three headers of a write request (spec §5): an operation has all of them or none. */
-export const WRITE_HEADERS = ['Idempotency-Key', 'X-Partner-Request-Timestamp', 'X-Partner-Signature'] as const;
-
-/** The facts about one operation that the route table carries. */
-export interface OperationInfo {
-  readonly operationId: string;
-  readonly method: HttpMethod;
-  readonly path: string;
-  readonly expressPath: string;
-  readonly tag: string;
-  readonly authenticated: boolean;
-  readonly scopes: readonly string[];
-  readonly writeHeaders: boolean;
-  readonly headerNames: readonly string[];
-  readonly hasPathParameters: boolean;
-  readonly hasQueryParameters: boolean;
-  readonly requestContentTypes: readonly string[];
-}
-
-/** Reads every operation of the document, in document order, and checks what the skeleton relies on. */
-export function collectOperations(document: OpenApiDocument): OperationInfo[] {
-  const operations: OperationInfo[] = [];
-  const seen = new Set<string>();
-  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
-    for (const method of HTTP_METHODS) {
-      const operation = pathItem[method];
-      if (operation === undefined) continue;
-      const where = `${method.toUpperCase()} ${path}`;
-      const operationId = operation.operationId;
-      if (operationId === undefined || !/^[a-z][A-Za-z0-9]*$/.test(operationId)) {
-        throw new Error(`${where}: every operation needs a camelCase operationId (got ${String(operationId)})`);
-      }
-      if (seen.has(operationId)) throw new Error(`${where}: operationId ${operationId} is used twice`);
-      seen.add(operationId);
-      const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((parameter) =>
-        resolveLocal<ParameterObject>(document, parameter),
-      );
-      const headerNames = parameters.filter((p) => p.in === 'header').map((p) => p.name);
-      const writeCount = WRITE_HEADERS.filter((name) => headerNames.includes(name)).length;
-      if (writeCount !== 0 && writeCount !== WRITE_HEADERS.length) {
-        throw new Error(`${where}: a write operation declares all of ${WRITE_HEADERS.join(', ')}, not some`);
-      }
-      const { authenticated, scopes } = securityOf(where, operation.security ?? document.security ?? []);
-      const requestBody = operation.requestBody === undefined ? undefined : resolveLocal(document, operation.requestBody);
-      operations.push({
-        operationId,
-        method,
-        path,
-        expressPath: path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1'),
-        tag: operation.tags?.[0] ?? '',
-        authenticated,
-        scopes,
-        writeHeaders: writeCount === WRITE_HEADERS.length,
-        headerNames,
-        hasPathParameters: parameters.some((p) => p.in === 'path'),
-        hasQueryParameters: parameters.some((p) => p.in === 'query'),
-        requestContentTypes: Object.keys(requestBody?.content ?? {}),
-      });
-    }
-  }
-  return operations;
-}
-
-function securityOf(
-  where: string,
-  security: readonly SecurityRequirement[],
-): { authenticated: boolean; scopes: readonly string[] } {
-  if (security.length === 0) return { authenticated: false, scopes: [] };
-  if (security.length > 1) {
-    throw new Error(`${where}: alternative security requirements are not supported by the route table`);
-  }
-  const requirement = security[0] ?? {};
-  const schemes = Object.keys(requirement);
-  if (schemes.length === 0) return { authenticated: false, scopes: [] };
-  if (schemes.length > 1) throw new Error(`${where}: one security scheme per operation is supported`);
-  return { authenticated: true, scopes: [...(requirement[schemes[0] ?? ''] ?? [])] };
-}
+/**
+ * Renders the typed server skeleton of a document: each operation's handler type from
+ * openapi-typescript's output, the route table, the order and paths Express serves them in, the
+ * function that mounts them, and for webhooks the types of a request this server sends and a
+ * function to send one. The output imports only Express's types and the generated types.
+ */
 
 const q = (value: string): string => JSON.stringify(value);
+const list = (values: readonly string[]): string => `[${values.map(q).join(', ')}]`;
+const json = (value: unknown): string => JSON.stringify(value);
 
-/** The typed server skeleton: handler types, the route table and the function that mounts them. */
-export function renderServerSkeleton(operations: readonly OperationInfo[], header: string): string {
-  const routeEntries = operations.map(
-    (op) => `  ${op.operationId}: {
-    operationId: ${q(op.operationId)},
+function routeEntry(op: OperationInfo): string {
+  return `  ${q(op.key)}: {
+    operationId: ${q(op.key)},
     method: ${q(op.method)},
     path: ${q(op.path)},
-    expressPath: ${q(op.expressPath)},
-    tag: ${q(op.tag)},
-    authenticated: ${op.authenticated},
-    scopes: [${op.scopes.map(q).join(', ')}],
-    writeHeaders: ${op.writeHeaders},
-    requestContentTypes: [${op.requestContentTypes.map(q).join(', ')}],
-  },`,
-  );
-  const mounts = operations.map((op) => {
-    const id = op.operationId;
-    const input = `OperationInput<${q(id)}>`;
-    const headers =
-      op.headerNames.length === 0
-        ? '{}'
-        : `{ ${op.headerNames.map((name) => `${q(name)}: req.headers[${q(name.toLowerCase())}]`).join(', ')} }`;
-    const body = op.requestContentTypes.length === 0 ? 'undefined' : 'req.body';
-    return `  router.${op.method}(${q(op.expressPath)}, ...before(routes.${id}), (req, res, next) => {
+    expressPaths: ${list(op.expressPaths)},
+    tags: ${list(op.tags)},
+    security: ${json(op.security)},
+    parameters: { path: ${list(op.parameters.path)}, query: ${list(op.parameters.query)}, header: ${list(op.parameters.header)}, cookie: ${list(op.parameters.cookie)} },
+    requestContentTypes: ${list(op.requestContentTypes)},
+    requestBodyRequired: ${op.requestBodyRequired},
+    extensions: ${json(op.extensions)},
+  },`;
+}
+
+function mount(op: OperationInfo): string {
+  const id = q(op.key);
+  const paths = op.expressPaths.length === 1 ? q(op.expressPaths[0] ?? '') : list(op.expressPaths);
+  const headers =
+    op.parameters.header.length === 0
+      ? '{}'
+      : `{ ${op.parameters.header.map((name) => `${q(name)}: req.headers[${q(name.toLowerCase())}]`).join(', ')} }`;
+  return `  router.${op.method}(${paths}, ...before(routes[${id}]), (req, res, next) => {
     const input = {
-      path: ${op.hasPathParameters ? 'req.params' : '{}'},
-      query: ${op.hasQueryParameters ? 'req.query' : '{}'},
+      path: ${op.parameters.path.length > 0 ? 'req.params' : '{}'},
+      query: ${op.parameters.query.length > 0 ? 'req.query' : '{}'},
       headers: ${headers},
-      body: ${body},
-    } as unknown as ${input};
-    invoke(routes.${id}, req, res, (ctx) => handlers.${id}(input, ctx)).catch(next);
+      cookies: ${op.parameters.cookie.length > 0 ? 'cookiesOf(req)' : '{}'},
+      body: ${op.requestContentTypes.length > 0 ? 'req.body' : 'undefined'},
+    } as unknown as OperationInput<${id}>;
+    invoke(routes[${id}], req, res, (ctx) => handlers[${id}](input, ctx)).catch(next);
   });`;
-  });
+}
+
+function webhookEntry(hook: WebhookInfo): string {
+  return `  ${q(hook.name)}: { name: ${q(hook.name)}, method: ${q(hook.method)}, requestContentTypes: ${list(hook.requestContentTypes)} },`;
+}
+
+export function renderServerSkeleton(model: DocumentModel, header: string): string {
+  const { operations, mountOrder, webhooks, securitySchemes } = model;
+  const typeImports = [...(operations.length > 0 ? ['paths'] : []), ...(webhooks.length > 0 ? ['webhooks'] : [])];
+  const usesCookies = operations.some((op) => op.parameters.cookie.length > 0);
+  const firstWebhookPerName = new Map<string, WebhookInfo>();
+  for (const hook of webhooks) if (!firstWebhookPerName.has(hook.name)) firstWebhookPerName.set(hook.name, hook);
 
   return `${header}
 import type { IRouter, Request, RequestHandler, Response } from 'express';
-import type { operations } from './openapi-types.js';
+${typeImports.length > 0 ? `import type { ${typeImports.join(', ')} } from './openapi-types.js';\n` : ''}
+/** Every operation of the document, keyed by its operationId (or the one derived from its method and path). */
+export interface Operations {
+${operations.map((op) => `  ${q(op.key)}: ${op.typeRef};`).join('\n')}
+}
 
 /** The operationIds of the document. */
-export type OperationId = keyof operations;
+export type OperationId = keyof Operations;
 
 type Defined<T> = Exclude<T, undefined>;
 type Empty = Record<string, never>;
-type ParametersIn<K extends OperationId, In extends 'path' | 'query' | 'header'> = [
-  Defined<operations[K]['parameters'][In]>,
-] extends [never]
-  ? Empty
-  : Defined<operations[K]['parameters'][In]>;
-type RequestBodyOf<K extends OperationId> = [Defined<operations[K]['requestBody']>] extends [never]
-  ? undefined
-  : Defined<operations[K]['requestBody']> extends { content: infer C }
-    ? C[keyof C]
-    : never;
-type ResponsesOf<K extends OperationId> = operations[K]['responses'];
-type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : undefined;
-type ResultFor<S, B> = [B] extends [undefined]
-  ? { readonly status: S; readonly body?: undefined; readonly headers?: ResponseHeaders }
-  : { readonly status: S; readonly body: B; readonly headers?: ResponseHeaders };
+type ParametersOf<Op, In extends 'path' | 'query' | 'header' | 'cookie'> = Op extends { parameters: infer P }
+  ? [Defined<P[In & keyof P]>] extends [never]
+    ? Empty
+    : Defined<P[In & keyof P]>
+  : Empty;
+type RequestBodyOf<Op> = Op extends { requestBody?: infer B }
+  ? [Defined<B>] extends [never]
+    ? undefined
+    : (Defined<B> extends { content: infer C } ? C[keyof C] : never) | (undefined extends B ? undefined : never)
+  : undefined;
+type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
+type ToNumber<T> = T extends \`\${infer N extends number}\` ? N : never;
+/** A response key as the status codes it stands for: \`404\`, \`"4XX"\` (400 to 499), \`"default"\` (any). */
+type StatusOf<S> = S extends number
+  ? S
+  : S extends \`\${infer D extends '1' | '2' | '3' | '4' | '5'}XX\`
+    ? ToNumber<\`\${D}\${Digit}\${Digit}\`>
+    : S extends 'default'
+      ? number
+      : ToNumber<S>;
+type NoContent<S> = { readonly status: S; readonly body?: undefined; readonly headers?: ResponseHeaders };
+/** One result per media type the response declares; \`contentType\` defaults to the first one. */
+type ContentResults<S, R> = R extends { content: infer C }
+  ? [keyof C] extends [never]
+    ? NoContent<S>
+    : { [M in keyof C]: { readonly status: S; readonly contentType?: M; readonly body: C[M]; readonly headers?: ResponseHeaders } }[keyof C]
+  : NoContent<S>;
+type ResponsesOf<Op> = Op extends { responses: infer R } ? R : Empty;
+/** Exactly one of the responses an operation declares. */
+type ResultOf<Op> = [ResponsesOf<Op>] extends [never]
+  ? never
+  : { [S in keyof ResponsesOf<Op>]: ContentResults<StatusOf<S>, ResponsesOf<Op>[S]> }[keyof ResponsesOf<Op>];
 
-/** Response headers a handler sets besides those the HTTP layer adds (X-Request-Id, Idempotent-Replayed). */
+/** Response headers a handler sets besides those the HTTP layer adds. */
 export type ResponseHeaders = Readonly<Record<string, string>>;
 
-/** What a handler receives: the validated path parameters, query, declared headers and body. */
+/** What a handler receives: the validated path parameters, query, declared headers and cookies, and the body. */
 export interface OperationInput<K extends OperationId> {
-  readonly path: ParametersIn<K, 'path'>;
-  readonly query: ParametersIn<K, 'query'>;
-  readonly headers: ParametersIn<K, 'header'>;
-  readonly body: RequestBodyOf<K>;
+  readonly path: ParametersOf<Operations[K], 'path'>;
+  readonly query: ParametersOf<Operations[K], 'query'>;
+  readonly headers: ParametersOf<Operations[K], 'header'>;
+  readonly cookies: ParametersOf<Operations[K], 'cookie'>;
+  readonly body: RequestBodyOf<Operations[K]>;
 }
 
 /** What a handler returns: exactly one of the responses the document declares for the operation. */
-export type OperationResult<K extends OperationId> = {
-  [S in keyof ResponsesOf<K>]: ResultFor<S, ContentOf<ResponsesOf<K>[S]>>;
-}[keyof ResponsesOf<K>];
+export type OperationResult<K extends OperationId> = ResultOf<Operations[K]>;
 
-export type OperationHandler<K extends OperationId, Ctx> = (
-  input: OperationInput<K>,
-  ctx: Ctx,
-) => Promise<OperationResult<K>>;
+export type OperationHandler<K extends OperationId, Ctx> = (input: OperationInput<K>, ctx: Ctx) => Promise<OperationResult<K>>;
 
 /** One handler per operation: a missing one, an undeclared status or a wrong body does not compile. */
 export type Handlers<Ctx> = { readonly [K in OperationId]: OperationHandler<K, Ctx> };
+
+/** The body of an operation's answer with status \`S\` in media type \`M\` (a scaffolded stub's example). */
+export type AnswerBody<K extends OperationId, S extends number, M extends string> = OperationResult<K> extends infer R
+  ? R extends { readonly status: infer T; readonly contentType?: infer C; readonly body?: infer B }
+    ? S extends T
+      ? M extends C
+        ? B
+        : never
+      : never
+    : never
+  : never;
+
+/** The document's example of an answer, as the type it is declared to be; response validation checks it when it is sent. */
+export function documentExample<T>(value: unknown): T {
+  return value as T;
+}
+
+/** Thrown by a scaffolded handler that is not written yet: the HTTP layer answers 501. */
+export class NotImplementedError extends Error {
+  readonly status = 501;
+  constructor(readonly operationId: string) {
+    super(\`\${operationId} is not implemented yet\`);
+    this.name = 'NotImplementedError';
+  }
+}
+
+/** One way to satisfy an operation's security: every scheme named, each with the scopes listed. \`{}\`: none needed. */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
+
+export interface SecurityScheme {
+  /** apiKey, http, mutualTLS, oauth2 or openIdConnect. */
+  readonly type: string;
+  /** For http: basic, bearer, … */
+  readonly scheme?: string;
+  /** For apiKey: where the key travels (query, header, cookie) and its name. */
+  readonly in?: string;
+  readonly name?: string;
+  readonly bearerFormat?: string;
+  readonly openIdConnectUrl?: string;
+  /** For oauth2: the flows the document declares. */
+  readonly flows?: readonly string[];
+}
+
+/** The security schemes of the document, by name. */
+export const securitySchemes: Readonly<Record<string, SecurityScheme>> = ${json(securitySchemes)};
 
 export interface RouteDefinition {
   readonly operationId: OperationId;
   readonly method: 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
   /** The path as the document writes it. */
   readonly path: string;
-  readonly expressPath: string;
-  readonly tag: string;
-  /** Whether a bearer token is required (false where the document says \`security: []\`). */
-  readonly authenticated: boolean;
-  /** The OAuth 2.0 scopes the operation requires. */
-  readonly scopes: readonly string[];
-  /** Whether the write-request headers apply: Idempotency-Key, X-Partner-Request-Timestamp, X-Partner-Signature. */
-  readonly writeHeaders: boolean;
+  /** Where Express serves the operation: the path under each base path of the document's servers. */
+  readonly expressPaths: readonly string[];
+  readonly tags: readonly string[];
+  /**
+   * The alternatives the HTTP layer enforces, any one of which must hold (\`[]\`: no security; an
+   * alternative \`{}\`: security is optional).
+   */
+  readonly security: readonly SecurityRequirement[];
+  /** The names of the operation's parameters, path-level ones included, by location. */
+  readonly parameters: {
+    readonly path: readonly string[];
+    readonly query: readonly string[];
+    readonly header: readonly string[];
+    readonly cookie: readonly string[];
+  };
   readonly requestContentTypes: readonly string[];
+  readonly requestBodyRequired: boolean;
+  /** The operation's \`x-\` fields, for the HTTP layer to read its own conventions from. */
+  readonly extensions: Readonly<Record<string, unknown>>;
 }
 
 /** The route table, in document order. */
 export const routes: { readonly [K in OperationId]: RouteDefinition & { readonly operationId: K } } = {
-${routeEntries.join('\n')}
+${operations.map(routeEntry).join('\n')}
 };
 
-export const routeList: readonly RouteDefinition[] = Object.values(routes);
+/** The routes in the order Express tries them: a fixed segment before a template in the same place. */
+export const routeList: readonly RouteDefinition[] = [${mountOrder.map((op) => `routes[${q(op.key)}]`).join(', ')}];
 
 export interface AnyOperationResult {
   readonly status: number;
   readonly body?: unknown;
+  readonly contentType?: string | undefined;
   readonly headers?: ResponseHeaders;
 }
 
@@ -210,11 +218,14 @@ export type Invoke<Ctx> = (
   res: Response,
   run: (ctx: Ctx) => Promise<AnyOperationResult>,
 ) => Promise<void>;
-
+${usesCookies ? `
+/** The request's cookies, as a cookie parser mounted before the operations left them. */
+const cookiesOf = (req: Request): unknown => (req as { cookies?: unknown }).cookies ?? {};
+` : ''}
 /**
- * Mounts every operation of the document on \`router\` (an Express app or router), each behind the
- * middleware \`before\` gives for its route (authentication, validation: the HTTP layer decides);
- * the handler runs last.
+ * Mounts every operation of the document on \`router\` (an Express app or router), in \`routeList\`'s
+ * order, each behind the middleware \`before\` gives for its route (authentication, validation: the
+ * HTTP layer decides); the handler runs last.
  */
 export function mountOperations<Ctx>(
   router: IRouter,
@@ -222,7 +233,62 @@ export function mountOperations<Ctx>(
   invoke: Invoke<Ctx>,
   before: (route: RouteDefinition) => readonly RequestHandler[] = () => [],
 ): void {
-${mounts.join('\n')}
+${mountOrder.length === 0 ? '  void router;\n  void handlers;\n  void invoke;\n  void before;' : mountOrder.map(mount).join('\n')}
 }
+
+${webhooks.length === 0 ? '' : renderWebhooks([...firstWebhookPerName.values()])}`;
+}
+
+function renderWebhooks(hooks: readonly WebhookInfo[]): string {
+  return `
+/** Every webhook of the document: a request this server sends to its subscribers, by name. */
+export interface Webhooks {
+${hooks.map((hook) => `  ${q(hook.name)}: ${hook.typeRef};`).join('\n')}
+}
+
+export type WebhookName = keyof Webhooks;
+
+/** What a webhook request carries: its declared headers and its body. */
+export interface WebhookRequest<W extends WebhookName> {
+  readonly headers: ParametersOf<Webhooks[W], 'header'>;
+  readonly body: RequestBodyOf<Webhooks[W]>;
+}
+
+/** One of the answers the document expects from a subscriber. */
+export type WebhookResponse<W extends WebhookName> = ResultOf<Webhooks[W]>;
+
+export interface WebhookDefinition {
+  readonly name: string;
+  readonly method: RouteDefinition['method'];
+  readonly requestContentTypes: readonly string[];
+}
+
+export const webhookTable: { readonly [W in WebhookName]: WebhookDefinition } = {
+${hooks.map(webhookEntry).join('\n')}
+};
+
+/** Sends a webhook request to a subscriber's URL and returns the subscriber's answer. */
+export type SendWebhook = <W extends WebhookName>(url: string, name: W, request: WebhookRequest<W>) => Promise<WebhookResponse<W>>;
+
+/**
+ * Sends a webhook with \`fetch\`: the body as JSON (or as text when the webhook takes no JSON), the
+ * declared headers as given. The answer's body is parsed as JSON when it says it is JSON.
+ */
+export const sendWebhook: SendWebhook = async (url, name, request) => {
+  const hook: WebhookDefinition = webhookTable[name];
+  const contentType = hook.requestContentTypes[0];
+  const isJson = contentType === undefined || /[/+]json(;|$)/i.test(contentType);
+  const headers: Record<string, string> = { ...(contentType === undefined ? {} : { 'Content-Type': contentType }) };
+  for (const [field, value] of Object.entries(request.headers as Record<string, unknown>)) headers[field] = String(value);
+  const response = await fetch(url, {
+    method: hook.method.toUpperCase(),
+    headers,
+    ...(request.body === undefined ? {} : { body: isJson ? JSON.stringify(request.body) : String(request.body) }),
+  });
+  const text = await response.text();
+  const answerType = response.headers.get('content-type') ?? undefined;
+  const body = text === '' ? undefined : answerType !== undefined && /[/+]json(;|$)/i.test(answerType) ? (JSON.parse(text) as unknown) : text;
+  return { status: response.status, body, ...(answerType === undefined ? {} : { contentType: answerType }) } as unknown as WebhookResponse<typeof name>;
+};
 `;
 }

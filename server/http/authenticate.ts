@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { RouteDefinition } from '../../generated/server.js';
+import { requiredScopes } from './route-policy.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
 import { tokenStillValid, type ClientPolicyOf } from './client-policies.js';
 import { ApiError } from './errors.js';
@@ -16,7 +17,8 @@ export interface AuthenticatedLocals {
  * request's signature carries the challenge alone, since the token itself was accepted.
  */
 export function bearerChallenge(route: RouteDefinition): string {
-  return `Bearer realm="partner-api"${route.scopes.length > 0 ? `, scope="${route.scopes.join(' ')}"` : ''}`;
+  const scopes = requiredScopes(route) ?? [];
+  return `Bearer realm="partner-api"${scopes.length > 0 ? `, scope="${scopes.join(' ')}"` : ''}`;
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
@@ -30,6 +32,7 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
  */
 export function authenticate(route: RouteDefinition, tokens: TokenService, clientPolicyOf: ClientPolicyOf): RequestHandler {
   const challenge = bearerChallenge(route);
+  const scopes = requiredScopes(route) ?? [];
   return (req, res, next) => {
     const header = req.get('authorization');
     const match = header === undefined ? null : BEARER.exec(header);
@@ -59,7 +62,7 @@ export function authenticate(route: RouteDefinition, tokens: TokenService, clien
         );
         return;
       }
-      const missing = route.scopes.filter((scope) => !(principal.scopes as readonly string[]).includes(scope));
+      const missing = scopes.filter((scope) => !(principal.scopes as readonly string[]).includes(scope));
       if (missing.length > 0) {
         next(
           new ApiError('insufficientScope', 'The access token lacks a scope this operation requires.', {

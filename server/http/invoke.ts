@@ -21,6 +21,7 @@ import { inTransaction } from '../store/in-transaction.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { ApiError } from './errors.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
+import { isSignedWrite } from './route-policy.js';
 
 /** Long-lived parts every handler may use. */
 export interface Services {
@@ -127,7 +128,7 @@ export function createInvoke(services: Services, oneStatementWrites: ReadonlySet
       changeWithAnswer,
     });
 
-    if (!route.writeHeaders) {
+    if (!isSignedWrite(route)) {
       send(res, await run(context(services.db, readOnly)));
       return;
     }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 
 /**
@@ -22,10 +22,23 @@ export interface OpenApiValidationOptions {
   readonly validateResponses: boolean;
   /** Paths the server answers outside the document (health endpoints): neither 404 nor validated. */
   readonly ignorePaths?: RegExp;
+  /**
+   * Security checked by the validator, one handler per security scheme of the document (it checks
+   * that an API key or an Authorization header of the scheme is there, then asks the handler). A
+   * server that authenticates on its own leaves this out.
+   */
+  readonly securityHandlers?: Readonly<Record<string, SecurityHandler>>;
+  /** Parse `multipart/form-data` bodies (the validator's upload parser): only for documents that take them. */
+  readonly multipart?: boolean;
 }
+
+/** Whether a request satisfies one security scheme, given the scopes the operation asks of it. */
+export type SecurityHandler = (req: Request, scopes: readonly string[], scheme: { readonly type: string }) => boolean | Promise<boolean>;
 
 export interface OpenApiValidation {
   readonly routing: readonly RequestHandler[];
+  /** Empty unless `securityHandlers` were given. */
+  readonly security: readonly RequestHandler[];
   readonly operation: readonly RequestHandler[];
 }
 
@@ -38,9 +51,8 @@ const INT64 = { type: 'number', validate: (value: number) => Number.isSafeIntege
 
 /** The validator's middleware, by the names of its functions in the order it returns them. */
 const ROUTING = new Set(['pathParamsMiddleware', 'metadataMiddleware', 'responseMiddleware']);
+const SECURITY = new Set(['securityMiddleware']);
 const OPERATION = new Set(['multipartMiddleware', 'requestMiddleware']);
-/** With `validateSecurity: false` its security middleware only passes the request on: not mounted. */
-const NOT_MOUNTED = new Set(['securityMiddleware']);
 
 export function createOpenApiValidation(options: OpenApiValidationOptions): OpenApiValidation {
   const middleware = OpenApiValidator.middleware({
@@ -55,25 +67,30 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
       allErrors: false,
     },
     validateResponses: options.validateResponses ? { allErrors: false } : false,
-    // Authentication is the server's: it runs before validation, and knows its tokens.
-    validateSecurity: false,
+    // Unless handlers are given, authentication is the server's: it knows its tokens.
+    validateSecurity: options.securityHandlers === undefined ? false : { handlers: { ...options.securityHandlers } as never },
     validateFormats: true,
     formats: { int64: INT64 },
-    // Multipart bodies only where a document has them (none of ours): no upload parser per request.
-    fileUploader: false,
+    // Multipart bodies only where a document has them: no upload parser per request otherwise.
+    fileUploader: options.multipart === true ? {} : false,
     ...(options.ignorePaths === undefined ? {} : { ignorePaths: options.ignorePaths }),
   }) as unknown as RequestHandler[];
   const named = (names: ReadonlySet<string>): RequestHandler[] => middleware.filter((handler) => names.has(handler.name));
-  const unknown = middleware.filter((handler) => !ROUTING.has(handler.name) && !OPERATION.has(handler.name) && !NOT_MOUNTED.has(handler.name));
+  const unknown = middleware.filter((handler) => !ROUTING.has(handler.name) && !SECURITY.has(handler.name) && !OPERATION.has(handler.name));
   if (unknown.length > 0) {
     throw new Error(`express-openapi-validator returned middleware this module does not place: ${unknown.map((h) => h.name).join(', ')}`);
   }
-  return { routing: named(ROUTING), operation: named(OPERATION) };
+  return {
+    routing: named(ROUTING),
+    // With validateSecurity off its security middleware only passes the request on: not mounted.
+    security: options.securityHandlers === undefined ? [] : named(SECURITY),
+    operation: named(OPERATION),
+  };
 }
 
 /** Why a request or an answer was refused, in terms a server can turn into its own error shape. */
 export interface ValidationFailure {
-  /** 400, 404, 405, 413 or 415 for a request; 500 for an answer off the contract. */
+  /** 400, 401, 403, 404, 405, 413 or 415 for a request; 500 for an answer off the contract. */
   readonly status: number;
   readonly of: 'request' | 'response';
   /** Where, as `query.limit`, `body.items.0.name`, `headers.x-count` or `path.id`; undefined when not one value. */

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '../../generated/server.js';
+import { isSignedWrite, requiredScopes } from '../../server/http/route-policy.js';
 import { findStaleFiles, generateFiles, PROJECT_ROOT, type GeneratedFile } from '../../scripts/generate.js';
 
 describe('npm run generate', () => {
@@ -50,10 +51,10 @@ describe('npm run generate', () => {
   });
 
   it('writes a route table whose write operations are exactly the five of spec §5', () => {
-    const writes = routeList.filter((route) => route.writeHeaders).map((route) => route.operationId);
+    const writes = routeList.filter((route) => isSignedWrite(route)).map((route) => route.operationId);
     expect(writes.sort()).toEqual(['cancelTransfer', 'createTransfer', 'executeTransfer', 'setCardLimits', 'updateCardLimits']);
-    const publicOperations = routeList.filter((route) => !route.authenticated).map((route) => route.operationId);
+    const publicOperations = routeList.filter((route) => requiredScopes(route) === undefined).map((route) => route.operationId);
     expect(publicOperations.sort()).toEqual(['createToken', 'listBanks']);
-    for (const route of routeList) expect(route.expressPath).not.toContain('{');
+    for (const route of routeList) for (const expressPath of route.expressPaths) expect(expressPath).not.toContain('{');
   });
 });

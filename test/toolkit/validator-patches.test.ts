@@ -20,6 +20,9 @@ const DOCUMENT = {
   paths: {
     '/a/{id}': { get: { operationId: 'getA', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
     '/b/{id}': { get: { operationId: 'getB', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
+    '/e/{pet-id}': {
+      get: { operationId: 'getE', parameters: [{ name: 'pet-id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } },
+    },
     '/d': {
       get: {
         operationId: 'getD',
@@ -67,6 +70,7 @@ beforeAll(async () => {
       ['get', '/b/:id'],
       ['get', '/c'],
       ['get', '/d'],
+      ['get', '/e/:"pet-id"'],
     ],
   });
 });
@@ -115,6 +119,19 @@ describe('per-request work done once', () => {
     } finally {
       dereference.mockRestore();
     }
+  });
+});
+
+describe('path parameters whose names are not identifiers (path-to-regexp takes them quoted)', () => {
+  it('finds the operation of /e/{pet-id} and reads its parameter by the document’s name', async () => {
+    // The released 5.6.2 writes :pet-id, a parameter `pet` followed by the text `-id`: 404.
+    server.answer = { status: 200 };
+    expect((await fetch(`${server.baseUrl}/e/5`)).status).toBe(200);
+    expect(server.received?.params).toEqual({ 'pet-id': 5 });
+    server.failures.length = 0;
+    await fetch(`${server.baseUrl}/e/five`);
+    // Refused as a request off the contract (the document declares no 400, so its answer then is a 500).
+    expect(server.failures[0]).toMatchObject({ status: 400, of: 'request', field: 'path.pet-id' });
   });
 });
 
