@@ -163,7 +163,7 @@ function countInstructions(app: string, probe: Probe, requests: number, response
   const script = fileURLToPath(import.meta.url);
   const child = spawnSync(
     'valgrind',
-    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--hash-seed=1', '--random-seed=1', '--import', 'tsx', script,
+    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--hash-seed=1', '--random-seed=1', '--import', 'tsx', script,
       '--app', app, '--probe', probe.name, '--requests', String(requests), ...(responses ? ['--responses'] : [])],
     { encoding: 'utf8' },
   );

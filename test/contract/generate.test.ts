@@ -58,3 +58,73 @@ describe('npm run generate', () => {
     for (const route of routeList) for (const expressPath of route.expressPaths) expect(expressPath).not.toContain('{');
   });
 });
+
+describe('npm run generate on the command line', () => {
+  const cli = async (args: readonly string[], cwd: string = PROJECT_ROOT): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const { execFile } = await import('node:child_process');
+    return new Promise((resolve) => {
+      execFile(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), [path.join(PROJECT_ROOT, 'scripts/generate.ts'), ...args], { cwd, env: { ...process.env, INIT_CWD: cwd } }, (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stdout, stderr });
+      });
+    });
+  };
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'generate-cli-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses an unknown flag with the usage and exit code 2, writing nothing', async () => {
+    const result = await cli(['--inptu', 'x.yaml']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown option '--inptu'");
+    expect(result.stderr).toContain('Usage: npm run generate');
+  });
+
+  it('refuses --input without --out: generated/ is the project document’s', async () => {
+    const result = await cli(['--input', 'test/fixtures/generator/edge-cases.yaml']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--input needs --out');
+  });
+
+  it('generates another document into --out, byte-identical on a second run, and --check says so', async () => {
+    const input = path.join(PROJECT_ROOT, 'test/fixtures/generator/edge-cases.yaml');
+    expect((await cli(['--input', input, '--out', 'out'], dir)).code).toBe(0);
+    const first = await readFile(path.join(dir, 'out/server.ts'), 'utf8');
+    expect((await cli(['--input', input, '--out', 'out'], dir)).code).toBe(0);
+    expect(await readFile(path.join(dir, 'out/server.ts'), 'utf8')).toBe(first);
+    expect((await cli(['--input', input, '--out', 'out', '--check'], dir)).code).toBe(0);
+    await writeFile(path.join(dir, 'out/openapi-types.ts'), '// edited\n');
+    const stale = await cli(['--input', input, '--out', 'out', '--check'], dir);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('out/openapi-types.ts (differs)');
+  });
+
+  it('names the construct it cannot carry, with its JSON pointer, and exits 1', async () => {
+    await writeFile(
+      path.join(dir, 'twice.yaml'),
+      [
+        'openapi: 3.1.0',
+        'info: { title: t, version: "1" }',
+        'paths:',
+        '  /a:',
+        '    get: { operationId: get-thing, responses: { "200": { description: ok } } }',
+        '  /b:',
+        '    get: { operationId: get_thing, responses: { "200": { description: ok } } }',
+      ].join('\n'),
+    );
+    const result = await cli(['--input', 'twice.yaml', '--out', 'twice'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot generate: #/paths/~1b/get: operationId "get_thing" (GET /b) and operationId "get-thing" (GET /a) both become the handler name getThing');
+  });
+
+  it('prints a warning naming what it skips', async () => {
+    const result = await cli(['--input', path.join(PROJECT_ROOT, 'test/fixtures/generator/edge-cases.yaml'), '--out', 'warned'], dir);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const tictactoe = await cli(['--input', path.join(PROJECT_ROOT, 'test/fixtures/third-party/oai-tictactoe.yaml'), '--out', 'ttt'], dir);
+    expect(tictactoe.stderr).toContain('warning: #/paths/~1board~1{row}~1{column}/put/callbacks: callbacks are requests this server would send');
+  });
+});

@@ -23,6 +23,13 @@ const DOCUMENT = {
     '/e/{pet-id}': {
       get: { operationId: 'getE', parameters: [{ name: 'pet-id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } },
     },
+    '/f': {
+      post: {
+        operationId: 'postF',
+        requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['x'] } } } },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/d': {
       get: {
         operationId: 'getD',
@@ -71,6 +78,7 @@ beforeAll(async () => {
       ['get', '/c'],
       ['get', '/d'],
       ['get', '/e/:"pet-id"'],
+      ['post', '/f'],
     ],
   });
 });
@@ -132,6 +140,17 @@ describe('path parameters whose names are not identifiers (path-to-regexp takes 
     await fetch(`${server.baseUrl}/e/five`);
     // Refused as a request off the contract (the document declares no 400, so its answer then is a 500).
     expect(server.failures[0]).toMatchObject({ status: 400, of: 'request', field: 'path.pet-id' });
+  });
+});
+
+describe('an optional request body (cdimascio/express-openapi-validator#646)', () => {
+  it('accepts a request without one, and still checks one that is sent', async () => {
+    // The released 5.6.2 answers 415 unless the document writes `required: false`.
+    server.answer = { status: 200 };
+    server.failures.length = 0;
+    expect((await fetch(`${server.baseUrl}/f`, { method: 'POST' })).status).toBe(200);
+    await fetch(`${server.baseUrl}/f`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(server.failures[0]).toMatchObject({ status: 400, field: 'body.x' });
   });
 });
 
