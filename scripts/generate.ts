@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { bundleDocument, type OpenApiDocument } from './codegen/bundle.js';
+import { BundleError, bundleDocument, type OpenApiDocument } from './codegen/bundle.js';
 import { GeneratorError, readDocument, type DocumentModel, type Warning } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { renderServerSkeleton } from './codegen/server-skeleton.js';
@@ -153,7 +153,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     generation = await generate(values.input ?? DEFAULT_INPUT, out, root);
   } catch (error) {
-    if (error instanceof GeneratorError) {
+    if (error instanceof GeneratorError || error instanceof BundleError) {
       console.error(`cannot generate: ${error.message}`);
       return 1;
     }

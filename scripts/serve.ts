@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { IRouter, RequestHandler } from 'express';
 import { createContractApp, type ContractRoute, type ContractSecurityScheme } from '../server/toolkit/contract-server.js';
+import { BundleError } from './codegen/bundle.js';
 import { GeneratorError } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { generate } from './generate.js';
@@ -125,7 +126,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
     return -1;
   } catch (error) {
-    if (error instanceof GeneratorError) {
+    if (error instanceof GeneratorError || error instanceof BundleError) {
       console.error(`cannot serve: ${error.message}`);
       return 1;
     }

@@ -41,17 +41,31 @@ export type PathItem = Partial<Record<HttpMethod, OperationObject>> & {
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
+/** The document cannot be read or bundled (a file that is missing, not YAML or JSON, a reference that leads nowhere). */
+export class BundleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BundleError';
+  }
+}
+
 /**
  * Bundles the multi-file document into one object with internal `$ref`s only. No lint config is
  * read here (lint is `npm run lint:api`'s job), so the result depends on the document alone.
  */
 export async function bundleDocument(rootFile: string): Promise<OpenApiDocument> {
   const config = await createConfig({}, {});
-  const result = await bundle({ ref: rootFile, config, dereference: false });
+  let result: Awaited<ReturnType<typeof bundle>>;
+  try {
+    result = await bundle({ ref: rootFile, config, dereference: false });
+  } catch (error) {
+    const why = error instanceof RangeError ? 'its references nest too deeply for the bundler' : error instanceof Error ? error.message : String(error);
+    throw new BundleError(`Cannot bundle ${rootFile}: ${why}`);
+  }
   const errors = result.problems.filter((problem) => problem.severity === 'error');
   if (errors.length > 0) {
-    const lines = errors.map((problem) => `- ${problem.message}`).join('\n');
-    throw new Error(`Cannot bundle ${rootFile}:\n${lines}`);
+    const lines = errors.map((problem) => `- ${problem.location[0]?.pointer ?? '#'}: ${problem.message}`).join('\n');
+    throw new BundleError(`Cannot bundle ${rootFile}:\n${lines}`);
   }
   return result.bundle.parsed as OpenApiDocument;
 }

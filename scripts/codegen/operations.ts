@@ -169,7 +169,8 @@ const headFirst = (a: OperationInfo, b: OperationInfo): number =>
 /** Reads the document's operations, webhooks and security schemes; refuses what it cannot carry. */
 export function readDocument(document: OpenApiDocument): DocumentModel {
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1.')) {
-    throw new GeneratorError('#/openapi', `this generator reads OpenAPI 3.1 documents (got ${JSON.stringify(document.openapi)})`);
+    const got = document.openapi !== undefined ? `openapi ${JSON.stringify(document.openapi)}` : document['swagger'] !== undefined ? `swagger ${JSON.stringify(document['swagger'])}` : 'no openapi field';
+    throw new GeneratorError('#/openapi', `this generator reads OpenAPI 3.1 documents (this one has ${got})`);
   }
   const warnings: Warning[] = [];
   const bases = basePaths(document, warnings);
