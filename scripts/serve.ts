@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { IRouter, RequestHandler } from 'express';
+import type { Server } from 'node:http';
+import type { Express, IRouter, RequestHandler } from 'express';
 import { createContractApp, type ContractRoute, type ContractSecurityScheme } from '../server/toolkit/contract-server.js';
 import { BundleError } from './codegen/bundle.js';
 import { GeneratorError } from './codegen/operations.js';
@@ -45,9 +46,8 @@ export interface Serving {
   close(): Promise<void>;
 }
 
-/** Generates, scaffolds and serves `input`; resolves once the server listens. */
-export async function serve(options: ServeOptions): Promise<Serving> {
-  const work = await mkdtemp(path.join(os.tmpdir(), 'contract-server-'));
+/** Generates and scaffolds `input` into `work`, and builds the contract server of it. */
+async function prepare(options: ServeOptions, work: string): Promise<{ app: Express; operations: number }> {
   // The generated TypeScript is loaded as ES modules, as the project's own is.
   await writeFile(path.join(work, 'package.json'), '{ "type": "module" }\n');
   const out = path.join(work, 'out');
@@ -69,15 +69,30 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     validateResponses: true,
     log: options.log,
   });
-  const listening = await new Promise<import('node:http').Server>((resolve, reject) => {
-    const http = app.listen(options.port, '127.0.0.1', () => resolve(http));
-    http.once('error', reject);
-  });
+  return { app, operations: server.routeList.length };
+}
+
+/** Generates, scaffolds and serves `input`; resolves once the server listens. */
+export async function serve(options: ServeOptions): Promise<Serving> {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'contract-server-'));
+  let listening: Server;
+  let operations: number;
+  try {
+    const prepared = await prepare(options, work);
+    operations = prepared.operations;
+    listening = await new Promise<Server>((resolve, reject) => {
+      const http = prepared.app.listen(options.port, '127.0.0.1', () => resolve(http));
+      http.once('error', reject);
+    });
+  } catch (error) {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  }
   const address = listening.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   return {
     url: `http://127.0.0.1:${port}`,
-    operations: server.routeList.length,
+    operations,
     async close() {
       listening.closeAllConnections();
       await new Promise<void>((resolve) => listening.close(() => resolve()));

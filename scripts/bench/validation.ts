@@ -6,19 +6,15 @@
  * is read around each batch: client, sockets and Express cost the same for both apps, so the
  * difference between them is what validation costs.
  *
- * CPU time on a shared virtual machine moves by tens of microseconds between rounds; with
- * --instructions each app instead runs alone under valgrind's callgrind, which counts the
- * instructions executed (the same count for the same run, whatever else the machine does), twice
- * with different numbers of requests, so that start-up cancels out: instructions per request.
+ * CPU time on a shared virtual machine moves by tens of microseconds between rounds: the two
+ * apps take turns, many rounds, and the least of each app's rounds is compared (what the machine
+ * adds only ever adds).
  *
  * Usage: npx tsx scripts/bench/validation.ts [--requests N (2000)] [--rounds N (15)] [--responses]
- *                                            [--instructions]
  *   --responses     also check answers, as development and tests do (off in production)
- *   --instructions  count instructions under callgrind (needs valgrind; some minutes)
  */
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import express, { type Express, type RequestHandler } from 'express';
 import { Agent, request } from 'node:http';
@@ -158,29 +154,13 @@ async function cpuUsPerRequest(target: Target, probe: Probe, requests: number): 
 
 const least = (values: readonly number[]): number => Math.min(...values);
 
-/** Runs this script under callgrind for one app and probe; the instructions it executed in all. */
-function countInstructions(app: string, probe: Probe, requests: number, responses: boolean): number {
-  const script = fileURLToPath(import.meta.url);
-  const child = spawnSync(
-    'valgrind',
-    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--hash-seed=1', '--random-seed=1', '--import', 'tsx', script,
-      '--app', app, '--probe', probe.name, '--requests', String(requests), ...(responses ? ['--responses'] : [])],
-    { encoding: 'utf8' },
-  );
-  const collected = /Collected : ([0-9]+)/.exec(child.stderr);
-  if (child.status !== 0 || collected?.[1] === undefined) throw new Error(`callgrind run failed:\n${child.stderr.slice(-2000)}`);
-  return Number(collected[1]);
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       requests: { type: 'string' },
       rounds: { type: 'string' },
       responses: { type: 'boolean' },
-      instructions: { type: 'boolean' },
-      app: { type: 'string' },
-      probe: { type: 'string' },
+
     },
   });
   const requests = Number(values.requests ?? 2_000);
@@ -189,33 +169,6 @@ async function main(): Promise<void> {
   const document = JSON.parse(readFileSync(API_SPEC_PATH, 'utf8')) as Json;
   const build = (app: string): Express =>
     app === 'bare' ? buildApp(document, undefined) : buildApp(document, createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: responses }));
-
-  if (values.app !== undefined) {
-    // One app and probe, as a callgrind run counts them: a warm-up, then the requests.
-    const probe = PROBES.find((p) => p.name === values.probe);
-    if (probe === undefined) throw new Error(`--probe is one of: ${PROBES.map((p) => p.name).join(', ')}`);
-    const target = await listen(build(values.app));
-    try {
-      if ((await cpuUsPerRequest(target, probe, 300)).status >= 400) throw new Error(`${probe.name} was refused`);
-      await cpuUsPerRequest(target, probe, requests);
-    } finally {
-      await target.close();
-    }
-    return;
-  }
-
-  if (values.instructions === true) {
-    const [few, many] = [200, 200 + Number(values.requests ?? 600)];
-    process.stdout.write(`instructions per request, (count at ${many} requests − count at ${few}) / ${many - few}, response validation ${responses ? 'on' : 'off'}\n`);
-    process.stdout.write(`${'request'.padEnd(14)} ${'bare'.padStart(10)} ${'validated'.padStart(10)} ${'validation'.padStart(11)}\n`);
-    for (const probe of PROBES) {
-      const perRequest = (app: string): number => (countInstructions(app, probe, many, responses) - countInstructions(app, probe, few, responses)) / (many - few);
-      const [x, y] = [perRequest('bare'), perRequest('validated')];
-      const k = (n: number): string => `${(n / 1000).toFixed(0)}k`;
-      process.stdout.write(`${probe.name.padEnd(14)} ${k(x).padStart(10)} ${k(y).padStart(10)} ${k(y - x).padStart(11)}\n`);
-    }
-    return;
-  }
 
   const bare = build('bare');
   const validated = build('validated');
