@@ -121,6 +121,56 @@ describe('the generator on documents that are not ours', () => {
     }
   });
 
+  it('takes request bodies of every media type an operation declares: multipart, text, octet-stream, +json', async () => {
+    const serving = await serve({ input: FIXTURES.at(-1) ?? '', port: 0, handlersDir: path.join(work, 'edge-cases', 'handlers'), log: () => undefined });
+    try {
+      const upload = `${serving.url}/api/v2/files:upload`;
+      const form = new FormData();
+      form.append('note', 'hello');
+      const bodies: Array<[string, RequestInit]> = [
+        ['multipart/form-data', { body: form }],
+        ['text/plain', { body: 'hello', headers: { 'Content-Type': 'text/plain' } }],
+        ['application/octet-stream', { body: new Uint8Array([0, 1, 2]), headers: { 'Content-Type': 'application/octet-stream' } }],
+        ['application/merge-patch+json', { body: '{"a":1}', headers: { 'Content-Type': 'application/merge-patch+json' } }],
+      ];
+      for (const [type, init] of bodies) {
+        const response = await fetch(upload, { method: 'POST', ...init });
+        expect([type, response.status], await response.text()).toEqual([type, 202]);
+      }
+      const wrongType = await fetch(upload, { method: 'POST', body: '<a/>', headers: { 'Content-Type': 'application/xml' } });
+      expect(wrongType.status).toBe(415);
+      const badJson = await fetch(upload, { method: 'POST', body: '[1]', headers: { 'Content-Type': 'application/merge-patch+json' } });
+      expect(badJson.status).toBe(400);
+    } finally {
+      await serving.close();
+    }
+  });
+
+  it('sends a webhook with the generated sender, typed by the document', async () => {
+    const generated = (await import(pathToFileURL(path.join(work, 'edge-cases', 'out', 'server.ts')).href)) as {
+      sendWebhook: (url: string, name: string, request: { headers: object; body: unknown }) => Promise<{ status: number; body?: unknown }>;
+    };
+    const received: Array<{ method: string; type: string | undefined; body: string }> = [];
+    const { createServer } = await import('node:http');
+    const subscriber = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ method: req.method ?? '', type: req.headers['content-type'], body });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => subscriber.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const { port } = subscriber.address() as AddressInfo;
+      const answer = await generated.sendWebhook(`http://127.0.0.1:${port}/hooks`, 'petAdopted', { headers: {}, body: { id: 1, name: 'Rex' } });
+      expect(answer.status).toBe(200);
+      expect(received).toEqual([{ method: 'POST', type: 'application/json', body: '{"id":1,"name":"Rex"}' }]);
+    } finally {
+      subscriber.close();
+    }
+  });
+
   describe.each(FIXTURES.map((fixture) => [path.basename(fixture, '.yaml'), fixture] as const))('%s, served', (name, fixture) => {
     let serving: Serving;
     beforeAll(async () => {
