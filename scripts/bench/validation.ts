@@ -10,8 +10,9 @@
  * apps take turns, many rounds, and the least of each app's rounds is compared (what the machine
  * adds only ever adds).
  *
- * Usage: npx tsx scripts/bench/validation.ts [--requests N (2000)] [--rounds N (15)] [--responses]
+ * Usage: npx tsx scripts/bench/validation.ts [--requests N (2000)] [--rounds N (15)] [--responses] [--only NAME]
  *   --responses     also check answers, as development and tests do (off in production)
+ *   --only NAME     one request: bank list, card read, signed create or filtered page
  */
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
@@ -160,6 +161,7 @@ async function main(): Promise<void> {
       requests: { type: 'string' },
       rounds: { type: 'string' },
       responses: { type: 'boolean' },
+      only: { type: 'string' },
 
     },
   });
@@ -180,7 +182,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${'request'.padEnd(14)} ${'bare'.padStart(8)} ${'validated'.padStart(10)} ${'validation'.padStart(11)}\n`);
   const [bareTarget, validatedTarget] = [await listen(bare), await listen(validated)];
   try {
-    for (const probe of PROBES) {
+    for (const probe of PROBES.filter((p) => values.only === undefined || p.name === values.only)) {
       const without: number[] = [];
       const withValidation: number[] = [];
       // Warm both up (JIT, the validator's lazy compilation), then alternate so that whatever else
