@@ -77,7 +77,7 @@ export function internalError(res: Response): ApiError {
 
 const NO_SUCH_PATH = { message: 'No such resource path.', details: 'Paths are listed in the API reference.' };
 
-/** A request the validator refused, as the registry answers it (decisions §4). */
+/** A request the validator refused, answered with the status and type the ErrorType table of the document gives. */
 function fromValidationFailure(failure: ValidationFailure): ApiError {
   switch (failure.status) {
     case 404:
