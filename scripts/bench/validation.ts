@@ -21,6 +21,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { routeList, type RouteDefinition } from '../../generated/server.js';
+import { resolveLocal } from '../../server/toolkit/openapi-refs.js';
 import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
 
 const API_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
@@ -34,16 +35,7 @@ type Json = Record<string, unknown>;
 
 /** The document's example of an operation's first success answer: body and declared headers. */
 function exampleAnswer(document: Json, route: RouteDefinition): Example {
-  const resolve = (value: unknown): Json => {
-    let current = value as Json;
-    while (typeof current['$ref'] === 'string') {
-      current = (current['$ref'] as string)
-        .slice(2)
-        .split('/')
-        .reduce<Json>((node, key) => node[key] as Json, document);
-    }
-    return current;
-  };
+  const resolve = (value: unknown): Json => resolveLocal<Json>(document, value as Json);
   const operation = resolve((resolve((document['paths'] as Json)[route.path]) as Json)[route.method]);
   const [status, declared] = Object.entries(resolve(operation['responses'])).find(([code]) => code.startsWith('2')) ?? ['200', {}];
   const response = resolve(declared);
