@@ -6,7 +6,7 @@ import type { DB } from './store/schema.js';
 import { claimDueSettlements } from './store/transfers.js';
 import { purgeExpiredIdempotencyKeys } from './store/idempotency.js';
 import { purgeAuthFailures } from './store/organizations.js';
-import { AUTH_FAILURE_WINDOW_MS } from './http/handlers/authentication.js';
+import { AUTH_FAILURE_WINDOW_MS } from './domain/credentials.js';
 
 /**
  * How often each instance looks for PROCESSING transfers whose network delay has passed, and how

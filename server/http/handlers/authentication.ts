@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi-types.js';
 import type { OperationHandler, OperationResult } from '../../../generated/server.js';
-import { dummySecretHash, verifyClientSecret } from '../../domain/credentials.js';
+import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifyClientSecret } from '../../domain/credentials.js';
 import { isScope, type Scope } from '../../domain/tokens.js';
 import {
   clearAuthFailures,
@@ -15,9 +15,6 @@ import type { OperationContext } from '../invoke.js';
 type TokenError = components['schemas']['TokenError'];
 type OAuthErrorCode = TokenError['error'];
 
-/** Decisions §2: more than 10 failed client authentications a minute for one client id → 429. */
-export const AUTH_FAILURE_LIMIT = 10;
-export const AUTH_FAILURE_WINDOW_MS = 60_000;
 
 /** The client id pattern of the document (TokenRequest.client_id). */
 const CLIENT_ID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
