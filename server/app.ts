@@ -10,7 +10,7 @@ import { createTokenService } from './domain/tokens.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyParsers } from './http/body-parsers.js';
 import { createClientPolicyCache } from './http/client-policies.js';
-import { ApiError, errorHandler } from './http/errors.js';
+import { errorHandler, noSuchPath } from './http/errors.js';
 import { handlers, oneStatementWrites } from './http/handlers/index.js';
 import { createInvoke, type Services } from './http/invoke.js';
 import { createPublicKeyCache } from './http/public-keys.js';
@@ -119,7 +119,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   });
 
   app.use(() => {
-    throw new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
+    throw noSuchPath();
   });
   const errors = errorHandler({ logger, tokenPath: routes.createToken.path });
   // Twice: when response validation refuses the first one's answer (an error answer off the

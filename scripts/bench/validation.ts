@@ -20,33 +20,14 @@ import { parseArgs } from 'node:util';
 import express, { type Express, type RequestHandler } from 'express';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { routeList, type RouteDefinition } from '../../generated/server.js';
-import { resolveLocal } from '../../server/toolkit/openapi-refs.js';
+import { routeList } from '../../generated/server.js';
 import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
+import type { OpenApiDocument } from '../codegen/bundle.js';
+import { successAnswer } from '../codegen/examples.js';
 
 const API_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
 
-interface Example {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers: Record<string, string>;
-}
 type Json = Record<string, unknown>;
-
-/** The document's example of an operation's first success answer: body and declared headers. */
-function exampleAnswer(document: Json, route: RouteDefinition): Example {
-  const resolve = (value: unknown): Json => resolveLocal<Json>(document, value as Json);
-  const operation = resolve((resolve((document['paths'] as Json)[route.path]) as Json)[route.method]);
-  const [status, declared] = Object.entries(resolve(operation['responses'])).find(([code]) => code.startsWith('2')) ?? ['200', {}];
-  const response = resolve(declared);
-  const media = resolve((resolve(response['content'] ?? {}) as Json)['application/json'] ?? {});
-  const examples = media['examples'] === undefined ? [] : Object.values(media['examples'] as Json).map((e) => resolve(e)['value']);
-  const body = media['example'] ?? examples[0];
-  const headers = Object.fromEntries(
-    Object.entries((response['headers'] ?? {}) as Json).map(([name, header]) => [name, String(resolve(header)['example'] ?? 'x')]),
-  );
-  return { status: Number(status), body, headers };
-}
 
 function buildApp(document: Json, validation: ReturnType<typeof createOpenApiValidation> | undefined): Express {
   const app = express();
@@ -57,11 +38,12 @@ function buildApp(document: Json, validation: ReturnType<typeof createOpenApiVal
   if (validation !== undefined) app.use(...validation.routing);
   const parsers = [express.json({ type: ['application/json', 'application/merge-patch+json'] }), express.urlencoded({ extended: false })];
   for (const route of routeList) {
-    const answer = exampleAnswer(document, route);
+    // The document's example of the operation's first success answer, as a scaffolded stub answers.
+    const answer = successAnswer(document as unknown as OpenApiDocument, route.path, route.method) ?? { status: 204, value: undefined, headers: {} };
     const handler: RequestHandler = (_req, res) => {
       res.set(answer.headers).status(answer.status);
-      if (answer.body === undefined) res.end();
-      else res.json(answer.body);
+      if (answer.value === undefined) res.end();
+      else res.json(answer.value);
     };
     app[route.method as 'get']([...route.expressPaths], ...(route.requestContentTypes.length > 0 ? parsers : []), ...(validation?.operation ?? []), handler);
   }

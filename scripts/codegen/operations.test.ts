@@ -110,6 +110,12 @@ describe('readDocument', () => {
     ]);
   });
 
+  it('types a webhook by its first request (in the order get, put, post, …), and warns of another method under its name', () => {
+    const model = readDocument(doc({}, { webhooks: { tick: { post: { responses: ok }, put: { responses: ok } } } }));
+    expect(model.webhooks.map((hook) => `${hook.method} ${hook.name}`)).toEqual(['put tick']);
+    expect(model.warnings).toEqual([{ pointer: '#/webhooks/tick/post', message: 'webhook "tick" is typed by its put request; this one is not generated' }]);
+  });
+
   it('lists webhooks apart from the routes', () => {
     const model = readDocument(doc({}, { webhooks: { newPet: { post: { requestBody: { content: { 'application/json': {} } }, responses: ok } } } }));
     expect(model.operations).toEqual([]);

@@ -262,7 +262,12 @@ export function readDocument(document: OpenApiDocument): DocumentModel {
   const webhooks: WebhookInfo[] = [];
   for (const [name, declared] of Object.entries((document['webhooks'] ?? {}) as Record<string, PathItem>)) {
     const item = resolveLocal<PathItem>(document, declared);
-    for (const method of HTTP_METHODS) {
+    const methods = HTTP_METHODS.filter((method) => item[method] !== undefined);
+    // A webhook is one request, typed by its name: a second method under one name is not carried.
+    for (const extra of methods.slice(1)) {
+      warnings.push({ pointer: pointerOf('webhooks', name, extra), message: `webhook ${q(name)} is typed by its ${methods[0] ?? ''} request; this one is not generated` });
+    }
+    for (const method of methods.slice(0, 1)) {
       const operation = item[method];
       if (operation === undefined) continue;
       const requestBody = operation.requestBody === undefined ? undefined : resolveLocal(document, operation.requestBody);

@@ -1,6 +1,7 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { resolveLocal, type OpenApiDocument, type OperationObject, type PathItem } from './bundle.js';
+import type { OpenApiDocument } from './bundle.js';
+import { successAnswer, type SuccessAnswer } from './examples.js';
 import { GeneratorError, type DocumentModel, type OperationInfo } from './operations.js';
 
 /**
@@ -12,15 +13,6 @@ import { GeneratorError, type DocumentModel, type OperationInfo } from './operat
  * until they are added to it.
  */
 
-interface Example {
-  readonly status: number;
-  readonly contentType: string | undefined;
-  readonly value: unknown;
-  readonly hasValue: boolean;
-  /** The response's required headers, each with the document's example of it (or a value of its type). */
-  readonly headers: Readonly<Record<string, string>>;
-}
-
 const q = (value: string): string => JSON.stringify(value);
 
 /** `getPetById` → `get-pet-by-id`. */
@@ -31,76 +23,7 @@ export function kebabCase(identifier: string): string {
     .toLowerCase();
 }
 
-type Json = Record<string, unknown>;
-
-/** The first example a media type gives: its `example`, its first `examples` value, or its schema's. */
-function exampleOf(document: OpenApiDocument, media: Json): { found: boolean; value: unknown } {
-  if ('example' in media) return { found: true, value: media['example'] };
-  const examples = media['examples'];
-  if (typeof examples === 'object' && examples !== null) {
-    for (const declared of Object.values(examples)) {
-      const example = resolveLocal<Json>(document, declared as Json);
-      if ('value' in example) return { found: true, value: example['value'] };
-    }
-  }
-  if (media['schema'] !== undefined) {
-    const schema = resolveLocal<Json>(document, media['schema'] as Json);
-    if (Array.isArray(schema['examples']) && schema['examples'].length > 0) return { found: true, value: schema['examples'][0] };
-    if ('example' in schema) return { found: true, value: schema['example'] };
-  }
-  return { found: false, value: undefined };
-}
-
-/** A value for a required response header: its example, its schema's example, default or first enum value, else one of its type. */
-function headerValue(document: OpenApiDocument, header: Json): string {
-  const fromExamples = (holder: Json): unknown => {
-    if ('example' in holder) return holder['example'];
-    const examples = holder['examples'];
-    if (Array.isArray(examples)) return examples[0];
-    if (typeof examples === 'object' && examples !== null) {
-      const first = Object.values(examples)[0];
-      return first === undefined ? undefined : resolveLocal<Json>(document, first as Json)['value'];
-    }
-    return undefined;
-  };
-  const schema = header['schema'] === undefined ? {} : resolveLocal<Json>(document, header['schema'] as Json);
-  const found = fromExamples(header) ?? fromExamples(schema) ?? schema['default'] ?? (Array.isArray(schema['enum']) ? schema['enum'][0] : undefined);
-  if (found !== undefined) return String(found);
-  const type = Array.isArray(schema['type']) ? schema['type'][0] : schema['type'];
-  return type === 'integer' || type === 'number' ? '0' : type === 'boolean' ? 'true' : 'example';
-}
-
-function requiredHeaders(document: OpenApiDocument, response: Json): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, declared] of Object.entries((response['headers'] ?? {}) as Record<string, Json>)) {
-    const header = resolveLocal<Json>(document, declared);
-    if (header['required'] === true && name.toLowerCase() !== 'content-type') headers[name] = headerValue(document, header);
-  }
-  return headers;
-}
-
-/** The operation's first success response (200–299, or 2XX as 200) and its example, if it has one. */
-function successExample(document: OpenApiDocument, operation: OperationInfo): Example | undefined {
-  const item = resolveLocal<PathItem>(document, (document.paths ?? {})[operation.path] ?? {});
-  const declared = item[operation.method] as OperationObject | undefined;
-  for (const [key, value] of Object.entries(declared?.responses ?? {})) {
-    const status = /^2[0-9][0-9]$/.test(key) ? Number(key) : key.toUpperCase() === '2XX' ? 200 : undefined;
-    if (status === undefined) continue;
-    const response = resolveLocal<Json>(document, value as Json);
-    const headers = requiredHeaders(document, response);
-    const content = (response['content'] ?? {}) as Record<string, Json>;
-    const types = Object.keys(content);
-    if (types.length === 0) return { status, contentType: undefined, value: undefined, hasValue: true, headers };
-    for (const type of types) {
-      const { found, value: example } = exampleOf(document, content[type] ?? {});
-      if (found) return { status, contentType: type, value: example, hasValue: true, headers };
-    }
-    return { status, contentType: types[0], value: undefined, hasValue: false, headers };
-  }
-  return undefined;
-}
-
-function stub(operation: OperationInfo, example: Example | undefined, serverModule: string): string {
+function stub(operation: OperationInfo, example: SuccessAnswer | undefined, serverModule: string): string {
   const key = q(operation.key);
   const title = `${operation.method.toUpperCase()} ${operation.path}${operation.derived ? '' : ` (${operation.key})`}`;
   const header = `// A stub of ${title}, scaffolded by scripts/generate.ts. It is yours: the generator never changes it.\n`;
@@ -165,7 +88,7 @@ export async function scaffoldHandlers(
   for (const [file, operation] of files) {
     const target = path.join(dir, file);
     if (await exists(target)) continue;
-    await writeFile(target, stub(operation, successExample(document, operation), serverModule));
+    await writeFile(target, stub(operation, successAnswer(document, operation.path, operation.method), serverModule));
     written.push(file);
   }
   const index = path.join(dir, 'index.ts');

@@ -53,8 +53,6 @@ export function renderServerSkeleton(model: DocumentModel, header: string): stri
   const { operations, mountOrder, webhooks, securitySchemes } = model;
   const typeImports = [...(operations.length > 0 ? ['paths'] : []), ...(webhooks.length > 0 ? ['webhooks'] : [])];
   const usesCookies = operations.some((op) => op.parameters.cookie.length > 0);
-  const firstWebhookPerName = new Map<string, WebhookInfo>();
-  for (const hook of webhooks) if (!firstWebhookPerName.has(hook.name)) firstWebhookPerName.set(hook.name, hook);
 
   return `${header}
 import type { IRouter, Request, RequestHandler, Response } from 'express';
@@ -236,7 +234,7 @@ export function mountOperations<Ctx>(
 ${mountOrder.length === 0 ? '  void router;\n  void handlers;\n  void invoke;\n  void before;' : mountOrder.map(mount).join('\n')}
 }
 
-${webhooks.length === 0 ? '' : renderWebhooks([...firstWebhookPerName.values()])}`;
+${webhooks.length === 0 ? '' : renderWebhooks(webhooks)}`;
 }
 
 function renderWebhooks(hooks: readonly WebhookInfo[]): string {

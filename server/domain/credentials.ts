@@ -1,11 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
- * Client secrets are kept only as salted scrypt hashes (decisions §2). The parameters follow
- * OWASP's scrypt guidance (N=2^15, r=8, p=1, about 40 ms here): slow enough to make a stolen
- * table expensive to attack, fast enough for a token request an hour per client.
- */
-/**
  * Repeated failed client authentication: more than 10 a minute for one client id is answered 429
  * (the token endpoint's description in the document says so). The window is also how long the
  * settlement worker keeps a failure count before purging it.
@@ -13,6 +8,11 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 export const AUTH_FAILURE_LIMIT = 10;
 export const AUTH_FAILURE_WINDOW_MS = 60_000;
 
+/**
+ * Client secrets are kept only as salted scrypt hashes (decisions §2). The parameters follow
+ * OWASP's scrypt guidance (N=2^15, r=8, p=1, about 40 ms here): slow enough to make a stolen
+ * table expensive to attack, fast enough for a token request an hour per client.
+ */
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const satisfies ScryptOptions;
 const KEY_LENGTH = 32;
 

@@ -75,19 +75,24 @@ export function internalError(res: Response): ApiError {
   });
 }
 
-const NO_SUCH_PATH = { message: 'No such resource path.', details: 'Paths are listed in the API reference.' };
+/** A path the document does not have (404), whoever finds it out. */
+export function noSuchPath(): ApiError {
+  return new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
+}
+
+const payloadTooLarge = (): ApiError => new ApiError('payloadTooLarge', 'The request body is larger than 64 KiB.');
 
 /** A request the validator refused, answered with the status and type the ErrorType table of the document gives. */
 function fromValidationFailure(failure: ValidationFailure): ApiError {
   switch (failure.status) {
     case 404:
-      return new ApiError('notFound', NO_SUCH_PATH.message, { details: NO_SUCH_PATH.details });
+      return noSuchPath();
     case 405: {
       const allow = failure.headers['Allow'] ?? '';
       return new ApiError('methodNotAllowed', 'This method is not allowed on this path.', { details: `Allowed: ${allow}`, headers: { Allow: allow } });
     }
     case 413:
-      return new ApiError('payloadTooLarge', 'The request body is larger than 64 KiB.');
+      return payloadTooLarge();
     case 415:
       return new ApiError('unsupportedMediaType', 'Unsupported Content-Type for this operation.', {
         details: `The validator says: ${failure.message}. The operation in the API reference lists the media types it takes.`,
@@ -105,13 +110,11 @@ interface HttpLikeError {
 }
 
 /**
- * Maps a framework error (the validator's, a body parser's, or Express's for a path it cannot
- * decode) to the registry, or undefined if it is not one a client caused.
+ * Maps a framework error (a body parser's, or Express's for a path it cannot decode) to the
+ * registry, or undefined if it is not one a client caused.
  */
-export function fromFrameworkError(error: unknown): ApiError | undefined {
+function fromFrameworkError(error: unknown): ApiError | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const failure = validationFailureOf(error);
-  if (failure !== undefined) return failure.of === 'request' ? fromValidationFailure(failure) : undefined;
   const e = error as HttpLikeError;
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
   if (status === undefined || status < 400 || status >= 500) return undefined;
@@ -120,9 +123,7 @@ export function fromFrameworkError(error: unknown): ApiError | undefined {
       details: 'Send a JSON document matching the operation schema.',
     });
   }
-  if (e.type === 'entity.too.large' || status === 413) {
-    return new ApiError('payloadTooLarge', 'The request body is larger than 64 KiB.');
-  }
+  if (e.type === 'entity.too.large' || status === 413) return payloadTooLarge();
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported' || status === 415) {
     return new ApiError('unsupportedMediaType', 'The request body must be UTF-8 encoded JSON.');
   }
@@ -156,17 +157,20 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       next(error);
       return;
     }
+    // The validator's: a request it refused, or an answer off the contract (a 500, logged as such).
+    const failure = error instanceof ApiError ? undefined : validationFailureOf(error);
+    const offContract = failure?.of === 'response' ? failure : undefined;
     const known =
-      error instanceof ApiError ? error : fromFrameworkError(error);
+      error instanceof ApiError
+        ? error
+        : failure !== undefined
+          ? offContract === undefined ? fromValidationFailure(failure) : undefined
+          : fromFrameworkError(error);
     const apiError = known ?? internalError(res);
     if (known === undefined) {
-      const offContract = validationFailureOf(error);
-      options.logger.error(
-        offContract === undefined
-          ? { err: error, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path }
-          : { offContract, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path },
-        offContract === undefined ? 'unexpected error' : 'answer off the contract replaced by a 500',
-      );
+      const where = { requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path };
+      if (offContract === undefined) options.logger.error({ err: error, ...where }, 'unexpected error');
+      else options.logger.error({ offContract, ...where }, 'answer off the contract replaced by a 500');
     }
     res.set(apiError.headers);
     const body = req.path === options.tokenPath && apiError.status < 500

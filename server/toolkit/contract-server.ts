@@ -61,7 +61,8 @@ function bodyParsers(mediaTypes: readonly string[]): RequestHandler[] {
   const text = types.filter((type) => type.startsWith('text/'));
   const raw = types.filter((type) => !isJson(type) && type !== 'application/x-www-form-urlencoded' && !type.startsWith('text/') && type !== 'multipart/form-data');
   return [
-    ...(json.length > 0 ? [express.json({ type: json, limit: BODY_LIMIT })] : []),
+    // Any JSON value: a document may take a string or a number as a body, not only an object or array.
+    ...(json.length > 0 ? [express.json({ type: json, limit: BODY_LIMIT, strict: false })] : []),
     ...(form.length > 0 ? [express.urlencoded({ type: form, extended: true, limit: BODY_LIMIT })] : []),
     ...(text.length > 0 ? [express.text({ type: text, limit: BODY_LIMIT })] : []),
     ...(raw.length > 0 ? [express.raw({ type: raw.map((type) => (type === '*/*' ? () => true : type)) as never, limit: BODY_LIMIT })] : []),

@@ -1,4 +1,6 @@
 import { resolveLocal } from '../../server/toolkit/openapi-refs.js';
+import type { OpenApiDocument } from '../../scripts/codegen/bundle.js';
+import { declaredValue, mediaExample, type Found } from '../../scripts/codegen/examples.js';
 import type { OperationInfo } from '../../scripts/codegen/operations.js';
 
 /**
@@ -18,30 +20,9 @@ export interface SampleRequest {
 
 type Json = Record<string, unknown>;
 
-function exampleValue(document: object, holder: Json): { found: boolean; value: unknown } {
-  if ('example' in holder) return { found: true, value: holder['example'] };
-  const examples = holder['examples'];
-  if (Array.isArray(examples) && examples.length > 0) return { found: true, value: examples[0] };
-  if (typeof examples === 'object' && examples !== null) {
-    for (const declared of Object.values(examples)) {
-      const example = resolveLocal<Json>(document, declared as Json);
-      if ('value' in example) return { found: true, value: example['value'] };
-    }
-  }
-  return { found: false, value: undefined };
-}
-
-function parameterValue(document: object, parameter: Json): { found: boolean; value: unknown } {
-  const own = exampleValue(document, parameter);
-  if (own.found) return own;
-  if (parameter['schema'] === undefined) return { found: false, value: undefined };
-  const schema = resolveLocal<Json>(document, parameter['schema'] as Json);
-  const fromSchema = exampleValue(document, schema);
-  if (fromSchema.found) return fromSchema;
-  if ('default' in schema) return { found: true, value: schema['default'] };
-  if ('const' in schema) return { found: true, value: schema['const'] };
-  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return { found: true, value: schema['enum'][0] };
-  return valueOfType(schema);
+function parameterValue(document: OpenApiDocument, parameter: Json): Found {
+  const declared = declaredValue(document, parameter);
+  return declared.found || parameter['schema'] === undefined ? declared : valueOfType(resolveLocal<Json>(document, parameter['schema'] as Json));
 }
 
 /** Formats whose values this can write without an example. */
@@ -54,7 +35,7 @@ const FORMATTED: Readonly<Record<string, string>> = {
 };
 
 /** A value of a plain schema's type (within its minimum), where no example is given; none for patterns or objects. */
-function valueOfType(schema: Json): { found: boolean; value: unknown } {
+function valueOfType(schema: Json): Found {
   const type = Array.isArray(schema['type']) ? schema['type'].find((t) => t !== 'null') : schema['type'];
   if (type === 'integer' || type === 'number') {
     const minimum = typeof schema['minimum'] === 'number' ? schema['minimum'] : 1;
@@ -75,7 +56,7 @@ const asText = (value: unknown): string => (Array.isArray(value) ? value.map(Str
 
 const basicCredentials = Buffer.from('user:password').toString('base64');
 
-export function sampleRequest(document: object, operation: OperationInfo, securitySchemes: Readonly<Record<string, { type: string; scheme?: string; in?: string; name?: string }>>): SampleRequest | undefined {
+export function sampleRequest(document: OpenApiDocument, operation: OperationInfo, securitySchemes: Readonly<Record<string, { type: string; scheme?: string; in?: string; name?: string }>>): SampleRequest | undefined {
   const paths = (document as { paths: Record<string, Json> }).paths;
   const item = resolveLocal<Json>(document, paths[operation.path] ?? {});
   const declared = resolveLocal<Json>(document, (item[operation.method] ?? {}) as Json);
@@ -114,12 +95,12 @@ export function sampleRequest(document: object, operation: OperationInfo, securi
   const requestBody = declared['requestBody'] === undefined ? undefined : resolveLocal<Json>(document, declared['requestBody'] as Json);
   if (requestBody !== undefined) {
     const content = (requestBody['content'] ?? {}) as Record<string, Json>;
-    const usable = Object.entries(content).find(([type, media]) => /json|x-www-form-urlencoded|^text\//.test(type) && exampleValue(document, media).found);
+    const usable = Object.entries(content).find(([type, media]) => /json|x-www-form-urlencoded|^text\//.test(type) && mediaExample(document, media).found);
     if (usable === undefined) {
       if (requestBody['required'] === true) return undefined;
     } else {
       const [type, media] = usable;
-      const { value } = exampleValue(document, media);
+      const { value } = mediaExample(document, media);
       headers['Content-Type'] = type;
       body = /json/.test(type)
         ? JSON.stringify(value)

@@ -15,7 +15,6 @@ import type { OperationContext } from '../invoke.js';
 type TokenError = components['schemas']['TokenError'];
 type OAuthErrorCode = TokenError['error'];
 
-
 /** The client id pattern of the document (TokenRequest.client_id). */
 const CLIENT_ID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
 
