@@ -1,12 +1,74 @@
-import { defineConfig } from 'vitest/config';
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Pure tests: no database, no server, no child process. Most sit beside their code; the two in
+ * test/contract read the document and write temporary files only, and the import rules read the
+ * source tree.
+ */
+const UNIT = [
+  'server/**/*.test.ts',
+  'client/**/*.test.ts',
+  'scripts/**/*.test.ts',
+  'test/contract/document.test.ts',
+  'test/contract/scaffold.test.ts',
+  'test/architecture/*.test.ts',
+];
+/** The long proofs: fuzz, crash, several instances, security. */
+const PROOF = ['test/proof/**/*.test.ts'];
+/** Type-level tests, checked by the compiler and never run. */
+const TYPES = ['{server,client,scripts,test}/**/*.test-d.ts'];
+
+/**
+ * The longest files first, whatever their project, so that the two workers finish together:
+ * by the last run's durations where every file has one, else proofs, then the tests of the
+ * service, then the unit tests, larger files first.
+ */
+const KIND_ORDER = ['proof', 'integration', 'unit'];
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const { cache, config } = this.ctx;
+    const key = (spec: TestSpecification) => `${spec.project.name}:${relative(config.root, spec.moduleId)}`;
+    const durations = files.map((spec) => cache.getFileTestResults(key(spec))?.duration);
+    if (durations.every((duration) => duration !== undefined)) {
+      const byFile = new Map(files.map((spec, i) => [spec, durations[i] ?? 0]));
+      return [...files].sort((a, b) => (byFile.get(b) ?? 0) - (byFile.get(a) ?? 0));
+    }
+    const kind = (spec: TestSpecification) => KIND_ORDER.indexOf(spec.project.name);
+    const size = (spec: TestSpecification) => cache.getFileStats(key(spec))?.size ?? 0;
+    return [...files].sort((a, b) => kind(a) - kind(b) || size(b) - size(a));
+  }
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'server/**/*.test.ts', 'client/**/*.test.ts', 'scripts/**/*.test.ts'],
-    // PGlite costs hundreds of MB per open database: keep the worker count modest (stack.md pitfall 14).
-    pool: 'forks',
+    // PGlite costs hundreds of MB per open database: keep the worker count modest.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: LongestFirst },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, pool: 'threads', isolate: false },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...UNIT, ...PROOF], pool: 'forks' },
+      },
+      {
+        extends: true,
+        test: { name: 'proof', include: PROOF, pool: 'forks' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'types',
+          include: [],
+          typecheck: { enabled: true, only: true, include: TYPES, tsconfig: 'tsconfig.typecheck.json' },
+        },
+      },
+    ],
   },
 });

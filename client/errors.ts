@@ -1,6 +1,6 @@
 import type { components } from '../generated/openapi-types.js';
 
-/** The error body of every failure (spec §7). */
+/** The error body of every failure (the document's Error schema). */
 export type ApiErrorBody = components['schemas']['Error'];
 export type ErrorType = components['schemas']['ErrorType'];
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
-import { partnerMiddleware, type Fetch } from './middleware.js';
+import type { paths } from '../generated/openapi-types.js';
+import { partnerMiddleware, retryMiddleware, type Fetch, type RetryOptions } from './middleware.js';
 import { paginate, type PaginateOptions } from './paginate.js';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import { createRequestSigner } from './signing.js';
@@ -61,8 +62,9 @@ function nonEmpty(name: string, value: unknown): string {
 
 /**
  * The partner SDK: openapi-fetch's client typed by the document (`GET`, `POST`, `PUT`, `PATCH`),
- * with spec §5 done by its middleware (tokens, idempotency keys, timestamps, signatures,
- * merge-patch bodies) and safe retries. Failures come back as `{ error, response }`, never thrown.
+ * with the document's authentication and signed-write protocol done by its middleware (tokens,
+ * idempotency keys, timestamps, signatures, merge-patch bodies) and safe retries. Failures come
+ * back as `{ error, response }`, never thrown.
  *
  * ```ts
  * const partner = createPartnerClient({ baseUrl, clientId, clientSecret, privateKeyPem });
@@ -93,30 +95,22 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   const random = options.random ?? Math.random;
   const root = baseUrl.href.replace(/\/+$/, '');
 
-  const tokens = createTokenCache({
-    clock,
-    request: tokenRequester({ baseUrl: root, clientId, clientSecret, scope, fetch, maxRetries, retryPolicy, clock, sleep, random }),
-  });
+  // One retry loop and one policy for every request, the token request included.
+  const retry: RetryOptions = { fetch, clock, maxRetries, retryPolicy, sleep, random };
+
+  // The token request has a client of its own, so that middleware a caller adds with `use` sees
+  // only API calls.
+  const tokenClient = createClient<paths>({ baseUrl: root, fetch });
+  tokenClient.use(retryMiddleware(retry));
+  const tokens = createTokenCache({ clock, request: tokenRequester({ client: tokenClient, clientId, clientSecret, scope }) });
 
   const client = createClient<PartnerPaths>({
     baseUrl: root,
     fetch,
-    // Array filters are one comma-separated value (spec §4.4): statuses=SUCCEEDED,DECLINED.
+    // Array filters are one comma-separated value (the document's `explode: false`): statuses=SUCCEEDED,DECLINED.
     querySerializer: { array: { style: 'form', explode: false } },
   });
-  client.use(
-    partnerMiddleware({
-      fetch,
-      tokens,
-      signer,
-      clock,
-      maxRetries,
-      retryPolicy,
-      sleep,
-      random,
-      newIdempotencyKey: options.idempotencyKey ?? (() => randomUUID()),
-    }),
-  );
+  client.use(partnerMiddleware({ ...retry, tokens, signer, newIdempotencyKey: options.idempotencyKey ?? (() => randomUUID()) }));
 
   return {
     ...client,

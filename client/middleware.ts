@@ -1,36 +1,51 @@
 import type { Middleware } from 'openapi-fetch';
 import { PartnerApiError } from './errors.js';
-import { MERGE_PATCH_PATHS, PUBLIC_PATHS, isWriteOperation } from './operations.js';
+import { MERGE_PATCH_PATHS, PUBLIC_PATHS, isRepeatableOperation, isWriteOperation } from './operations.js';
 import { parseRetryAfter, shouldRetry, type RetryPolicy } from './retry.js';
 import { unixSeconds, type RequestSigner } from './signing.js';
 import type { Clock, Sleep, TokenCache } from './tokens.js';
 
 export type Fetch = (request: Request) => Promise<Response>;
 
-export interface PartnerMiddlewareOptions {
+/** How a call is sent again: what the one retry loop needs, for API calls and token requests alike. */
+export interface RetryOptions {
   readonly fetch: Fetch;
-  readonly tokens: TokenCache;
-  readonly signer: RequestSigner;
   readonly clock: Clock;
   readonly maxRetries: number;
   readonly retryPolicy: RetryPolicy;
   readonly sleep: Sleep;
   readonly random: () => number;
+}
+
+/** What API calls add to each attempt: the bearer token and, on writes, the key and the signature. */
+export interface CallCredentials {
+  readonly tokens: TokenCache;
+  readonly signer: RequestSigner;
   readonly newIdempotencyKey: () => string;
 }
+
+export interface PartnerMiddlewareOptions extends RetryOptions, CallCredentials {}
 
 /** Everything needed to send one call again: the body is kept as text, since a Request's body reads once. */
 interface CallPlan {
   readonly method: string;
   readonly url: string;
-  /** The path as sent, without the query string: what the signature covers (decisions §3 step 5). */
+  /**
+   * The path as sent, without the query string: what the signature covers (the document's
+   * "Computing the signature").
+   */
   readonly path: string;
   readonly headers: Headers;
   readonly body: string | undefined;
   readonly signal: AbortSignal;
   readonly redirect: Request['redirect'];
+  /** A write operation: it carries an `Idempotency-Key`, and `signer` signs each attempt. */
   readonly write: boolean;
-  readonly authenticated: boolean;
+  /** Safe to send twice whatever its method (the token request). */
+  readonly repeatable: boolean;
+  /** Where each attempt's bearer token comes from; absent on the operations that take none. */
+  readonly tokens: TokenCache | undefined;
+  readonly signer: RequestSigner | undefined;
   /** The bearer token of the latest attempt, to drop exactly that one on a 401. */
   token: string | undefined;
 }
@@ -48,8 +63,8 @@ async function discard(response: Response): Promise<void> {
 
 /**
  * A 401 that a new token can cure: the service marks bearer failures with `WWW-Authenticate:
- * Bearer` and type `Unauthorized` (decisions §2), unlike a bad signature (`InvalidSignature`),
- * which no token fixes.
+ * Bearer` and type `Unauthorized` (the document's "Authentication errors"), unlike a bad
+ * signature (`InvalidSignature`), which no token fixes.
  */
 async function isBearerRejection(response: Response): Promise<boolean> {
   if (/^Bearer\b/i.test(response.headers.get('www-authenticate') ?? '')) return true;
@@ -69,25 +84,42 @@ function tokenFailureResponse(error: PartnerApiError): Response {
 }
 
 /**
- * The openapi-fetch middleware that does spec §5 for the caller, after stripe-node:
- * - `onRequest` keeps the call's parts, adds the bearer token and, on the five write operations,
- *   an `Idempotency-Key` (the caller's, or a new UUID), a fresh timestamp and the signature;
- *   limits bodies get `application/merge-patch+json`.
- * - `onResponse` and `onError` decide what happens next: one token refresh on a 401, then retries
- *   by `shouldRetry`, each attempt re-signed with a new timestamp and the SAME idempotency key,
- *   so that however many attempts reach the server, the operation runs once.
- * The caller sees only the last answer, as openapi-fetch's `{ data } | { error }`.
+ * The API client's middleware, after stripe-node: the retry loop of `retryMiddleware`, and
+ * - `onRequest` adds the bearer token and, on the five write operations, an `Idempotency-Key`
+ *   (the caller's, or a new UUID), a fresh timestamp and the signature; limits bodies get
+ *   `application/merge-patch+json`;
+ * - a 401 that a new token cures gets one token refresh and one more try, which is no retry;
+ * - every attempt is re-signed with a new timestamp and the SAME idempotency key, so that however
+ *   many attempts reach the server, the operation runs once (the document's "Idempotency").
  */
 export function partnerMiddleware(options: PartnerMiddlewareOptions): Middleware {
+  return callMiddleware(options, options);
+}
+
+/**
+ * The token client's middleware: the same retry loop as every API call, without credentials of
+ * its own (the token request authenticates the client with its id and secret).
+ */
+export function retryMiddleware(options: RetryOptions): Middleware {
+  return callMiddleware(options, undefined);
+}
+
+/**
+ * The one retry loop of the SDK. `onRequest` keeps the call's parts; `onResponse` and `onError`
+ * decide what happens next, asking `shouldRetry` after each failed attempt and sleeping for the
+ * delay it answers before sending the call again. The caller sees only the last answer, as
+ * openapi-fetch's `{ data } | { error }`, or the last network error thrown.
+ */
+function callMiddleware(options: RetryOptions, credentials: CallCredentials | undefined): Middleware {
   const plans = new Map<string, CallPlan>();
 
   /** A ready-to-send Request for one attempt, or the token endpoint's refusal. */
   async function prepare(plan: CallPlan): Promise<Request | Response> {
     const headers = new Headers(plan.headers);
-    if (plan.authenticated) {
+    if (plan.tokens !== undefined) {
       let token: string;
       try {
-        token = await options.tokens.get();
+        token = await plan.tokens.get();
       } catch (error) {
         if (error instanceof PartnerApiError) return tokenFailureResponse(error);
         throw error;
@@ -95,11 +127,11 @@ export function partnerMiddleware(options: PartnerMiddlewareOptions): Middleware
       plan.token = token;
       headers.set('Authorization', `Bearer ${token}`);
     }
-    if (plan.write) {
-      // A fresh timestamp per attempt: the service refuses one more than 300 s off (decisions §3 step 4).
+    if (plan.signer !== undefined) {
+      // A fresh timestamp per attempt: the service refuses one more than 300 s off its clock.
       const timestamp = unixSeconds(options.clock.now());
       headers.set('X-Partner-Request-Timestamp', timestamp);
-      headers.set('X-Partner-Signature', options.signer.sign(plan.method, plan.path, timestamp));
+      headers.set('X-Partner-Signature', plan.signer.sign(plan.method, plan.path, timestamp));
     }
     return new Request(plan.url, {
       method: plan.method,
@@ -130,10 +162,10 @@ export function partnerMiddleware(options: PartnerMiddlewareOptions): Middleware
       if ('response' in outcome) {
         const { response } = outcome;
         if (outcome.final === true) return outcome;
-        if (response.status === 401 && plan.authenticated && !refreshed && plan.token !== undefined && (await isBearerRejection(response))) {
+        if (response.status === 401 && plan.tokens !== undefined && !refreshed && plan.token !== undefined && (await isBearerRejection(response))) {
           // Revoked or expired early: one new token and one more try, never a loop.
           refreshed = true;
-          options.tokens.invalidate(plan.token);
+          plan.tokens.invalidate(plan.token);
           await discard(response);
           outcome = await send(plan);
           continue;
@@ -146,6 +178,7 @@ export function partnerMiddleware(options: PartnerMiddlewareOptions): Middleware
             status: response.status,
             retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), options.clock.now()),
             idempotencyKey: plan.write,
+            repeatable: plan.repeatable,
           },
           options.retryPolicy,
           options.random,
@@ -156,7 +189,7 @@ export function partnerMiddleware(options: PartnerMiddlewareOptions): Middleware
       } else {
         if (plan.signal.aborted) return outcome;
         const decision = shouldRetry(
-          { attempt: retries, maxRetries: options.maxRetries, method: plan.method, networkError: true, idempotencyKey: plan.write },
+          { attempt: retries, maxRetries: options.maxRetries, method: plan.method, networkError: true, idempotencyKey: plan.write, repeatable: plan.repeatable },
           options.retryPolicy,
           options.random,
         );
@@ -172,8 +205,12 @@ export function partnerMiddleware(options: PartnerMiddlewareOptions): Middleware
   return {
     async onRequest({ request, schemaPath, id }) {
       const write = isWriteOperation(request.method, schemaPath);
+      const authenticated = !PUBLIC_PATHS.has(schemaPath);
+      if ((write || authenticated) && credentials === undefined) {
+        throw new TypeError(`${request.method} ${schemaPath} needs a bearer token: send it through the partner client, not the token client.`);
+      }
       const headers = new Headers(request.headers);
-      if (write && !headers.has('Idempotency-Key')) headers.set('Idempotency-Key', options.newIdempotencyKey());
+      if (write && credentials !== undefined && !headers.has('Idempotency-Key')) headers.set('Idempotency-Key', credentials.newIdempotencyKey());
       const body = request.body === null ? undefined : await request.text();
       if (body !== undefined && MERGE_PATCH_PATHS.has(schemaPath)) headers.set('Content-Type', 'application/merge-patch+json');
       const plan: CallPlan = {
@@ -185,7 +222,9 @@ export function partnerMiddleware(options: PartnerMiddlewareOptions): Middleware
         signal: request.signal,
         redirect: request.redirect,
         write,
-        authenticated: !PUBLIC_PATHS.has(schemaPath),
+        repeatable: isRepeatableOperation(request.method, schemaPath),
+        tokens: authenticated ? credentials?.tokens : undefined,
+        signer: write ? credentials?.signer : undefined,
         token: undefined,
       };
       const prepared = await prepare(plan);

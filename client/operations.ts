@@ -19,7 +19,10 @@ type MergePatchPath = {
 /** True when A and B are the same union; used to keep the runtime lists equal to the document. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
-/** The five write operations of spec §5; the compiler checks the list against the document. */
+/**
+ * The five write operations (the document's "Signed write requests"); the compiler checks the
+ * list against the document.
+ */
 const WRITE_OPERATION_LIST = [
   'POST /v1/transfer',
   'POST /v1/transfer/{id}/cancel',
@@ -29,7 +32,10 @@ const WRITE_OPERATION_LIST = [
 ] as const;
 const writeListMatchesDocument: Same<(typeof WRITE_OPERATION_LIST)[number], SignedOperation> = true;
 
-/** The limits operations take merge-patch bodies (spec §4; openapi-fetch would send application/json, stack.md pitfall 10). */
+/**
+ * The limits operations take merge-patch bodies only, and openapi-fetch would send any body as
+ * application/json; the compiler checks the list against the document.
+ */
 const MERGE_PATCH_PATH_LIST = ['/v1/card/{id}/limits'] as const;
 const mergePatchListMatchesDocument: Same<(typeof MERGE_PATCH_PATH_LIST)[number], MergePatchPath> = true;
 void writeListMatchesDocument;
@@ -39,11 +45,21 @@ export const WRITE_OPERATIONS: ReadonlySet<string> = new Set(WRITE_OPERATION_LIS
 export const MERGE_PATCH_PATHS: ReadonlySet<string> = new Set(MERGE_PATCH_PATH_LIST);
 
 /**
- * Operations that take no bearer token: the bank list (spec §5 item 4) and the token endpoint
- * itself (client authentication instead).
+ * Operations that take no bearer token (`security: []` in the document): the bank list and the
+ * token endpoint itself (client authentication instead).
  */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set<keyof paths>(['/v1/bank', '/v1/oauth/token']);
 
+/**
+ * Operations that may be sent twice whatever their method, so a network error or a 5xx is retried
+ * even without an idempotency key: asking for a token again only issues another token.
+ */
+const REPEATABLE_OPERATIONS: ReadonlySet<string> = new Set<`POST ${keyof paths}`>(['POST /v1/oauth/token']);
+
 export function isWriteOperation(method: string, schemaPath: string): boolean {
   return WRITE_OPERATIONS.has(`${method.toUpperCase()} ${schemaPath}`);
+}
+
+export function isRepeatableOperation(method: string, schemaPath: string): boolean {
+  return REPEATABLE_OPERATIONS.has(`${method.toUpperCase()} ${schemaPath}`);
 }

@@ -3,7 +3,7 @@ import { PartnerApiError } from './errors.js';
 import { LIST_ITEMS, type ListItem, type ListPath, type ListQuery, type PartnerPaths } from './types.js';
 
 export interface PaginateOptions<P extends ListPath> {
-  /** Filters and `limit`, sent unchanged with every page (spec §4.5 item 2). */
+  /** Filters and `limit`, sent unchanged with every page (the document's Pagination section). */
   readonly query?: ListQuery<P>;
   readonly signal?: AbortSignal;
 }
@@ -21,7 +21,7 @@ type UntypedGet = (
 
 /**
  * Every item of a card, transfer or transaction list, page after page: follows `nextCursor` with
- * the same filters and limit until it is absent (spec §4.5). An error page ends the iteration by
+ * the same filters and limit until it is absent (the document's Pagination section). An error page ends the iteration by
  * throwing a PartnerApiError with the service's error body (an iterator has no `{ error }` to give).
  */
 export async function* paginate<P extends ListPath>(

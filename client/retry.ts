@@ -70,8 +70,9 @@ export function backoffDelay(attempt: number, policy: RetryPolicy = DEFAULT_RETR
 /**
  * Retries only what may succeed the next time and cannot do harm:
  * - a network error or a 5xx, if resending cannot apply the request twice (an idempotent method,
- *   or an `Idempotency-Key`: the server releases the key on 5xx, decisions §3);
- * - 409, the same idempotency key still running elsewhere (decisions §3): the retry gets the replay;
+ *   a repeatable request such as the token request, or an `Idempotency-Key`: the service stores
+ *   nothing under the key on a 5xx, as the document's "Idempotency" says);
+ * - 409, the same idempotency key still running elsewhere: the retry gets the replay;
  * - 429, refused before anything ran.
  * Every other 4xx (400, 401, 403, 404, 405, 413, 415, 422) would fail again and is never retried;
  * the single token refresh on 401 is the transport's business, not a retry.

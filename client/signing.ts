@@ -1,7 +1,7 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 
 /**
- * The write-request signature of spec §5 as decisions §3 step 5 pins it: uppercase method + the
+ * The write-request signature as the document's "Signed write requests" section pins it: uppercase method + the
  * request path without its query string + the timestamp header's text, no separators, signed
  * RSASSA-PKCS1-v1_5 with SHA-256 and sent in standard Base64.
  */
@@ -14,12 +14,13 @@ export interface RequestSigner {
   sign(method: string, path: string, timestamp: string): string;
 }
 
-/** Decisions §3: keys are RSA of at least 2048 bits. */
+/** Keys are RSA of at least 2048 bits (the document's "Signed write requests" section). */
 const MIN_RSA_BITS = 2048;
 
 /**
- * Parses the PEM once: a parsed KeyObject signs several times faster than a PEM parsed per call
- * (stack.md, measured), and a wrong key fails here, when the client is built, not on the first write.
+ * Parses the PEM once: a parsed KeyObject is several times faster than a PEM parsed per call
+ * (an RSA-2048 verification took 26 µs against 175 µs on this project's machine), and a wrong key
+ * fails here, when the client is built, not on the first write.
  */
 export function createRequestSigner(privateKeyPem: string): RequestSigner {
   let key: KeyObject;
@@ -41,7 +42,7 @@ export function createRequestSigner(privateKeyPem: string): RequestSigner {
   };
 }
 
-/** `X-Partner-Request-Timestamp`: Unix seconds (spec §5), from the clock's milliseconds. */
+/** `X-Partner-Request-Timestamp`: Unix seconds, from the clock's milliseconds. */
 export function unixSeconds(nowMs: number): string {
   return String(Math.floor(nowMs / 1000));
 }

@@ -1,5 +1,10 @@
+import createClient from 'openapi-fetch';
 import { describe, expect, it } from 'vitest';
-import { createTokenCache, type TokenGrant } from './tokens.js';
+import type { paths } from '../generated/openapi-types.js';
+import { PartnerApiError } from './errors.js';
+import { retryMiddleware } from './middleware.js';
+import { DEFAULT_RETRY_POLICY } from './retry.js';
+import { createTokenCache, tokenRequester, type TokenGrant } from './tokens.js';
 
 /** A token source the test resolves by hand, to hold requests in flight. */
 function manualSource() {
@@ -83,5 +88,51 @@ describe('createTokenCache', () => {
     expect(source.count).toBe(2);
     source.grant(1);
     expect(await retry).toBe('token-2');
+  });
+});
+
+describe('tokenRequester', () => {
+  /** The token client as the SDK builds it, over a fetch that answers from a script. */
+  function tokenClient(answers: (() => Response)[]) {
+    const sent: { method: string; url: string; headers: Headers; body: string }[] = [];
+    const delays: number[] = [];
+    const fetch = async (request: Request): Promise<Response> => {
+      sent.push({ method: request.method, url: request.url, headers: request.headers, body: await request.text() });
+      const answer = answers[sent.length - 1];
+      if (answer === undefined) throw new Error('no answer scripted');
+      return answer();
+    };
+    const client = createClient<paths>({ baseUrl: 'http://partner.test', fetch });
+    client.use(
+      retryMiddleware({ fetch, clock: { now: () => 0 }, maxRetries: 2, retryPolicy: DEFAULT_RETRY_POLICY, sleep: async (ms) => void delays.push(ms), random: () => 0.5 }),
+    );
+    return { client, sent, delays };
+  }
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) => () =>
+    new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+  const granted = json(200, { access_token: 'tok', token_type: 'Bearer', expires_in: 3600, scope: 'cards:read' });
+
+  it('posts the form openapi-fetch serializes, and the middleware retries it on 503 after Retry-After', async () => {
+    const { client, sent, delays } = tokenClient([json(503, { type: 'InternalError', message: 'busy' }, { 'Retry-After': '1' }), granted]);
+    const request = tokenRequester({ client, clientId: 'cli 1', clientSecret: 'a:b+c', scope: 'cards:read transfers:read' });
+    expect(await request()).toEqual({ accessToken: 'tok', expiresInSeconds: 3600, scope: 'cards:read' });
+    expect(delays).toEqual([1_000]);
+    expect(sent).toHaveLength(2);
+    for (const attempt of sent) {
+      expect(attempt.method).toBe('POST');
+      expect(attempt.url).toBe('http://partner.test/v1/oauth/token');
+      expect(attempt.body).toBe('grant_type=client_credentials&scope=cards%3Aread+transfers%3Aread');
+      expect(attempt.headers.get('content-type')).toBe('application/x-www-form-urlencoded');
+      expect(attempt.headers.get('authorization')).toBe(`Basic ${Buffer.from('cli+1:a%3Ab%2Bc').toString('base64')}`);
+    }
+  });
+
+  it('throws the refusal as a PartnerApiError, without a retry', async () => {
+    const { client, sent, delays } = tokenClient([json(401, { type: 'Unauthorized', message: 'Client authentication failed.', error: 'invalid_client' }, { 'X-Request-Id': 'req_7' })]);
+    const failure = await tokenRequester({ client, clientId: 'c', clientSecret: 's' })().catch((thrown: unknown) => thrown);
+    expect(failure).toBeInstanceOf(PartnerApiError);
+    expect(failure).toMatchObject({ status: 401, type: 'Unauthorized', requestId: 'req_7', body: { error: 'invalid_client' } });
+    expect(sent).toHaveLength(1);
+    expect(delays).toEqual([]);
   });
 });

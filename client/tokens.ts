@@ -1,7 +1,6 @@
-import createClient from 'openapi-fetch';
+import type { Client } from 'openapi-fetch';
 import type { paths } from '../generated/openapi-types.js';
 import { PartnerApiError } from './errors.js';
-import { parseRetryAfter, shouldRetry, type RetryPolicy } from './retry.js';
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -11,7 +10,7 @@ export interface Clock {
 export type Sleep = (ms: number) => Promise<void>;
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What the token endpoint grants (decisions §2). */
+/** What the token endpoint grants (`TokenResponse` in the document). */
 export interface TokenGrant {
   readonly accessToken: string;
   readonly expiresInSeconds: number;
@@ -20,7 +19,7 @@ export interface TokenGrant {
 
 /**
  * Refresh a minute before expiry: enough for a request signed now to arrive while the token is
- * still good, even across a little clock skew, with tokens living an hour (decisions §2).
+ * still good, even across a little clock skew, with tokens living an hour (`expires_in: 3600`).
  */
 export const REFRESH_MARGIN_MS = 60_000;
 
@@ -72,17 +71,15 @@ export function createTokenCache(options: { request: () => Promise<TokenGrant>; 
 }
 
 export interface TokenRequestOptions {
-  readonly baseUrl: string;
+  /**
+   * The openapi-fetch client that sends the token request; its middleware (`retryMiddleware`)
+   * retries it like any call.
+   */
+  readonly client: Pick<Client<paths>, 'POST'>;
   readonly clientId: string;
   readonly clientSecret: string;
   /** Space-separated subset of the client's scopes; absent asks for all granted scopes. */
   readonly scope?: string | undefined;
-  readonly fetch: (input: Request) => Promise<Response>;
-  readonly maxRetries: number;
-  readonly retryPolicy: RetryPolicy;
-  readonly clock: Clock;
-  readonly sleep: Sleep;
-  readonly random: () => number;
 }
 
 /** RFC 6749 §2.3.1: each part of Basic client credentials is form-urlencoded first. */
@@ -92,51 +89,23 @@ function formEncode(value: string): string {
 
 /**
  * A client-credentials token request (RFC 6749 §4.4) with `client_secret_basic`, through
- * openapi-fetch so that the body and the answers are typed by the document. Network errors, 429
- * and 5xx are retried like any request: asking for a token twice does no harm. Any other failure
- * (wrong secret, scope not granted) throws a PartnerApiError with the service's answer.
+ * openapi-fetch so that the body and the answers are typed by the document, and the form body is
+ * serialized by openapi-fetch for its `application/x-www-form-urlencoded` Content-Type. The
+ * client's middleware retries network errors, 429 and 5xx (asking for a token twice does no
+ * harm); any other failure (wrong secret, scope not granted) throws a PartnerApiError with the
+ * service's answer, and a network error that outlasts the retries is thrown as it came.
  */
 export function tokenRequester(options: TokenRequestOptions): () => Promise<TokenGrant> {
-  const client = createClient<paths>({ baseUrl: options.baseUrl, fetch: options.fetch });
   const authorization = `Basic ${Buffer.from(`${formEncode(options.clientId)}:${formEncode(options.clientSecret)}`).toString('base64')}`;
   const body: paths['/v1/oauth/token']['post']['requestBody']['content']['application/x-www-form-urlencoded'] =
     options.scope === undefined ? { grant_type: 'client_credentials' } : { grant_type: 'client_credentials', scope: options.scope };
 
   return async () => {
-    for (let attempt = 0; ; attempt += 1) {
-      const outcome = await client
-        .POST('/v1/oauth/token', {
-          body,
-          bodySerializer: (fields) => {
-            const form = new URLSearchParams();
-            for (const [name, value] of Object.entries(fields ?? {})) if (typeof value === 'string') form.set(name, value);
-            return form.toString();
-          },
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization },
-        })
-        .catch((error: unknown) => ({ networkError: error }));
-      if ('data' in outcome && outcome.data !== undefined) {
-        return { accessToken: outcome.data.access_token, expiresInSeconds: outcome.data.expires_in, scope: outcome.data.scope };
-      }
-      const response = 'response' in outcome ? outcome.response : undefined;
-      const decision = shouldRetry(
-        {
-          attempt,
-          maxRetries: options.maxRetries,
-          method: 'POST',
-          status: response?.status,
-          networkError: response === undefined,
-          retryAfterMs: parseRetryAfter(response?.headers.get('retry-after'), options.clock.now()),
-          repeatable: true,
-        },
-        options.retryPolicy,
-        options.random,
-      );
-      if (!decision.retry) {
-        if ('networkError' in outcome) throw outcome.networkError;
-        throw new PartnerApiError(outcome.response.status, outcome.error, outcome.response.headers.get('x-request-id'));
-      }
-      await options.sleep(decision.delayMs);
-    }
+    const { data, error, response } = await options.client.POST('/v1/oauth/token', {
+      body,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: authorization },
+    });
+    if (data === undefined) throw new PartnerApiError(response.status, error, response.headers.get('x-request-id'));
+    return { accessToken: data.access_token, expiresInSeconds: data.expires_in, scope: data.scope };
   };
 }

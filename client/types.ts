@@ -1,7 +1,7 @@
 import type { components, paths } from '../generated/openapi-types.js';
 
 /**
- * The write headers of spec §5 that the SDK sets on every attempt. The timestamp and the
+ * The write headers (the document's "Signed write requests") that the SDK sets on every attempt. The timestamp and the
  * signature are the SDK's alone; the idempotency key stays open to the caller, who may pass one
  * to make a retry of their own (after a crash, say) land on the same operation.
  */
@@ -22,7 +22,7 @@ type CallerParameters<P> = P extends { header: infer H }
 type CallerOperation<O> = O extends { parameters: unknown } ? { [K in keyof O]: K extends 'parameters' ? CallerParameters<O[K]> : O[K] } : O;
 
 /**
- * `paths` of the document as the SDK's callers see them (stack.md pitfall 10): identical except
+ * `paths` of the document as the SDK's callers see them (openapi-fetch makes declared headers required at every call): identical except
  * that the write headers the middleware sets are no longer required at the call site, so
  * `client.POST('/v1/transfer', { body })` type-checks and the signature cannot be forgotten.
  */
@@ -30,7 +30,7 @@ export type PartnerPaths = { [P in keyof paths]: { [M in keyof paths[P]]: Caller
 
 export type Schemas = components['schemas'];
 
-/** Paths of the three keyset-paginated lists (spec §4.5), and the array each page holds. */
+/** Paths of the three keyset-paginated lists (the document's Pagination section), and the array each page holds. */
 export const LIST_ITEMS = { '/v1/card': 'cards', '/v1/transfer': 'transfers', '/v1/transaction': 'transactions' } as const;
 export type ListPath = keyof typeof LIST_ITEMS;
 export type ListPage<P extends ListPath> = paths[P]['get']['responses'][200]['content']['application/json'];

@@ -605,9 +605,11 @@ export interface components {
             /**
              * @description The recipient's account number, checked before the transfer is created (`400 InvalidBankAccount` when a check fails):
              *
-             *     - an IBAN (two letters first) must pass the ISO 13616 mod-97 check, and an Egyptian IBAN (`EG…`) has 29 characters;
-             *     - for a mobile-wallet provider, the wallet's Egyptian mobile number: `01` followed by 9 digits;
+             *     - an IBAN (two letters first), written in capital letters and digits without spaces, must pass the ISO 13616 mod-97 check, and an Egyptian IBAN (`EG…`) is `EG` followed by 27 digits (29 characters);
+             *     - for a mobile-wallet provider, the wallet's Egyptian mobile number in its national form: `01` followed by 9 digits, without `+20` or `0020`, spaces or dashes;
              *     - otherwise 6 to 30 digits.
+             *
+             *     The number is stored and sent to the payment network exactly as written, so one account has one spelling.
              */
             accountNumber: string;
             /** @description Name on the recipient's account. */

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the service against bare node:http and bare Express 5, side by side, one run
- * after another on this machine, with autocannon (issue 6, item 1). `--help` lists the flags.
+ * after another on this machine, with autocannon. `--help` lists the flags.
  *
  * The service runs as a child process (server/main.ts, NODE_ENV=production so that responses are
  * not validated, LOG_LEVEL=warn) on a fresh database onboarded before it starts: a new
@@ -43,7 +43,7 @@ import {
   type Session,
 } from './bench/scenarios.js';
 
-/** A benchmark of errors measures nothing (issue 6): more than this share of non-2xx fails it. */
+/** A benchmark of errors measures nothing: more than this share of non-2xx fails it. */
 const MAX_NON_2XX_SHARE = 0.01;
 /** Pending transfers for the execute run: this many times what the create rate would need. */
 const EXECUTE_POOL_HEADROOM = 1.5;

@@ -1,18 +1,17 @@
-// The long crash schedule (issue 6 item 3): `tsx scripts/crash.ts --kills 200 --seed N`.
-// SIGKILLs the server process (`node --import tsx server/main.ts`) at moments a seeded schedule
-// picks, while clients create, execute and cancel transfers and retry with their idempotency
-// keys; then restarts it, lets every retry converge and the payment network settle, and checks
-// the invariants (test/proof/helpers/crash-schedule.ts says exactly what). On PostgreSQL when
-// DATABASE_URL is set (a fresh database on that server, dropped afterwards), else on the
-// embedded database in a scratch directory (`--database pglite` forces it).
-//   --kills N          SIGKILLs to deliver (default 200)
-//   --seed N           the schedule's seed (printed; default random)
-//   --clients N        concurrent clients (default 6)
-//   --wait-locks       wait out the 60 s lock of keys whose request was killed, instead of
-//                      aging those locks in the database by the same 60 s
+// The long crash schedule: SIGKILLs the server process (`node --import tsx server/main.ts`) at
+// moments a seeded schedule picks, while clients create, execute and cancel transfers and retry
+// with their idempotency keys; then restarts it, lets every retry converge and the payment network
+// settle, and checks the invariants (scripts/proof/crash-schedule.ts says exactly what).
 import { parseArgs } from 'node:util';
-import { runCrashSchedule, type CrashDatabase } from '../test/proof/helpers/crash-schedule.js';
-import { seedFrom } from '../test/proof/helpers/prng.js';
+import { runCrashSchedule, type CrashDatabase } from './proof/crash-schedule.js';
+import { seedFrom } from './proof/seed.js';
+
+const USAGE = `Usage: tsx scripts/crash.ts [--kills N] [--seed N] [--clients N] [--database postgres|pglite]
+On PostgreSQL when DATABASE_URL is set (a fresh database on that server, dropped afterwards), else
+on the embedded database in a scratch directory (--database pglite forces it).
+  --kills N          SIGKILLs to deliver (default 200)
+  --seed N           the schedule's seed (printed; default random): the same seed replays the schedule
+  --clients N        concurrent clients (default 6)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -21,9 +20,13 @@ async function main(): Promise<void> {
       seed: { type: 'string' },
       clients: { type: 'string', default: '6' },
       database: { type: 'string' },
-      'wait-locks': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const kills = Number(values.kills);
   const clients = Number(values.clients);
   if (!Number.isInteger(kills) || kills < 1 || !Number.isInteger(clients) || clients < 1) throw new Error('--kills and --clients are positive integers');
@@ -39,7 +42,6 @@ async function main(): Promise<void> {
     kills,
     database,
     clients,
-    waitForLockTimeout: values['wait-locks'],
     ...(database === 'pglite' ? { lifeMs: [800, 2500] as const } : {}),
     log: (line) => console.log(`  [${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}`),
   });
@@ -49,7 +51,7 @@ async function main(): Promise<void> {
       `${report.kills} kills (${report.killsUnderLoad} under load, ${report.killsDuringStartup} during start-up) in ${(report.durationMs / 1000).toFixed(1)} s`,
       `${report.requests} requests, ${report.interrupted} cut off by a kill and retried with their key`,
       `answers by status: ${JSON.stringify(report.answersByStatus)}`,
-      `${report.replaysChecked} replays compared with the first answer; ${report.orphanedLocks} keys locked by killed requests`,
+      `${report.replaysChecked} replays compared with the first answer`,
       ...(database === 'pglite' ? [`${report.staleLocksTakenOver} pid locks of killed servers taken over by the next start`] : []),
       `operations: ${report.operations.creates} creates, ${report.operations.executes} executes, ${report.operations.cancels} cancels`,
       `transfers at the end: ${JSON.stringify(report.invariants.byStatus)}; balance ${JSON.stringify(report.invariants.balances)}`,

@@ -10,7 +10,7 @@ import { createPartnerClient, isApiError, isErrorType, type PartnerClient, type 
 
 const DEFAULT_CREDENTIALS = '.data/demo-credentials.json';
 const DEFAULT_BASE_URL = 'http://localhost:3000';
-/** The sandbox network settles after PAYMENT_NETWORK_DELAY_MS (2 s by default, decisions §6). */
+/** The sandbox network settles after PAYMENT_NETWORK_DELAY_MS (2 s by default); a minute is ample. */
 const SETTLEMENT_TIMEOUT_MS = 60_000;
 const POLL_INTERVAL_MS = 500;
 
@@ -68,7 +68,7 @@ async function checkServiceUp(baseUrl: string): Promise<void> {
 // Output
 
 const egp = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EGP', currencyDisplay: 'code' });
-/** Amounts are integer cents (spec §1). */
+/** Amounts are integer cents (the document's "Money" convention). */
 function money(cents: number | null): string {
   return cents === null ? '-' : egp.format(cents / 100).replace(/\u00a0/g, ' ');
 }
@@ -102,7 +102,7 @@ function egyptianIban(bban: string): string {
 
 /** A 29-character EG IBAN (bank 0019, branch 0005, 17-digit account) that settles. */
 const GOOD_IBAN = egyptianIban('0019000500000000263180001');
-/** The sandbox network fails every account number ending in 0002 (decisions §6). */
+/** The sandbox network fails every account number ending in 0002 (see the executeTransfer operation). */
 const FAILING_WALLET = '01000000002';
 
 // ---------------------------------------------------------------------------------------------

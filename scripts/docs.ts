@@ -1,8 +1,8 @@
 /**
  * `npm run docs`: builds generated/docs/index.html, a standalone HTML reference of
  * openapi/openapi.yaml (Redoc through `redocly build-docs`, with openapi/redocly.yaml), that
- * opens from disk with no network: Redoc's scripts are inlined (`--inlineBundle`, stack.md
- * pitfall 11) and the one asset Redoc still fetches from its CDN is inlined here.
+ * opens from disk with no network: Redoc's scripts are inlined (`--inlineBundle`; without it the
+ * page loads Redoc from a CDN) and the one asset Redoc still fetches from its CDN is inlined here.
  * `npm run docs:check` (scripts/docs-check.ts) proves it in a headless Chromium.
  *
  * Options, to try another document: --api <file> --config <redocly.yaml> --out <file.html>
@@ -108,8 +108,8 @@ export async function runRedocly(args: readonly string[]): Promise<CommandResult
 }
 
 /**
- * The CLI's output without its boxed Node 20 deprecation banner (stack.md: harmless) and blank
- * lines, so what remains is worth reading.
+ * The CLI's output without its boxed Node 20 deprecation banner (harmless: the CLI works on
+ * Node 20) and blank lines, so what remains is worth reading.
  */
 export function meaningfulLines(output: string): string[] {
   return output

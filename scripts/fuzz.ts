@@ -1,12 +1,16 @@
-// The long fuzz run (issue 6 item 4): `tsx scripts/fuzz.ts --runs 10000 --seed N [--lanes 4]`.
-// The same cases and checks as test/proof/fuzz.test.ts (test/proof/helpers/fuzz-cases.ts and
-// fuzz-runner.ts), against the real app on a fresh database: PostgreSQL when DATABASE_URL is set
-// (a new database on that server, dropped afterwards), else the embedded one in memory.
-// Prints the seed first, so that a failure can be replayed with the same --seed and --runs.
+// The long fuzz run: the same cases and checks as test/proof/fuzz.test.ts
+// (scripts/proof/fuzz-cases.ts and fuzz-runner.ts), against the real app on a fresh database.
 import { parseArgs } from 'node:util';
-import { startTestApp } from '../test/helpers/app.js';
-import { runFuzz } from '../test/proof/helpers/fuzz-runner.js';
-import { seedFrom } from '../test/proof/helpers/prng.js';
+import { startTestApp } from './proof/app.js';
+import { runFuzz } from './proof/fuzz-runner.js';
+import { seedFrom } from './proof/seed.js';
+
+const USAGE = `Usage: tsx scripts/fuzz.ts [--runs N] [--seed N] [--lanes N]
+On PostgreSQL when DATABASE_URL is set (a new database on that server, dropped afterwards), else
+on the embedded database in memory. Prints the seed first: the same --seed and --runs replay a run.
+  --runs N           cases to run (default 10000)
+  --seed N           fast-check's seed (printed; default random)
+  --lanes N          organizations the cases are spread over (default 4)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -14,14 +18,19 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '10000' },
       seed: { type: 'string' },
       lanes: { type: 'string', default: '4' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const runs = Number(values.runs);
   const lanes = Number(values.lanes);
   if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(lanes) || lanes < 1) throw new Error('--runs and --lanes are positive integers');
   const seed = seedFrom(values.seed);
   const database = process.env['DATABASE_URL'] ? 'PostgreSQL' : 'the embedded database';
-  console.log(`fuzz: ${runs} cases on ${database}, seed ${seed} (replay: tsx scripts/fuzz.ts --runs ${runs} --seed ${seed})`);
+  console.log(`fuzz: ${runs} cases on ${database}, seed ${seed} (replay: tsx scripts/fuzz.ts --runs ${runs} --seed ${seed}${lanes !== 4 ? ` --lanes ${lanes}` : ''})`);
 
   const app = await startTestApp();
   try {

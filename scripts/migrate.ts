@@ -1,5 +1,5 @@
 // npm run migrate: brings the database to the latest schema and prints what it applied.
-// DATABASE_URL selects the database as for the server (decisions §1); unset, the embedded
+// DATABASE_URL selects the database as for the server; unset, the embedded
 // database under ./.data/ (which must not be open in a running server at the same time).
 import { openDatabase } from '../server/store/connection.js';
 import { migrateToLatest } from '../server/store/migrate.js';

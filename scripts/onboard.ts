@@ -1,9 +1,9 @@
 /**
  * `npm run onboard -- --name NAME [--balance CENTS] [--demo] [--public-key FILE] [--json] [--transactions N]`
- * (decisions §10): creates an organization with one API client and prints its credentials once.
+ * creates an organization with one API client and prints its credentials once.
  *
- * DATABASE_URL selects the database as for the server (decisions §1). The embedded database
- * (DATABASE_URL unset) belongs to one process: run this while the server is stopped. Against
+ * DATABASE_URL selects the database as for the server. The embedded database (DATABASE_URL
+ * unset) belongs to one process (README, "Design"): run this while the server is stopped. Against
  * PostgreSQL it runs at any time.
  */
 import { readFile } from 'node:fs/promises';
@@ -110,8 +110,9 @@ function describe(result: OnboardingResult, name: string, sandbox: SandboxSummar
   lines.push('', 'The client secret is shown only this once: keep it now.');
   if (result.privateKeyPem !== undefined) {
     lines.push(
-      'The private key below signs your write requests (spec §5). It is shown only this once and',
-      'the service keeps only the public key: save it to a file with restricted permissions.',
+      'The private key below signs your write requests ("Signed write requests" in the API',
+      'reference). It is shown only this once and the service keeps only the public key: save it',
+      'to a file with restricted permissions.',
       '',
       result.privateKeyPem.trimEnd(),
     );

@@ -11,8 +11,9 @@ import { authenticate } from './http/authenticate.js';
 import { bodyParsers } from './http/body-parsers.js';
 import { createClientPolicyCache } from './http/client-policies.js';
 import { errorHandler, noSuchPath } from './http/errors.js';
-import { handlers, oneStatementWrites } from './http/handlers/index.js';
-import { createInvoke, type Services } from './http/invoke.js';
+import { handlers } from './http/handlers/index.js';
+import type { Services } from './http/handler-kinds.js';
+import { createInvoke } from './http/unit-of-work.js';
 import { createPublicKeyCache } from './http/public-keys.js';
 import { refuseNulText } from './http/nul-text.js';
 import { requestContext } from './http/request-context.js';
@@ -41,7 +42,7 @@ export interface AppDeps {
   readonly logger: Logger;
 }
 
-/** Secrets every instance sharing the database must agree on (decisions §1): created on first start. */
+/** Secrets every instance sharing the database must agree on: created on first start (README, "Design"). */
 async function loadServiceKeys(db: Kysely<DB>, clock: Clock): Promise<{ tokenKey: Buffer; cursorKey: Buffer }> {
   const create = (): string => randomBytes(32).toString('base64url');
   const [tokenKey, cursorKey] = await Promise.all([
@@ -51,14 +52,14 @@ async function loadServiceKeys(db: Kysely<DB>, clock: Clock): Promise<{ tokenKey
   return { tokenKey: Buffer.from(tokenKey, 'base64url'), cursorKey: Buffer.from(cursorKey, 'base64url') };
 }
 
-/** The health endpoints of decisions §1, outside the document. */
+/** The health endpoints, outside the document: /healthz (process alive), /readyz (database reachable). */
 const HEALTH_PATHS = /^\/(?:healthz|readyz)\/?$/;
 
 /**
  * Builds the service: request id and log line, health endpoints, 404 and 405 for what the
  * document does not have, then for each documented route authentication, the write-request
- * checks and the body parsers (decisions §3 order), schema validation and the handler through
- * the generated skeleton, then the one error handler.
+ * checks and the body parsers (the order of the document's "Signed write requests"), schema
+ * validation and the handler through the generated skeleton, then the one error handler.
  */
 export async function createApp(deps: AppDeps): Promise<Express> {
   const { db, clock, ids, logger, config } = deps;
@@ -86,16 +87,16 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   const validation = createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: config.validateResponses, ignorePaths: HEALTH_PATHS });
   // A path the document does not have is 404, and a method it does not declare on the path 405
-  // with Allow, before anything else looks at the request (no authentication, no validation:
-  // decisions §4). OPTIONS and HEAD are methods like any other: the document declares neither.
+  // with Allow, before anything else looks at the request (no authentication, no validation), as
+  // the ErrorType table says. OPTIONS and HEAD are methods like any other: the document declares neither.
   // In development and tests every answer to an operation is checked from here on.
   app.use(...validation.routing);
 
-  // Each operation's own chain, in the order of decisions §3: authentication, the write-request
-  // checks, the body parsers, then schema validation (and text without U+0000); the generated
-  // skeleton adds the handler.
+  // Each operation's own chain, in the order of the document's "Signed write requests":
+  // authentication, the write-request checks, the body parsers, then schema validation (and text
+  // without U+0000); the generated skeleton adds the handler.
   // Mounted on the app itself: a request walks one route table, once.
-  mountOperations(app, handlers, createInvoke(services, oneStatementWrites), (route) => [
+  mountOperations(app, handlers, createInvoke(services), (route) => [
     ...(requiredScopes(route) === undefined ? [] : [authenticate(route, services.tokens, clientPolicies)]),
     ...(isSignedWrite(route) ? [verifyWriteRequest(route, clock, publicKeys)] : []),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
@@ -103,7 +104,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     refuseNulText,
   ]);
 
-  // Outside the contract (decisions §1), after the operations, so that API requests never walk past them.
+  // Outside the contract, after the operations, so that API requests never walk past them.
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -10,8 +10,8 @@ export interface Logger {
 }
 
 /**
- * Header and field names whose values are secrets (decisions §2-§3, house rule 8): pino replaces
- * them wherever they appear in a logged object, so a careless log line cannot leak one.
+ * Header and field names whose values are secrets (tokens, client secrets, signatures): pino
+ * replaces them wherever they appear in a logged object, so a careless log line cannot leak one.
  */
 export const REDACTED_PATHS = [
   'authorization',

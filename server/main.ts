@@ -60,7 +60,7 @@ const CREDENTIALS_DIR = '.data';
 /** 10 s: the usual grace period of process managers (Kubernetes waits 30 s, systemd 90 s before SIGKILL). */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** Decisions §10: a first start on an empty embedded database gets a demo organization to play with. */
+/** A first start on an empty embedded database gets a demo organization to play with (README, "Two commands"). */
 async function onboardDemo(database: Database, logger: Logger): Promise<OnboardingResult | undefined> {
   if (database.kind !== 'pglite' || (await countOrganizations(database.db)) > 0) return undefined;
   const demo = await onboardOrganization(database.db, { ids: randomIds, clock: systemClock }, {

@@ -17,7 +17,7 @@ export interface OnboardingRequest {
   readonly scopes?: readonly Scope[];
 }
 
-/** What a partner is handed once (decisions §10); the service keeps only the secret's hash and the public key. */
+/** What a partner is handed once; the service keeps only the secret's hash and the public key. */
 export interface OnboardingResult {
   readonly organizationId: string;
   readonly clientId: string;
@@ -31,7 +31,7 @@ export class OnboardingError extends Error {
   override readonly name = 'OnboardingError';
 }
 
-/** The most an opening balance may hold: the largest transfer amount of spec §2.7 a hundred times over. */
+/** The most an opening balance may hold: the largest transfer amount (99 999 999 999 cents) a hundred times over. */
 const MAX_OPENING_BALANCE_CENTS = 9_999_999_999_900;
 
 export async function onboardOrganization(

@@ -11,7 +11,7 @@ import { AUTH_FAILURE_WINDOW_MS } from './domain/credentials.js';
 /**
  * How often each instance looks for PROCESSING transfers whose network delay has passed, and how
  * many it settles per pass. Rows are claimed with FOR UPDATE SKIP LOCKED, so instances sharing a
- * database never settle the same transfer (decisions §6); a quarter second keeps the sandbox
+ * database never settle the same transfer (README, "Design"); a quarter second keeps the sandbox
  * network's delay accurate to within 250 ms without busying the database.
  */
 export const SETTLEMENT_INTERVAL_MS = 250;

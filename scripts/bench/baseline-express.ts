@@ -1,6 +1,6 @@
 /**
  * `baseline-express`: bare Express 5 (no middleware) answering GET /v1/bank with the service's
- * own bank list through `res.json`, the yardstick the targets are ratios of (issue 6).
+ * own bank list through `res.json`, the yardstick the targets are ratios of.
  * Usage: baseline-express.ts PORT BODY_FILE (the JSON the service answered).
  */
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * A fresh database for each benchmark service: a new PostgreSQL database `pps_bench_<ts>[_<tag>]`
  * on the server DATABASE_URL names (dropped at the end), or an embedded database in a new
  * temporary directory (removed at the end). Onboarding runs as its own process before the
- * service starts: the embedded database belongs to one process at a time (decisions §10).
+ * service starts: the embedded database belongs to one process at a time (README, "Design").
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

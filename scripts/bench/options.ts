@@ -40,7 +40,7 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [options]
 
 Measures the service against bare node:http and Express baselines with autocannon, one run after
-another on this machine, and checks the targets of issue 6. The service runs as a child process
+another on this machine, and checks the service's speed targets. The service runs as a child process
 (NODE_ENV=production) on a fresh database: a new PostgreSQL database on the server DATABASE_URL
 names (created and dropped by the benchmark), or an embedded one in a temporary directory when
 DATABASE_URL is unset. The organization is onboarded with --demo and 100 000 ledger records.

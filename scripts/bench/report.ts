@@ -1,4 +1,4 @@
-/** The benchmark's result: its JSON shape, the targets of issue 6, and the printed table. */
+/** The benchmark's result: its JSON shape, the speed targets, and the printed table. */
 import { cpus, release, totalmem, type as osType } from 'node:os';
 import type { DatabaseKind } from './database.js';
 import type { Measurement } from './load.js';
@@ -252,7 +252,7 @@ export function formatReport(report: BenchReport): string {
       ),
     );
   }
-  out.push('', 'Targets (issue 6):', table(['target', 'measured', 'result'], report.targets.map((t) => [t.target, t.measured, t.status]), () => false));
+  out.push('', 'Targets:', table(['target', 'measured', 'result'], report.targets.map((t) => [t.target, t.measured, t.status]), () => false));
   if (report.failures.length > 0) out.push('', 'FAILED:', ...report.failures.map((failure) => `  ${failure}`));
   return out.join('\n');
 }

@@ -2,8 +2,8 @@
  * The requests of each measured run, and what they need from the running service: an access
  * token, a card id, a transfer to replay, pending transfers to execute, and signatures.
  *
- * Signatures (spec §5, decisions §3) cover METHOD + path + timestamp only, and RSASSA-PKCS1-v1_5
- * is deterministic: within one second, one path has one signature. By default the client signs
+ * Signatures cover METHOD + path + timestamp only (the document's "Signed write requests"), and
+ * RSASSA-PKCS1-v1_5 is deterministic: within one second, one path has one signature. By default the client signs
  * each (path, second) once and reuses the bytes, and signs the execute requests (one path each)
  * before the run, so that the ~0.7 ms an RSA-2048 signature costs is not spent on the cores the
  * server is being measured on. The server verifies every request either way. `signEachRequest`
@@ -13,7 +13,7 @@ import { createPrivateKey, createSign, randomUUID, type KeyObject } from 'node:c
 import type autocannon from 'autocannon';
 import type { Onboarded } from './database.js';
 
-/** A transfer the sandbox network settles as SUCCEEDED (an account ending in 0002 would fail, decisions §6). */
+/** A transfer the sandbox network settles as SUCCEEDED (an account ending in 0002 would fail). */
 export const TRANSFER_BODY = JSON.stringify({
   amountCents: 100,
   currency: 'EGP',
@@ -39,7 +39,7 @@ export function transactionQuery(now: number): string {
 }
 
 export interface Signer {
-  /** Base64 RSA-SHA256 of METHOD + path + timestamp (spec §5). */
+  /** Base64 RSA-SHA256 of METHOD + path + timestamp. */
   sign(method: string, path: string, timestamp: string): string;
   /** Timestamp and signature headers for a request sent now. */
   headers(method: string, path: string): { 'x-partner-request-timestamp': string; 'x-partner-signature': string };
@@ -190,7 +190,7 @@ export function createTransferRequest(session: Session): autocannon.Request {
   };
 }
 
-/** The same key and body each request: the stored answer comes back (decisions §3). */
+/** The same key and body each request: the stored answer comes back, replayed. */
 export function createTransferReplayRequest(session: Session): autocannon.Request {
   return {
     method: 'POST',

@@ -1,5 +1,16 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { derivedOperationId, toIdentifier } from './identifiers.js';
+
+/** Whether `name` can be declared in strict code, as in `export const name = …` of a module. */
+function declarable(name: string): boolean {
+  try {
+    new Function(`'use strict'; const ${name} = 1; return ${name};`);
+    return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) && name !== 'await';
+  } catch {
+    return false;
+  }
+}
 
 describe('toIdentifier', () => {
   it.each([
@@ -17,7 +28,11 @@ describe('toIdentifier', () => {
     ['héllo wörld', 'hLloWRld'],
   ])('%s → %s', (name, identifier) => {
     expect(toIdentifier(name)).toBe(identifier);
-    expect(identifier).toMatch(/^[A-Za-z_$][A-Za-z0-9_$]*$/);
+  });
+
+  it('makes a name that can be declared of any text', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom('let', 'static', 'yield', 'await', 'enum', 'class', '0', 'a-b'));
+    fc.assert(fc.property(text, (name) => declarable(toIdentifier(name))), { numRuns: 2_000 });
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * Checks a transfer's payee account number against its bank (decisions §6; failure is
- * 400 `InvalidBankAccount`, decisions §4). Three shapes:
+ * Checks a transfer's payee account number against its bank (CreateTransferRequest.accountNumber;
+ * failure is 400 `InvalidBankAccount`). Three shapes:
  *
  * 1. IBAN: starts with two letters. Capital letters A–Z and digits only, written without
  *    spaces or separators: a lower-case or spaced IBAN is refused rather than silently
@@ -21,9 +21,9 @@ export type AccountNumberCheck = { ok: true } | { ok: false; reason: string };
 /** ISO 13616: the shortest IBAN in use (Norway) has 15 characters, the standard allows 34. */
 const IBAN_MIN_LENGTH = 15;
 const IBAN_MAX_LENGTH = 34;
-/** Egypt's IBAN: EG + 2 check digits + 4 bank + 4 branch + 17 account digits (decisions §6). */
+/** Egypt's IBAN: EG + 2 check digits + 4 bank + 4 branch + 17 account digits. */
 const EG_IBAN_LENGTH = 29;
-/** Decisions §6: a domestic account number is 6 to 30 digits. */
+/** A domestic account number is 6 to 30 digits. */
 const DOMESTIC_MIN_DIGITS = 6;
 const DOMESTIC_MAX_DIGITS = 30;
 

@@ -37,8 +37,8 @@ const cairoOffsetHours = (ms: number): number => {
   return (match[1] === '-' ? -1 : 1) * (Number(match[2]) + Number(match[3]) / 60);
 };
 
-describe('LIMIT_MAXIMA and MAX_AVAILABLE_BALANCE (spec §2.3, §2.4)', () => {
-  it('match the specification', () => {
+describe('LIMIT_MAXIMA and MAX_AVAILABLE_BALANCE', () => {
+  it('match the ranges of CardLimits and Card.availableBalance', () => {
     expect(LIMIT_MAXIMA).toEqual({ daily: 100_000_000, monthly: 300_000_000, atm: 300_000_000, approvalBased: 99_999_999_999 });
     expect(MAX_AVAILABLE_BALANCE).toBe(99_999_999_999);
   });

@@ -1,6 +1,6 @@
 /**
- * A card's `availableBalance` (spec §2.4; decisions §7): what the card can still spend, in
- * cents, clamped to 0..99 999 999 999, null when the card is not activated.
+ * A card's `availableBalance` (as the Card schema describes it): what the card can still spend,
+ * in cents, clamped to 0..99 999 999 999, null when the card is not activated.
  *
  * Periods are the calendar day and the calendar month in Africa/Cairo time, half-open
  * [start, end) in Unix milliseconds. Egypt moves its clocks (summer time from the last Friday
@@ -13,7 +13,7 @@
  */
 import type { Limits } from './card-limits.js';
 
-/** Spec §2.3: the upper end of each limit's range, in cents. */
+/** The upper end of each limit's range, in cents (the CardLimits schema). */
 export const LIMIT_MAXIMA = Object.freeze({
   daily: 100_000_000,
   monthly: 300_000_000,
@@ -21,7 +21,7 @@ export const LIMIT_MAXIMA = Object.freeze({
   approvalBased: 99_999_999_999,
 } as const);
 
-/** Spec §2.4, §8: availableBalance is 0 to 99 999 999 999 cents. */
+/** availableBalance is 0 to 99 999 999 999 cents (the Card schema). */
 export const MAX_AVAILABLE_BALANCE = 99_999_999_999;
 
 export const CAIRO_TIME_ZONE = 'Africa/Cairo';
@@ -160,20 +160,20 @@ export type UsageRule = {
 };
 
 /**
- * USAGE_RULES: which transactions count for each usage figure (spec §2.4, decisions §7).
+ * USAGE_RULES: which transactions count for each usage figure (as Card.availableBalance describes).
  * Every figure counts only status SUCCEEDED (DECLINED and REVERSED never spent anything) and
  * `refund` false, and sums `amountCents`. PARTNER_FEES never count.
  *
  * Plain card (`limits.approvalBased` null), transactions of the card itself:
  * - `dayCardAndAtm`:   CARD or ATM, authorizationDate in today's Cairo day.
  * - `monthCardAndAtm`: CARD or ATM, authorizationDate in this Cairo month.
- * - `monthAtm`:        ATM, authorizationDate in this Cairo month (spec §2.3: the ATM limit is
- *                      a monthly ATM withdrawal limit).
+ * - `monthAtm`:        ATM, authorizationDate in this Cairo month (the ATM limit is a monthly
+ *                      ATM withdrawal limit).
  * availableBalance = min(daily - dayCardAndAtm, monthly - monthCardAndAtm, atm - monthAtm).
  *
  * Approval-based card (`limits.approvalBased` a number). The approved amount is a monthly
  * budget on the same Cairo calendar month as the monthly limit, and availableBalance =
- * approvalBased - spent - pending - outstandingCash (spec §2.4 rule 2), where
+ * approvalBased - spent - pending - outstandingCash, where
  * - `approvalSpent` ("current spending"): the card's CARD and ATM transactions, cleared,
  *   authorizationDate in this Cairo month.
  * - `approvalPending` ("pending transactions"): the card's CARD and ATM transactions, not yet

@@ -1,5 +1,5 @@
 /**
- * The banks a transfer can go to (spec §2.1, §4.1; decisions §9): the banks licensed by the
+ * The banks a transfer can go to (the listBanks operation): the banks licensed by the
  * Central Bank of Egypt and operating in Egypt, under their current names (a bank that merged
  * into another appears once, under the surviving name), plus the mobile-wallet providers used
  * for wallet transfers.
@@ -12,7 +12,7 @@ export type Bank = {
   readonly id: string;
   readonly name: string;
   readonly shortName: string;
-  /** `wallet`: the account number is an Egyptian mobile number (decisions §6). */
+  /** `wallet`: the account number is an Egyptian mobile number (CreateTransferRequest.accountNumber). */
   readonly kind: 'bank' | 'wallet';
 };
 

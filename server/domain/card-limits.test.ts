@@ -5,7 +5,7 @@ const MAXED = { daily: 100_000_000, monthly: 300_000_000, atm: 300_000_000 };
 const PLAIN: Limits = { daily: 50_000, monthly: 200_000, atm: 100_000, approvalBased: null };
 const APPROVAL: Limits = { ...MAXED, approvalBased: 1_000_000 };
 
-describe('setLimits (PUT, decisions §7)', () => {
+describe('setLimits (PUT: the whole limit state, plain or approval-based)', () => {
   it.each([
     ['plain limits', { daily: 1, monthly: 2, atm: 3 }, { daily: 1, monthly: 2, atm: 3, approvalBased: null }],
     ['plain limits, approvalBased null', { daily: 1, monthly: 2, atm: 3, approvalBased: null }, { daily: 1, monthly: 2, atm: 3, approvalBased: null }],
@@ -43,7 +43,7 @@ describe('setLimits (PUT, decisions §7)', () => {
   });
 });
 
-describe('updateLimits (PATCH, decisions §7)', () => {
+describe('updateLimits (PATCH: amounts added to the current limits)', () => {
   it.each([
     ['raise daily', PLAIN, { daily: 1_000 }, { ...PLAIN, daily: 51_000 }],
     ['lower monthly', PLAIN, { monthly: -200_000 }, { ...PLAIN, monthly: 0 }],
@@ -66,7 +66,7 @@ describe('updateLimits (PATCH, decisions §7)', () => {
     ['atm above maximum', PLAIN, { atm: 299_900_001 }, /atm would become 300000001/],
     ['one good, one bad: nothing changes, the bad one named', PLAIN, { daily: 1, atm: -100_001 }, /^atm would become -1/],
     ['two bad: both named', PLAIN, { daily: -50_001, atm: -100_001 }, /daily would become .* atm would become/],
-    ['change outside the spec range', PLAIN, { daily: 100_000_001 }, /daily change must be between -100000000 and 100000000 cents; got 100000001/],
+    ['change outside its range', PLAIN, { daily: 100_000_001 }, /daily change must be between -100000000 and 100000000 cents; got 100000001/],
     ['fractional change', PLAIN, { monthly: 0.5 }, /monthly change must be a whole number of cents/],
     ['approvalBased on a plain card', PLAIN, { approvalBased: 5 }, /not approval-based.*Use PUT with approvalBased alone/],
     ['approvalBased null on a plain card', PLAIN, { approvalBased: null }, /not approval-based.*Use PUT/],

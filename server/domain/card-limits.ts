@@ -1,8 +1,8 @@
 /**
- * Card limits: PUT (whole state) and PATCH (add a signed amount to each present limit), spec
- * §2.3 and §4.2, decisions §7. Expected failures come back as values (`ok: false`) with a
- * message the partner can act on; the HTTP layer answers them with 400 `InvalidRequest` and
- * changes nothing.
+ * Card limits: PUT (whole state) and PATCH (add a signed amount to each present limit), as the
+ * setCardLimits and updateCardLimits operations describe. Expected failures come back as values
+ * (`ok: false`) with a message the partner can act on; the HTTP layer answers them with 400
+ * `InvalidRequest` and changes nothing.
  */
 import { LIMIT_MAXIMA } from './available-balance.js';
 
@@ -60,7 +60,7 @@ export function setLimits(body: SetLimitsBody): LimitsResult {
     }
     const problem = rangeProblem('approvalBased', approvalBased);
     if (problem !== null) return fail(problem);
-    // Decisions §7: an approval-based card carries the other three at their maxima.
+    // An approval-based card carries the other three at their maxima.
     return {
       ok: true,
       limits: { daily: LIMIT_MAXIMA.daily, monthly: LIMIT_MAXIMA.monthly, atm: LIMIT_MAXIMA.atm, approvalBased },
@@ -130,7 +130,7 @@ export function updateLimits(current: Limits, delta: LimitsDelta): LimitsResult 
 function addDelta(field: LimitField, currentValue: number, change: number): number | string {
   const max = LIMIT_MAXIMA[field];
   if (!Number.isSafeInteger(change)) return `${field} change must be a whole number of cents; got ${change}.`;
-  // Spec §2.3: a change is itself within -max..max.
+  // A change is itself within -max..max (the UpdateCardLimitsRequest schema).
   if (change < -max || change > max) {
     return `${field} change must be between -${max} and ${max} cents; got ${change}.`;
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CATEGORIES, CATEGORY_LABELS, categoryLabel, isCategory } from './categories.js';
 
 describe('categories', () => {
-  it('lists the 37 categories of spec §2.8 once each', () => {
+  it('lists the 37 categories once each', () => {
     expect(CATEGORIES).toHaveLength(37);
     expect(new Set(CATEGORIES).size).toBe(37);
     expect(Object.keys(CATEGORY_LABELS).sort()).toEqual([...CATEGORIES].sort());

@@ -1,9 +1,9 @@
 /**
- * Transaction and transfer categories (spec §2.8) and their display labels
- * (`categoryLabel`, spec §2.9; decisions §8: `FOOD_BEVERAGE` → `Food & Beverage`).
+ * Transaction and transfer categories (the Category schema) and their display labels
+ * (`categoryLabel`: `FOOD_BEVERAGE` → `Food & Beverage`).
  */
 
-/** The 37 categories, in the order spec §2.8 lists them. */
+/** The 37 categories, in the order the Category schema lists them. */
 export const CATEGORIES = [
   'AGRICULTURE',
   'ART',

@@ -9,7 +9,7 @@ export const AUTH_FAILURE_LIMIT = 10;
 export const AUTH_FAILURE_WINDOW_MS = 60_000;
 
 /**
- * Client secrets are kept only as salted scrypt hashes (decisions §2). The parameters follow
+ * Client secrets are kept only as salted scrypt hashes, never recoverable. The parameters follow
  * OWASP's scrypt guidance (N=2^15, r=8, p=1, about 40 ms here): slow enough to make a stolen
  * table expensive to attack, fast enough for a token request an hour per client.
  */

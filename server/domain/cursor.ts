@@ -1,12 +1,12 @@
 /**
- * Opaque, signed pagination cursors (spec §4.5; decisions §5).
+ * Opaque, signed pagination cursors (the document's "Pagination" section).
  *
  * A cursor is `base64url(payload) + "." + base64url(HMAC-SHA256(secret, base64url(payload)))`
  * where payload is the JSON `{"v":1,"s":<sort>,"i":"<id>","b":"<binding>"}`:
  * - `s`, `i`: the keyset position of the last record of the page (sort value, then id as the
  *   tie-breaker), so the next page starts strictly after it and no record is skipped or repeated;
  * - `b`: a hash of the binding (`bindingOf(filters, limit)`), so a cursor is refused when it is
- *   sent with other filters or another limit (decisions §4: 400 `InvalidRequest`).
+ *   sent with other filters or another limit (400 `InvalidRequest`, as the Cursor parameter says).
  * The MAC makes the cursor tamper-evident; it is not encrypted, and it holds nothing secret.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
@@ -71,8 +71,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Builds a codec for one server secret (decisions §1 keeps it in the database, so every
- * instance agrees). Throws on a secret shorter than 16 bytes: a configuration bug.
+ * Builds a codec for one server secret (kept in the database, so every instance agrees: README,
+ * "Design"). Throws on a secret shorter than 16 bytes: a configuration bug.
  */
 export function createCursorCodec(secret: Uint8Array | string): CursorCodec {
   const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);

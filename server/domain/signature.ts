@@ -1,5 +1,5 @@
 /**
- * Request signatures of the write operations (spec §5 "Signature computation"; decisions §3).
+ * Request signatures of the write operations (the document's "Signed write requests" section).
  *
  * Message: upper-case HTTP method + request path without the query string + the text of the
  * `X-Partner-Request-Timestamp` header, no separators (`POST/v1/transfer1717000000`).
@@ -10,10 +10,10 @@
 import { constants, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { decodeCanonical } from './base64.js';
 
-/** 300 s: "older than 5 minutes" (spec §5, §8), applied in both directions (decisions §3). */
+/** 300 s: the 5-minute window, applied in both directions (the X-Partner-Request-Timestamp parameter). */
 export const REQUEST_TIMESTAMP_WINDOW_SECONDS = 300;
 
-/** Decisions §3: RSA keys of at least 2048 bits (NIST SP 800-57: 112-bit security). */
+/** RSA keys of at least 2048 bits (NIST SP 800-57: 112-bit security). */
 export const MIN_RSA_MODULUS_BITS = 2048;
 
 /**
@@ -87,7 +87,7 @@ export function verifySignature(keys: readonly KeyObject[], message: string, sig
 }
 
 /**
- * Decisions §3: a timestamp more than `windowSeconds` older or newer than the server's clock
+ * A timestamp more than `windowSeconds` older or newer than the server's clock
  * is refused; exactly `windowSeconds` away is still accepted.
  */
 export function timestampWithinWindow(

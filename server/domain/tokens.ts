@@ -3,7 +3,7 @@ import { SignJWT, jwtVerify, errors } from 'jose';
 import type { Clock } from '../runtime.js';
 import { decodeCanonical } from './base64.js';
 
-/** Access tokens live one hour (decisions §2: `expires_in: 3600`). */
+/** Access tokens live one hour (`expires_in: 3600` in the TokenResponse schema). */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const ISSUER = 'partner-payments-service';
 const AUDIENCE = 'partner-api';

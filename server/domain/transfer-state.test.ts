@@ -15,7 +15,8 @@ import {
   type TransferTrigger,
 } from './transfer-state.js';
 
-// The expected machine, written out independently of the table under test (spec §3.1, decisions §6).
+// The expected machine, written out independently of the table under test (the document's
+// "Transfer lifecycle" section).
 const ALLOWED: Readonly<Partial<Record<`${TransferStatus}:${TransferTrigger}`, TransferStatus>>> = {
   'PENDING:cancel': 'CANCELLED',
   'PENDING:execute': 'PROCESSING',

@@ -1,11 +1,11 @@
 /**
- * The transfer state machine: spec §3.1, decisions §6.
+ * The transfer state machine (the document's "Transfer lifecycle" section).
  *
  * A transfer is created PENDING (maker-checker: it needs approval before it moves).
  * The partner may cancel it or execute it (execute = approve and submit) while it is PENDING;
- * the operator tooling may reject it while it is PENDING (decisions §6: never through the
- * partner API); the payment network settles a PROCESSING transfer to SUCCEEDED or FAILED.
- * Everything else is refused: spec §3.1 rules 1, 2 and 4.
+ * the operator tooling may reject it while it is PENDING (never through the partner API); the
+ * payment network settles a PROCESSING transfer to SUCCEEDED or FAILED. Everything else is
+ * refused: no cancel or execute of a transfer that is not PENDING.
  */
 
 export const TRANSFER_STATUSES = [
@@ -30,11 +30,11 @@ export type TransferTransition = {
   readonly to: TransferStatus;
   /** Who may cause it: the partner through the API, the operator tooling, or the payment network. */
   readonly by: 'partner' | 'operator' | 'network';
-  /** The timestamp the transition sets (spec §2.6: reviewedAt on approval or rejection). */
+  /** The timestamp the transition sets (reviewedAt on approval or rejection). */
   readonly sets: 'cancelledAt' | 'reviewedAt' | null;
 };
 
-/** A new transfer starts here (spec §3.1, first row). */
+/** A new transfer starts here. */
 export const INITIAL_TRANSFER_STATUS: TransferStatus = 'PENDING';
 
 /** Every allowed transition; any (status, trigger) pair not listed is forbidden. */
@@ -52,12 +52,12 @@ export function nextTransferStatus(from: TransferStatus, trigger: TransferTrigge
   return transition === undefined ? null : transition.to;
 }
 
-/** Spec §3.1 rule 1 and §4.3: only a PENDING transfer can be cancelled. */
+/** Only a PENDING transfer can be cancelled. */
 export function canCancel(status: TransferStatus): boolean {
   return nextTransferStatus(status, 'cancel') !== null;
 }
 
-/** Spec §3.1 rule 2: only a PENDING transfer can be executed (funds are checked separately). */
+/** Only a PENDING transfer can be executed (funds are checked separately). */
 export function canExecute(status: TransferStatus): boolean {
   return nextTransferStatus(status, 'execute') !== null;
 }
@@ -74,12 +74,13 @@ export function isTransferStatus(value: string): value is TransferStatus {
 }
 
 /**
- * Sandbox payment network (decisions §6): an account number ending in this suffix fails,
- * so that partners can exercise the FAILED path on purpose; every other one succeeds.
+ * Sandbox payment network (as the executeTransfer operation describes it): an account number
+ * ending in this suffix fails, so that partners can exercise the FAILED path on purpose; every
+ * other one succeeds.
  */
 export const FAILING_ACCOUNT_SUFFIX = '0002';
 
-/** 2000 ms: the default of `PAYMENT_NETWORK_DELAY_MS` (decisions §1 and §6). */
+/** 2000 ms: the default of `PAYMENT_NETWORK_DELAY_MS` (README, configuration). */
 export const DEFAULT_PAYMENT_NETWORK_DELAY_MS = 2000;
 
 export function settlementOutcome(accountNumber: string): 'SUCCEEDED' | 'FAILED' {

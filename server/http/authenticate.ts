@@ -24,7 +24,7 @@ export function bearerChallenge(route: RouteDefinition): string {
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
 /**
- * Decisions §2: a missing, malformed, expired or forged bearer token is 401 with
+ * A missing, malformed, expired or forged bearer token is 401 with
  * `WWW-Authenticate: Bearer`; a valid token without the operation's scopes is 403
  * `insufficient_scope`. Scopes come from the generated route table, i.e. from the document.
  * A token whose client no longer exists, or that was issued before the client's tokens were

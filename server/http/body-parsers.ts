@@ -1,9 +1,9 @@
 import express, { type Request, type RequestHandler } from 'express';
 
-/** Decisions §1: JSON bodies over 64 KiB are refused with 413. */
+/** Bodies over 64 KiB are refused with 413 (the PayloadTooLarge response in openapi/). */
 export const BODY_LIMIT = '64kb';
 
-/** The exact bytes of the body, kept for the idempotency fingerprint (decisions §3). */
+/** The exact bytes of the body: the idempotency fingerprint hashes them (method, path and body SHA-256). */
 export const RAW_BODY = Symbol('rawBody');
 export type RawBodyRequest = Request & { [RAW_BODY]?: Buffer };
 
@@ -12,9 +12,9 @@ const keepRaw = (req: unknown, _res: unknown, buffer: Buffer): void => {
 };
 
 /**
- * JSON and JSON merge-patch (the limits operations) share one parser; without the merge-patch type
- * the body would stay undefined and slip past validation (stack.md pitfall 1). Form bodies are for
- * the token endpoint only.
+ * JSON and JSON merge-patch (the limits operations) share one parser; without the merge-patch
+ * type express.json would leave the body undefined, and the validator would let it through
+ * unchecked. Form bodies are for the token endpoint only.
  */
 export function bodyParsers(): RequestHandler[] {
   return [

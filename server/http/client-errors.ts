@@ -6,7 +6,7 @@ import type { IdGenerator } from '../runtime.js';
  * Requests Node's HTTP parser refuses before they reach the app (a forbidden byte in the request
  * line or a header, a header section over Node's 16 KiB, a request too slow to arrive) would get
  * Node's bare answer without a body. They get the Error shape and an X-Request-Id like every other
- * answer (decisions §1, §4): 431 for oversized headers, 408 for a timeout, 400 otherwise.
+ * answer (the ErrorType table in openapi/): 431 for oversized headers, 408 for a timeout, 400 otherwise.
  */
 export function answerClientErrors(server: Server, ids: IdGenerator): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -8,7 +8,8 @@ export type ErrorBody = components['schemas']['Error'];
 
 /**
  * The error registry: every failure the HTTP layer raises, with the status and type that
- * decisions §2-§4 give it. One place to read how the service answers when something is wrong.
+ * the document's ErrorType table gives it. One place to read how the service answers when
+ * something is wrong.
  */
 export const ERRORS = {
   invalidRequest: { status: 400, type: 'InvalidRequest' },
@@ -68,7 +69,7 @@ export class RequestValidationError extends ApiError {
   }
 }
 
-/** A 500: nothing of the cause, only the request id to quote (decisions §4, house rule 8). */
+/** A 500: nothing of the cause (no stack, SQL or secret reaches a caller), only the request id to quote. */
 export function internalError(res: Response): ApiError {
   return new ApiError('internal', 'The service failed to complete the request.', {
     details: `Quote request id ${String(res.getHeader('X-Request-Id') ?? '')} when reporting this.`,
@@ -132,8 +133,9 @@ function fromFrameworkError(error: unknown): ApiError | undefined {
 
 /**
  * The RFC 6749 §5.2 `error` code the token endpoint adds to a failure raised before its handler
- * ran (decisions §2): a grant type outside the enum is `unsupported_grant_type`, anything else
- * malformed `invalid_request`, a failed client authentication `invalid_client`.
+ * ran (the createToken operation's error table): a grant type outside the enum is
+ * `unsupported_grant_type`, anything else malformed `invalid_request`, a failed client
+ * authentication `invalid_client`.
  */
 export function oauthErrorCode(apiError: ApiError): string {
   if (apiError.status === 401) return 'invalid_client';

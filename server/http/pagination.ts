@@ -1,7 +1,7 @@
 import { bindingOf, type CursorCodec, type CursorPosition } from '../domain/cursor.js';
 import { ApiError } from './errors.js';
 
-/** Decisions §5: every list pages 1 to 100 records, 10 by default. */
+/** Every list pages 1 to 100 records, 10 by default (the Limit parameter in openapi/). */
 export const DEFAULT_PAGE_SIZE = 10;
 
 export interface PageRequest {
@@ -13,7 +13,8 @@ export interface PageRequest {
 
 /**
  * Reads `cursor` and `limit` of a list request. The cursor is bound to the filters and the limit
- * that produced it (decisions §5), so reusing it with others is a 400, like a tampered one.
+ * that produced it (the Cursor parameter's description), so reusing it with others is a 400,
+ * like a tampered one.
  */
 export function pageRequest(
   cursors: CursorCodec,

@@ -8,7 +8,7 @@ import type { PublicKeysOf } from './write-request.js';
 
 /**
  * Parsed public keys per client. Parsing a PEM costs about 150 µs more per verification than a
- * cached KeyObject (stack.md), so keys are kept for 30 s: a key deactivated on another instance
+ * cached KeyObject, so keys are kept for 30 s: a key deactivated on another instance
  * stops working within that time. A failed verification may reload at most once a second, so a
  * key added a moment ago works at once without letting bad signatures hammer the database.
  */

@@ -11,7 +11,7 @@ import { ApiError } from './errors.js';
 import type { RouteDefinition } from '../../generated/server.js';
 import { bearerChallenge, PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 
-/** Spec §5 and §8: an Idempotency-Key is 12 to 36 characters. */
+/** An Idempotency-Key is 12 to 36 characters (the Idempotency-Key parameter in openapi/components/parameters/). */
 const IDEMPOTENCY_KEY_LENGTH = { min: 12, max: 36 } as const;
 /** Up to 15 digits: any Unix-seconds value for the next thirty million years, and a safe integer. */
 const TIMESTAMP = /^[0-9]{1,15}$/;
@@ -32,8 +32,9 @@ function single(req: Request, name: string): string | undefined | ApiError {
 }
 
 /**
- * Checks the write-request headers of spec §5 in the order of decisions §3, steps 2 to 5:
- * idempotency key, signature presence, timestamp window, then the RSA signature itself.
+ * Checks the write-request headers in the order the document's "Signed write requests" section
+ * gives (openapi/openapi.yaml, steps 2 to 5): idempotency key, signature presence, timestamp
+ * window, then the RSA signature itself.
  * Runs after authentication and before schema validation; the signed message is the method,
  * the request path without its query string, and the timestamp header's text.
  */

@@ -1,6 +1,6 @@
 /**
- * Cards, their holders and departments (spec §2.2-§2.4), and the one aggregate query that feeds
- * `availableBalance` (decisions §7). Every read is scoped to the organization: another
+ * Cards, their holders and departments (the Card, CardHolder and Department schemas), and the one
+ * aggregate query that feeds `availableBalance`. Every read is scoped to the organization: another
  * organization's card is as absent as an unknown one.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
@@ -31,7 +31,7 @@ export interface CardHolderRecord {
 export interface CardRecord {
   readonly id: string;
   readonly nickname: string;
-  /** Null while the card is not activated (spec §3.2). */
+  /** Null while the card is not activated. */
   readonly last4: string | null;
   readonly limits: Limits;
   readonly createdAt: number;
@@ -163,8 +163,8 @@ export async function findCardWithUsage(
 
 /**
  * Reads the card and locks its row until the caller's transaction ends, so that concurrent limit
- * changes of one card run one after the other and none is lost (decisions §7). Must run inside a
- * transaction.
+ * changes of one card run one after the other and none is lost (as updateCardLimits promises).
+ * Must run inside a transaction.
  */
 export async function lockCard(db: Kysely<DB>, organizationId: string, cardId: string): Promise<CardRecord | undefined> {
   const row = await cardQuery(db, organizationId).where('c.id', '=', cardId).forUpdate('c').executeTakeFirst();

@@ -18,7 +18,7 @@ export interface Database {
 export interface OpenDatabaseOptions {
   /**
    * undefined: the embedded database in files under `dataDir`; `memory://`: an in-memory
-   * embedded database; `postgres://` or `postgresql://`: a PostgreSQL server (decisions §1).
+   * embedded database; `postgres://` or `postgresql://`: a PostgreSQL server.
    */
   url?: string | undefined;
   /** Data directory of the embedded database; default `./.data/pglite`. */
@@ -36,7 +36,7 @@ export interface OpenDatabaseOptions {
   onConnectionError?: (error: Error) => void;
 }
 
-/** Where the embedded database lives when DATABASE_URL is unset (decisions §1: `./.data/`). */
+/** Where the embedded database lives when DATABASE_URL is unset (under `./.data/`, git-ignored). */
 export const DEFAULT_DATA_DIR = './.data/pglite';
 
 /** 10: pg's own default; the service's transactions are short, so few connections suffice. */
@@ -48,7 +48,7 @@ const INT8_OID = 20;
 /**
  * int8 → number, refusing anything a JavaScript number cannot hold exactly. Money and times
  * stay far below 2^53 (the largest amount is 99_999_999_999), so this throws only on a bug.
- * Both drivers get it, so the store sees one type (stack.md pitfall 8). `sum()` of bigints is
+ * Both drivers get it, so the store sees one type (README, "Design"). `sum()` of bigints is
  * `numeric`, which both drivers return as a string: cast it (`sum(x)::bigint`).
  */
 export function parseInt8(text: string): number {

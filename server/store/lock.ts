@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 
 // PGlite takes no lock on its data directory: a second process opens it without error and
-// one of the two loses its writes (stack.md pitfall 12). The embedded database therefore
-// belongs to one process, marked by a lock file created with O_EXCL beside the directory.
+// one of the two loses its writes. The embedded database therefore belongs to one process,
+// marked by a lock file created with O_EXCL beside the directory (README, "Design").
 
 /** The content of a lock file: who holds it, since when, and a token unique to this holder. */
 interface LockContent {

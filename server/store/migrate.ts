@@ -4,6 +4,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import { initialMigration } from './migrations/001-initial.js';
 import { ledgerIndexesMigration } from './migrations/002-ledger-indexes.js';
 import { tokenRevocationMigration } from './migrations/003-token-revocation.js';
+import { idempotencyInOneTransactionMigration } from './migrations/004-idempotency-in-one-transaction.js';
 import type { DB } from './schema.js';
 
 /**
@@ -15,6 +16,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '001-initial': initialMigration,
   '002-ledger-indexes': ledgerIndexesMigration,
   '003-token-revocation': tokenRevocationMigration,
+  '004-idempotency-in-one-transaction': idempotencyInOneTransactionMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

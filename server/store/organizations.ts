@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
-// Organizations, their partner clients, the clients' public keys, and the failed-auth
-// counter of decisions §2.
+// Organizations, their partner clients, the clients' public keys, and the counter of failed
+// client authentications (more than 10 a minute → 429; the createToken operation's 429 answer).
 
 export interface Organization {
   id: string;
@@ -61,7 +61,7 @@ export async function countOrganizations(db: Kysely<DB>): Promise<number> {
   return row.count;
 }
 
-/** The available balance in cents (decisions §6); undefined for an unknown organization. */
+/** The available balance in cents (what execute may still reserve); undefined for an unknown organization. */
 export async function getBalance(db: Kysely<DB>, organizationId: string): Promise<number | undefined> {
   const row = await db
     .selectFrom('organizations')
@@ -132,7 +132,7 @@ export async function addClientKey(
     .execute();
 }
 
-/** The keys a signature may verify against: at most a few, two during a rotation (decisions §3). */
+/** The keys a signature may verify against: at most a few, two during a rotation (the document's "Key rotation"). */
 export async function listActiveClientKeys(db: Kysely<DB>, clientId: string): Promise<ClientKey[]> {
   const rows = await db
     .selectFrom('client_keys')
@@ -160,9 +160,9 @@ export async function deactivateClientKey(
   return result.numUpdatedRows > 0n;
 }
 
-// Failed client authentication, counted per client id in fixed windows (decisions §2: more
-// than 10 failures a minute → 429). The counter lives in the database so that every instance
-// sharing it counts together.
+// Failed client authentication, counted per client id in fixed windows (more than 10 failures
+// a minute → 429). The counter lives in the database so that every instance sharing it counts
+// together.
 
 /**
  * Counts one failure and returns the failures in the current window, this one included.

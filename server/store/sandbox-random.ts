@@ -1,6 +1,7 @@
 /**
  * Deterministic randomness for the sandbox data: the same seed and organization always give the
- * same departments, people, cards and ledger, so tests and demos can rely on them.
+ * same departments, people, cards and ledger, so tests and demos can rely on them. The project's
+ * one seeded generator: the crash schedule (scripts/proof/crash-schedule.ts) draws from it too.
  */
 import { createHash } from 'node:crypto';
 import type { IdGenerator, IdPrefix } from '../runtime.js';

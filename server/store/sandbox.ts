@@ -1,12 +1,12 @@
 /**
- * Sandbox data (decisions §10; issue: "sandbox data worth exploring"): departments, card holders,
+ * Sandbox data, for `npm run onboard -- --demo` and the first start: departments, card holders,
  * cards of every kind and a 90-day ledger for one organization, generated deterministically from
  * a seed; and a bulk mode that adds many ledger records fast, for benchmarks.
  *
  * The ledger is consistent with the cards:
  * - every CARD and ATM record belongs to one of the organization's activated cards and carries
  *   that card's last4 and holder (as person); CASH and PARTNER_FEES records have no card;
- * - `refund` is true only on refunded cash expenses (spec §2.9); amounts are positive cents;
+ * - `refund` is true only on refunded cash expenses (Transaction.refund); amounts are positive cents;
  * - every activated card keeps something to spend: a record that would take a card below a fifth
  *   of a limit is declined instead, as a real processor would; a few cards are then brought
  *   close to their limit today, so the demo shows both.
@@ -56,7 +56,7 @@ export const DEFAULT_SANDBOX_SEED = 20_250_301;
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-/** Decisions §10: the ledger covers the 90 days before now. */
+/** The ledger covers the 90 days before now. */
 export const SANDBOX_LEDGER_DAYS = 90;
 /** Randomly drawn ledger records; fees and the near-limit records come on top. */
 const RANDOM_RECORDS = 300;
@@ -431,9 +431,9 @@ export function planSandboxData(options: SandboxOptions): SandboxPlan {
 }
 
 /**
- * Every status, review status and category appears at least once (decisions §10), whatever the
- * seed: when one is missing, an older card record (outside the current month, so that no balance
- * moves) takes it.
+ * Every status, review status and category appears at least once, so that every filter finds
+ * something, whatever the seed: when one is missing, an older card record (outside the current
+ * month, so that no balance moves) takes it.
  */
 function ensureCoverage(transactions: NewTransaction[], periods: CairoPeriods): void {
   const older = transactions.filter((t) => t.method === 'CARD' && t.authorization_date < periods.monthStartMs);

@@ -14,7 +14,7 @@ export type JsonColumn<T = unknown> = ColumnType<T, string, string>;
 export const TRANSFER_STATUSES = ['PENDING', 'CANCELLED', 'REJECTED', 'PROCESSING', 'FAILED', 'SUCCEEDED'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
-/** The payment network's outcomes for a PROCESSING transfer (spec §3.1). */
+/** The payment network's outcomes for a PROCESSING transfer. */
 export type SettlementOutcome = 'SUCCEEDED' | 'FAILED';
 
 export interface OrganizationsTable {
@@ -28,7 +28,7 @@ export interface OrganizationsTable {
 export interface ClientsTable {
   id: string;
   organization_id: string;
-  /** Slow salted hash (decisions §2); never the secret itself. */
+  /** Slow salted hash (scrypt); never the secret itself. */
   secret_hash: string;
   scopes: string[];
   created_at: number;
@@ -54,14 +54,11 @@ export interface ServiceSecretsTable {
 export interface IdempotencyKeysTable {
   client_id: string;
   key: string;
-  /** Method, path and SHA-256 of the body (decisions §3). */
+  /** Method, path and SHA-256 of the body. */
   fingerprint: string;
-  /** Set while a request runs with this key; null once its answer is stored. */
-  lock_id: string | null;
-  locked_at: number | null;
-  response_status: number | null;
+  response_status: number;
   /** The stored answer's JSON text, verbatim (text rather than jsonb, which reorders keys). */
-  response_body: string | null;
+  response_body: string;
   created_at: number;
 }
 
@@ -115,12 +112,12 @@ export interface CardsTable {
   organization_id: string;
   card_holder_id: string;
   nickname: string;
-  /** Null when the card is not activated (spec §3.2). */
+  /** Null when the card is not activated. */
   last4: string | null;
   daily_limit: number;
   monthly_limit: number;
   atm_limit: number;
-  /** Null for a card that is not approval-based (spec §2.3). */
+  /** Null for a card that is not approval-based. */
   approval_based_limit: number | null;
   created_at: number;
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
 // Secrets the service generates for itself on first start (token signing, cursor signing),
-// kept in the database so that every instance sharing it agrees on them (decisions §1).
+// kept in the database so that every instance sharing it agrees on them (README, "Design").
 
 /**
  * Returns the secret called `name`, creating it with `create()` when there is none.

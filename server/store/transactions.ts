@@ -1,5 +1,5 @@
 /**
- * The transaction ledger (spec §2.9, §4.4; decisions §8): a keyset-paged list, newest
+ * The transaction ledger (listTransactions, getTransaction): a keyset-paged list, newest
  * authorization first with ties by id, with the nine filters combinable; and reads by id. Every
  * query is scoped to the organization.
  */
@@ -156,7 +156,7 @@ async function merchantNamesMatching(db: Kysely<DB>, organizationId: string, tex
   return names.length > MAX_MERCHANT_NAMES ? undefined : names;
 }
 
-/** The people of the organization in these departments (decisions §8: the person's department). */
+/** The people of the organization in these departments: `departmentIds` matches the person's department. */
 async function peopleInDepartments(db: Kysely<DB>, organizationId: string, departmentIds: readonly string[]): Promise<string[]> {
   const rows = await db
     .selectFrom('card_holders')

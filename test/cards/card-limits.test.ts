@@ -4,14 +4,15 @@ import type { components } from '../../generated/openapi-types.js';
 import { cairoPeriods, LIMIT_MAXIMA } from '../../server/domain/available-balance.js';
 import type { Limits } from '../../server/domain/card-limits.js';
 import { findCardWithUsage } from '../../server/store/cards.js';
-import { startTestApp, testClock, type Partner, type TestApp } from '../helpers/app.js';
+import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { addCard, addHolder, addRecords } from '../helpers/ledger.js';
 
 type Card = components['schemas']['Card'];
 type ErrorBody = components['schemas']['Error'];
 
-// Limits over HTTP, every rule of decisions §7 with its exact status. Write requests are signed
-// by the test partner (Idempotency-Key, timestamp, signature) and sent as merge-patch JSON.
+// Limits over HTTP, every rule of setCardLimits and updateCardLimits with its exact status.
+// Write requests are signed by the test partner (Idempotency-Key, timestamp, signature) and sent
+// as merge-patch JSON.
 
 const NOW = Date.parse('2025-03-17T10:30:00Z');
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -164,7 +165,7 @@ describe('card limits', () => {
     it.each([
       ['an empty body', {}],
       ['approvalBased null', { approvalBased: null }],
-      ['a change beyond the range of spec §2.3', { daily: LIMIT_MAXIMA.daily + 1 }],
+      ['a change beyond its range', { daily: LIMIT_MAXIMA.daily + 1 }],
       ['an unknown property', { weekly: 1 }],
     ])('answers 400 InvalidRequest for %s', async (_name, body) => {
       await expectInvalid(await send('PATCH', plain, body));

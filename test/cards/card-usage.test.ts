@@ -9,7 +9,7 @@ import {
 import { mulberry32, picker } from '../../server/store/sandbox-random.js';
 import { findCardWithUsage, lockCard, saveCardLimits } from '../../server/store/cards.js';
 import { inTransaction } from '../../server/store/in-transaction.js';
-import { createTestDatabaseOf, databaseKinds, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabaseOf, databaseKinds, type TestDatabase } from '../../scripts/proof/database.js';
 import {
   addCard,
   addHolder,

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import { seedSandboxData } from '../../server/store/sandbox.js';
-import { startTestApp, testClock, type Partner, type TestApp } from '../helpers/app.js';
+import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { addCard, addHolder, cardRows, expectedBalance, ledgerRows } from '../helpers/ledger.js';
 
 type Card = components['schemas']['Card'];
 type CardListPage = components['schemas']['CardListPage'];
 type ErrorBody = components['schemas']['Error'];
 
-// Reading cards over HTTP (spec §4.2; decisions §5, §7): the real app on a real database,
+// Reading cards over HTTP (listCards, getCard): the real app on a real database,
 // response validation on, the sandbox data of two organizations.
 
 const NOW = Date.parse('2025-03-17T10:30:00Z');
@@ -28,7 +28,7 @@ async function traverse(partner: Partner, limit: number, between?: (page: number
     cards.push(...body.cards);
     cursor = body.nextCursor;
     if (cursor === undefined) return cards;
-    // decisions §5: a cursor only when another record exists, so a page before it is full.
+    // A cursor only when another record exists, so a page before it is full.
     expect(body.cards).toHaveLength(limit);
     await between?.(page);
   }

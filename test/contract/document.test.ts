@@ -138,7 +138,7 @@ function mediaTypesOf(op: Operation): [string, MediaType][] {
 const addFormats = addFormatsModule.default;
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats(ajv);
-// int64 values must stay exact in JSON: safe integers only (stack.md pitfall 8).
+// int64 values must stay exact in JSON: safe integers only (README, "Design").
 ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
 ajv.addFormat('int32', {
   type: 'number',
@@ -251,7 +251,7 @@ describe('examples', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Operations: exactly the 13 of the specification (§4) plus the token endpoint (decisions §2).
+// Operations: exactly the twelve of the partner API plus the token endpoint, thirteen in all.
 
 const WRITE_OPERATIONS = [
   'setCardLimits',
@@ -278,7 +278,7 @@ const EXPECTED_OPERATIONS: {
   { method: 'get', path: '/v1/transfer/{id}', operationId: 'getTransfer', tag: 'Transfers', security: [{ oauth2: ['transfers:read'] }] },
   { method: 'post', path: '/v1/transfer/{id}/cancel', operationId: 'cancelTransfer', tag: 'Transfers', security: [{ oauth2: ['transfers:write'] }] },
   { method: 'post', path: '/v1/transfer/{id}/execute', operationId: 'executeTransfer', tag: 'Transfers', security: [{ oauth2: ['transfers:write'] }] },
-  // Transaction scopes are not in the specification; decisions §2 picks cards:read.
+  // The transaction operations need cards:read, as the document's scope table says.
   { method: 'get', path: '/v1/transaction', operationId: 'listTransactions', tag: 'Transactions', security: [{ oauth2: ['cards:read'] }] },
   { method: 'get', path: '/v1/transaction/{id}', operationId: 'getTransaction', tag: 'Transactions', security: [{ oauth2: ['cards:read'] }] },
   { method: 'post', path: '/v1/oauth/token', operationId: 'createToken', tag: 'Authentication', security: [] },
@@ -323,7 +323,7 @@ describe('operations', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Write headers (spec §5, decisions §3).
+// Write headers (the document's "Signed write requests" section).
 
 const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
 const WRITE_HEADERS: Record<string, Schema> = {
@@ -372,7 +372,7 @@ describe('write headers', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Responses and errors (decisions §1-§4).
+// Responses and errors (the document's "Errors" section and ErrorType table).
 
 const ERROR_TYPES = [
   'NotFound',
@@ -455,7 +455,7 @@ function errorTypeOf(value: unknown): unknown {
 }
 
 describe('responses', () => {
-  it('ErrorType lists the ten types of spec §7', () => {
+  it('ErrorType lists the ten error types', () => {
     expect(doc.components.schemas.ErrorType?.enum).toEqual(ERROR_TYPES);
   });
 
@@ -487,7 +487,7 @@ describe('responses', () => {
   it.each(WRITE_OPERATIONS)('%s marks replayable answers with Idempotent-Replayed', (operationId) => {
     const { operation } = operationById(operationId);
     expect(operation.responses['200']?.headers?.['Idempotent-Replayed']?.schema.enum).toEqual([true]);
-    // Failures before the operation runs are never stored (decisions §3).
+    // Failures before the operation runs are never stored, so never replayed.
     for (const status of ['401', '403', '409', '413', '415', '422', '500']) {
       expect(operation.responses[status]?.headers?.['Idempotent-Replayed'], `${operationId} ${status}`).toBeUndefined();
     }
@@ -520,7 +520,7 @@ describe('responses', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Schemas: closed objects, bounded money, the nullability of spec §2.
+// Schemas: closed objects, bounded money, which fields may be null and which are required.
 
 function unclosedObjects(schema: Schema, where: string, seen = new Set<Schema>()): string[] {
   if (seen.has(schema)) return [];
@@ -570,7 +570,7 @@ describe('schemas', () => {
     expect(unclosed).toEqual([]);
   });
 
-  it('bound every int64 of a body explicitly (stack.md pitfall 8)', () => {
+  it('bound every int64 of a body explicitly, so it stays exact in JSON', () => {
     const unbounded = Object.entries(doc.components.schemas).flatMap(([name, s]) => int64WithoutBounds(s, name));
     expect(unbounded).toEqual([]);
   });

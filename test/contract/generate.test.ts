@@ -50,7 +50,7 @@ describe('npm run generate', () => {
     ]);
   });
 
-  it('writes a route table whose write operations are exactly the five of spec §5', () => {
+  it('writes a route table whose write operations are exactly the five signed writes', () => {
     const writes = routeList.filter((route) => isSignedWrite(route)).map((route) => route.operationId);
     expect(writes.sort()).toEqual(['cancelTransfer', 'createTransfer', 'executeTransfer', 'setCardLimits', 'updateCardLimits']);
     const publicOperations = routeList.filter((route) => requiredScopes(route) === undefined).map((route) => route.operationId);

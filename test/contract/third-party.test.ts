@@ -13,7 +13,7 @@ import { scaffoldHandlers } from '../../scripts/codegen/scaffold.js';
 import { generate, PROJECT_ROOT, type Generation } from '../../scripts/generate.js';
 import { serve, type Serving } from '../../scripts/serve.js';
 import { sampleRequest } from '../helpers/sample-request.js';
-import { rawRequest } from '../proof/helpers/raw-http.js';
+import { rawRequest } from '../../scripts/proof/raw-http.js';
 
 /**
  * Public OpenAPI 3.1 documents that are not ours (test/fixtures/third-party/, with their sources and

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../server/domain/tokens.js';
 import { CLIENT_POLICY_CACHE_MS } from '../../server/http/client-policies.js';
 import { revokeClientTokens } from '../../server/store/organizations.js';
-import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
+import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { expectError, type ErrorJson } from './support.js';
 
-// Decisions §2: the token endpoint (client credentials, Basic and post authentication, scopes,
+// The token endpoint (client credentials, Basic and post authentication, scopes,
 // the failure lock-out) and the bearer check (401 / 403 with their challenges), plus revocation.
 
 let app: TestApp;
@@ -322,7 +322,7 @@ describe('bearer tokens', () => {
     expect(read.headers.get('www-authenticate')).toContain('transfers:read');
 
     const readOnly = await partner.token('transfers:read');
-    // Decisions §3 step 1 before step 2: no write headers at all, still 403.
+    // The scope is checked before the write headers: no write headers at all, still 403.
     const write = await partner.request('POST', '/v1/transfer', { token: readOnly, signed: false, body: {} });
     await expectError(write, 403, 'Unauthorized');
     expect(write.headers.get('www-authenticate')).toContain('error="insufficient_scope"');

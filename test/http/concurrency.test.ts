@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance } from '../../server/store/organizations.js';
-import { startTestApp, type Partner, type TestApp, type TestInstance } from '../helpers/app.js';
+import { startTestApp, type Partner, type TestApp, type TestInstance } from '../../scripts/proof/app.js';
 import { createTransfer, transferBody, type TransferJson } from './support.js';
 
 // Issue 3, concurrency: two instances of the service sharing one PostgreSQL database (each with

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestFingerprint } from '../../server/http/invoke.js';
+import { requestFingerprint } from '../../server/http/unit-of-work.js';
 import { settleDueTransfers, startSettlementWorker } from '../../server/settlement-worker.js';
 import { openDatabase } from '../../server/store/connection.js';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  IDEMPOTENCY_LOCK_TIMEOUT_MS,
-  IdempotencyLockLostError,
-} from '../../server/store/idempotency.js';
+import { storeAnswer } from '../../server/store/idempotency.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { claimDueSettlements, executeTransfer, type NewTransfer } from '../../server/store/transfers.js';
-import { insertTransfer } from '../helpers/transfers.js';
-import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
+import { insertTransfer } from '../../server/store/transfers.js';
+import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import {
   FAILING_IBAN,
   createTransfer,
@@ -26,8 +21,8 @@ import {
   type TransferJson,
 } from './support.js';
 
-// Crash safety (issue 3): an operation interrupted between its phases leaves neither a key locked
-// forever nor a change without its answer or its money; settlement resumes after a restart and
+// Crash safety: an operation interrupted before its commit leaves neither a stored key nor a
+// change without its answer or its money; settlement resumes after a restart and
 // settles every transfer exactly once, also with two workers at once.
 
 const DELAY_MS = 2_000;
@@ -69,43 +64,15 @@ const settledIn = (entries: readonly LogEntry[]): number =>
   entries.reduce((sum, entry) => sum + (typeof entry.object['settled'] === 'number' ? entry.object['settled'] : 0), 0);
 
 describe('an interrupted write', () => {
-  it('a claim whose instance died blocks its key only until the lock times out; the retry on another instance runs once', async () => {
-    const body = JSON.stringify(transferBody({ amountCents: 4_242 }));
-    const key = randomUUID();
-    const crashed = await app.startInstance();
-    // The crashed instance got as far as claiming the key, then went away.
-    const claim = await claimIdempotencyKey(crashed.db, {
-      clientId: partner.clientId,
-      key,
-      fingerprint: requestFingerprint('POST', '/v1/transfer', Buffer.from(body)),
-      nowMs: app.clock.now(),
-    });
-    expect(claim.kind).toBe('claimed');
-    await crashed.close();
-
-    await expectError(await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key }), 409, 'DuplicateIdempotencyKey');
-    app.clock.advance(IDEMPOTENCY_LOCK_TIMEOUT_MS);
-    const retried = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
-    expect(retried.status).toBe(200);
-    expect(await transfersWithKey(key)).toBe(1);
-  });
-
-  it('a request that wakes up after its lock was taken over cannot commit its change', async () => {
-    const bodyJson = transferBody({ amountCents: 5_151 });
+  it('a write whose instance died before its commit stored nothing: the retry on another instance runs once', async () => {
+    const bodyJson = transferBody({ amountCents: 4_242 });
     const body = JSON.stringify(bodyJson);
     const key = randomUUID();
-    const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
-    const stalled = await claimIdempotencyKey(app.db, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now() });
-    if (stalled.kind !== 'claimed') throw new Error('expected a claim');
-
-    app.clock.advance(IDEMPOTENCY_LOCK_TIMEOUT_MS);
-    const winner = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
-    const winnerText = await winner.text();
-    expect(winner.status).toBe(200);
-
-    // The stalled request resumes its operation transaction: the change and the answer, together.
+    const crashed = await app.startInstance();
+    // The crashed instance got as far as its transfer and its stored answer, then went away
+    // before its commit: its transaction rolls back, whatever its connection does next.
     await expect(
-      app.db.transaction().execute(async (tx) => {
+      crashed.db.transaction().execute(async (tx) => {
         const row = await insertTransfer(tx, {
           id: `trf_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
           organizationId: partner.organizationId,
@@ -119,14 +86,46 @@ describe('an interrupted write', () => {
           accountNumber: bodyJson.accountNumber,
           accountName: bodyJson.accountName,
         });
-        await completeIdempotencyKey(tx, { clientId: partner.clientId, key, lockId: stalled.lockId, status: 200, body: JSON.stringify(row) });
+        const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
+        const outcome = await storeAnswer(tx, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now(), status: 200, body: JSON.stringify(row) });
+        expect(outcome).toBe('stored');
+        throw new Error('the process died here');
       }),
-    ).rejects.toBeInstanceOf(IdempotencyLockLostError);
+    ).rejects.toThrow('the process died here');
+    await crashed.close();
 
+    expect(await transfersWithKey(key)).toBe(0);
+    const retried = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(await transfersWithKey(key)).toBe(1);
-    const replay = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(await replay.text()).toBe(winnerText);
+    const again = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it.runIf(postgresUrl !== undefined)('a write whose connection is cut before its commit (PostgreSQL) stored nothing: the key is free at once', async () => {
+    const body = JSON.stringify(transferBody({ amountCents: 5_151 }));
+    const key = randomUUID();
+    const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
+    const lost = await openDatabase({ url: app.databaseUrl, maxConnections: 1, onConnectionError: () => undefined });
+    let stored: () => void = () => undefined;
+    const storedYet = new Promise<void>((resolve) => {
+      stored = resolve;
+    });
+    const dying = lost.db.transaction().execute(async (tx) => {
+      await storeAnswer(tx, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now(), status: 200, body: '{}' });
+      stored();
+      // The server ends this backend as an instance's crash would end its connection.
+      await sql`select pg_terminate_backend(pg_backend_pid())`.execute(tx);
+    });
+    await storedYet;
+    await expect(dying).rejects.toThrow();
+    await lost.close();
+
+    const retried = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await transfersWithKey(key)).toBe(1);
   });
 
   it('no transfer without its reservation: a crash after execute reserved the money rolls back both', async () => {

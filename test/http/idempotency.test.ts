@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestFingerprint } from '../../server/http/invoke.js';
+import { toTransfer } from '../../server/http/handlers/transfers.js';
+import { requestFingerprint } from '../../server/http/unit-of-work.js';
+import { insertTransfer } from '../../server/store/transfers.js';
 import { startSettlementWorker } from '../../server/settlement-worker.js';
 import { getBalance, recordAuthFailure } from '../../server/store/organizations.js';
-import { claimIdempotencyKey, IDEMPOTENCY_LOCK_TIMEOUT_MS, IDEMPOTENCY_RETENTION_MS } from '../../server/store/idempotency.js';
-import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
+import { IDEMPOTENCY_RETENTION_MS, storeAnswer } from '../../server/store/idempotency.js';
+import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { createTransfer, eventually, expectError, recordingLogger, transferAction, transferBody, type TransferJson } from './support.js';
 
-// Decisions §3, idempotency: one answer per (client, key) for 24 hours, replayed byte for byte;
+// Idempotency: one answer per (client, key) for 24 hours, replayed byte for byte;
 // 422 for another request under the same key, 409 while it runs; nothing stored for requests the
 // operation never saw, nor for 5xx.
 
@@ -180,47 +182,78 @@ describe('24 hours', () => {
 });
 
 describe('in flight', () => {
-  it('409 while another request holds the key; 422 if the request differs; the holder finishing is replayed', async () => {
+  it('while another request is committing the key: 409 with Retry-After on PostgreSQL (the embedded database runs one transaction at a time, so the request waits); then the holder is replayed and another request refused', async () => {
     const key = randomUUID();
-    const body = JSON.stringify(transferBody({ amountCents: 909 }));
-    const held = await claimIdempotencyKey(app.db, {
-      clientId: partner.clientId,
-      key,
-      fingerprint: requestFingerprint('POST', '/v1/transfer', Buffer.from(body)),
-      nowMs: app.clock.now(),
+    const bodyJson = transferBody({ amountCents: 909 });
+    const body = JSON.stringify(bodyJson);
+    const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
     });
-    expect(held.kind).toBe('claimed');
-
-    const busy = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
-    await expectError(busy, 409, 'DuplicateIdempotencyKey');
-    expect(busy.headers.get('retry-after')).toBe('1');
+    let holding: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    // A request of another instance, between its stored answer and its commit.
+    const holder = app.db.transaction().execute(async (tx) => {
+      const row = await insertTransfer(tx, {
+        id: `trf_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+        organizationId: partner.organizationId,
+        clientId: partner.clientId,
+        idempotencyKey: key,
+        amountCents: bodyJson.amountCents,
+        currency: 'EGP',
+        category: bodyJson.category,
+        submissionDate: app.clock.now(),
+        bankId: bodyJson.bankId,
+        accountNumber: bodyJson.accountNumber,
+        accountName: bodyJson.accountName,
+      });
+      const answer = toTransfer(row);
+      await storeAnswer(tx, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now(), status: 200, body: JSON.stringify(answer) });
+      holding();
+      await released;
+      return answer;
+    });
+    await held;
+    const busy = partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
+    if (app.kind === 'postgres') {
+      const answer = await busy;
+      await expectError(answer, 409, 'DuplicateIdempotencyKey');
+      expect(answer.headers.get('retry-after')).toBe('1');
+      release();
+    } else {
+      setTimeout(release, 50);
+      const answer = await busy;
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('idempotent-replayed')).toBe('true');
+    }
+    const heldAnswer = await holder;
+    const replay = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.json()).toEqual(heldAnswer);
     await expectError(
       await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 910 }), idempotencyKey: key }),
       422,
       'DuplicateIdempotencyKey',
     );
-    expect(await transfersWithKey(partner, key)).toBe(0);
+    expect(await transfersWithKey(partner, key)).toBe(1);
   });
 
-  it('a key held by a request that died is taken over after the lock timeout, and the retry runs once', async () => {
+  it('two requests with one key at once: one transfer, and both answers name it (or the second is told to retry)', async () => {
     const key = randomUUID();
     const body = JSON.stringify(transferBody({ amountCents: 919 }));
-    // A crash between claim and completion: the claim is made, the answer never stored.
-    await claimIdempotencyKey(app.db, {
-      clientId: partner.clientId,
-      key,
-      fingerprint: requestFingerprint('POST', '/v1/transfer', Buffer.from(body)),
-      nowMs: app.clock.now(),
-    });
-    app.clock.advance(IDEMPOTENCY_LOCK_TIMEOUT_MS - 1);
-    await expectError(await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key }), 409, 'DuplicateIdempotencyKey');
-
-    app.clock.advance(1);
-    const retried = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
-    expect(retried.status).toBe(200);
-    expect(retried.headers.get('idempotent-replayed')).toBeNull();
-    const again = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const answers = await Promise.all([0, 1].map(() => partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key })));
+    const texts = await Promise.all(answers.map((answer) => answer.text()));
+    const created = answers.findIndex((answer) => answer.status === 200 && answer.headers.get('idempotent-replayed') === null);
+    expect(created).toBeGreaterThanOrEqual(0);
+    const other = answers[1 - created];
+    if (other?.status === 409) expect(other.headers.get('retry-after')).toBe('1');
+    else {
+      expect(other?.headers.get('idempotent-replayed')).toBe('true');
+      expect(texts[1 - created]).toBe(texts[created]);
+    }
     expect(await transfersWithKey(partner, key)).toBe(1);
   });
 });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
+import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { expectError, expectNoLeak, rawRequest, transferBody, writeHeaders } from './support.js';
 
-// Decisions §1 and §4: how the service answers requests it cannot serve (unknown paths and
+// How the service answers requests it cannot serve (unknown paths and
 // methods, oversized or mistyped bodies, unknown parameters and properties), the request id,
 // health, and the cacheable bank list.
 

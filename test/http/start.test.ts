@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptNodeFlags } from '../../scripts/bench/processes.js';
 import { eventually, transferBody } from './support.js';
 
-// `npm start` on an empty machine (decisions §10): what the start script runs (the build, then
+// `npm start` on an empty machine: what the start script runs (the build, then
 // node with its flags on .build/server/main.js) on the embedded database in a fresh directory,
 // its printed demo credentials driving a signed transfer to SUCCEEDED, then SIGTERM: it stops
 // accepting, finishes the request in flight, and exits 0 after closing the database.

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { expect } from 'vitest';
 import type { Logger } from '../../server/logger.js';
-import type { Partner } from '../helpers/app.js';
+import type { Partner } from '../../scripts/proof/app.js';
 
 // Shared pieces of the HTTP suites: the error-shape check every error answer goes through, a raw
 // client for what fetch cannot send (repeated headers), and transfer bodies.
@@ -57,7 +57,7 @@ export async function transferAction(partner: Partner, id: string, action: 'canc
   return partner.request('POST', `/v1/transfer/${id}/${action}`);
 }
 
-/** Stack frames, file paths and SQL: none of it may reach a caller (decisions §4). */
+/** Stack frames, file paths and SQL: none of it may reach a caller (the document's "Errors" section). */
 const LEAKS = [
   /\n\s+at /,
   /\bat [\w.<>]+ \(/,
@@ -138,7 +138,7 @@ export function rawRequest(
   });
 }
 
-/** The write headers of spec §5 for `method path`, signed now by the partner. */
+/** The three write headers for `method path`, signed now by the partner. */
 export function writeHeaders(
   partner: Partner,
   method: string,

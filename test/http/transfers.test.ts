@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { getBalance } from '../../server/store/organizations.js';
 import type { TransferStatus } from '../../server/store/schema.js';
-import { insertTransfer } from '../helpers/transfers.js';
-import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
+import { insertTransfer } from '../../server/store/transfers.js';
+import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import {
   FAILING_IBAN,
   SUCCEEDING_IBAN,
@@ -15,7 +15,7 @@ import {
   type TransferJson,
 } from './support.js';
 
-// Spec §3.1 and decisions §6: the transfer state machine end to end (with every forbidden
+// The transfer state machine end to end (with every forbidden
 // transition), the account number checks, the funds, the list with its filters and keyset
 // pages, and the wall between organizations.
 
@@ -188,7 +188,7 @@ describe('funds', () => {
   });
 });
 
-describe('bank and account number checks (decisions §6)', () => {
+describe('bank and account number checks (400 InvalidBankAccount)', () => {
   it.each([
     ['nbe', SUCCEEDING_IBAN, 200],
     ['nbe', 'EG650019000500000000263180011', 400], // one digit changed: mod-97 fails
@@ -241,7 +241,7 @@ describe('GET /v1/transfer', () => {
       const result = await list(who, cursor === undefined ? query : `${query}${separator}cursor=${encodeURIComponent(cursor)}`);
       seen.push(...result.transfers);
       if (result.nextCursor === undefined) {
-        // No empty trailing page (decisions §5).
+        // No empty trailing page: nextCursor only when another transfer exists.
         if (page > 0) expect(result.transfers.length).toBeGreaterThan(0);
         return seen;
       }

@@ -1,10 +1,10 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addClientKey, deactivateClientKey, listActiveClientKeys } from '../../server/store/organizations.js';
-import { partnerOf, startTestApp, type Partner, type TestApp } from '../helpers/app.js';
+import { partnerOf, startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { createTransfer, expectError, rawRequest, transferBody, writeHeaders } from './support.js';
 
-// Decisions §3: the write headers, checked in order (token, idempotency key, signature presence,
+// The write headers, checked in order (token, idempotency key, signature presence,
 // timestamp window, signature), then the body. The first failure answers.
 
 let app: TestApp;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
-// `npm run onboard` as an operator runs it (decisions §10), on an in-memory embedded database.
+// `npm run onboard` as an operator runs it, on an in-memory embedded database.
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { runCrashSchedule, type CrashDatabase } from './helpers/crash-schedule.js';
-import { seedFrom } from './helpers/prng.js';
+import { runCrashSchedule, type CrashDatabase } from '../../scripts/proof/crash-schedule.js';
+import { seedFrom } from '../../scripts/proof/seed.js';
 
-// The crash proof in CI time (issue 6 item 3): SIGKILLs of the server process at moments a
+// The crash proof in CI time: SIGKILLs of the server process at moments a
 // seeded schedule picks, on PostgreSQL when DATABASE_URL is set, else on the embedded database
 // (a file data directory: it must recover after every kill, and each restart must take over the
-// pid lock the killed process left). What it checks: helpers/crash-schedule.ts. The long
+// pid lock the killed process left). What it checks: scripts/proof/crash-schedule.ts. The long
 // schedule: `tsx scripts/crash.ts --kills 200 --seed N`.
 // Replay a failure: CRASH_SEED=<the printed seed> npx vitest run test/proof/crash.test.ts
 
@@ -27,7 +27,7 @@ describe(`crash safety on ${database === 'postgres' ? 'PostgreSQL' : 'the embedd
     console.info(
       `crash schedule (seed ${seed}): ${report.kills} kills (${report.killsUnderLoad} under load, ${report.killsDuringStartup} during start-up), ` +
         `${report.requests} requests, ${report.interrupted} cut off by a kill, answers ${JSON.stringify(report.answersByStatus)}, ` +
-        `${report.replaysChecked} replays checked, ${report.orphanedLocks} orphaned idempotency locks, ` +
+        `${report.replaysChecked} replays checked, ` +
         `${database === 'pglite' ? `${report.staleLocksTakenOver} stale pid locks taken over, ` : ''}${report.operations.creates} creates / ` +
         `${report.operations.executes} executes / ${report.operations.cancels} cancels, transfers ${JSON.stringify(report.invariants.byStatus)}, ` +
         `${Math.round(report.durationMs / 1000)} s`,

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { OPERATIONS } from './helpers/fuzz-cases.js';
-import { runFuzz } from './helpers/fuzz-runner.js';
-import { rawRequest } from './helpers/raw-http.js';
-import { seedFrom } from './helpers/prng.js';
+import { startTestApp, type TestApp } from '../../scripts/proof/app.js';
+import { OPERATIONS } from '../../scripts/proof/fuzz-cases.js';
+import { runFuzz } from '../../scripts/proof/fuzz-runner.js';
+import { rawRequest } from '../../scripts/proof/raw-http.js';
+import { seedFrom } from '../../scripts/proof/seed.js';
 
-// Fuzz in CI (issue 6 item 4): FUZZ_RUNS cases (default 1,000) built from the document, on
+// Fuzz in CI: FUZZ_RUNS cases (default 1,000) built from the document, on
 // PostgreSQL when DATABASE_URL is set, else on the embedded database. What is generated:
-// helpers/fuzz-cases.ts; what is checked: helpers/fuzz-runner.ts. The long run:
+// scripts/proof/fuzz-cases.ts; what is checked: scripts/proof/fuzz-runner.ts. The long run:
 // `tsx scripts/fuzz.ts --runs 10000 --seed N`. Replay a failure: FUZZ_SEED=<seed> FUZZ_RUNS=<runs>.
 
 const runs = Number(process.env['FUZZ_RUNS'] ?? 1000);

@@ -2,12 +2,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/runtime.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { checkInvariants, waitForSettlement, type OrganizationStart } from './helpers/invariants.js';
-import { describeAnswer, field, proofClient, transferBody, type Answer, type ProofClient } from './helpers/proof-client.js';
-import { freePort, startServerProcess, type ServerProcess } from './helpers/server-process.js';
+import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
+import { checkInvariants, waitForSettlement, type OrganizationStart } from '../../scripts/proof/invariants.js';
+import { describeAnswer, field, proofClient, transferBody, type Answer, type ProofClient } from '../../scripts/proof/proof-client.js';
+import { freePort, startServerProcess, type ServerProcess } from '../../scripts/proof/server-process.js';
 
-// Several instances on one PostgreSQL database (issue 6 item 2; decisions §3, §6): real server
+// Several instances on one PostgreSQL database (README, "Design"): real server
 // processes (`node --import tsx server/main.ts`, as `npm start` runs), driven concurrently.
 // Two separate processes, the second a node:cluster of two workers (WEB_CONCURRENCY=2), so one
 // run covers both ways of running several instances: three workers, each serving requests and
@@ -29,7 +29,7 @@ const SAME_KEYS = 8;
 const REQUESTS_PER_KEY = 12;
 
 async function untilAnswered(send: () => Promise<Answer>): Promise<Answer> {
-  // 409 means the first request with the key is still running (decisions §3): ask again.
+  // 409 means the first request with the key is still running: ask again.
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const answer = await send();
     if (answer.status !== 409) return answer;

@@ -2,9 +2,9 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedSandboxData } from '../../server/store/sandbox.js';
-import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
-import { loadDocument, type JsonSchema, type OperationSpec } from './helpers/document.js';
-import { rawRequest, type RawResponse } from './helpers/raw-http.js';
+import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
+import { loadDocument, type JsonSchema, type OperationSpec } from '../../scripts/proof/document.js';
+import { rawRequest, type RawResponse } from '../../scripts/proof/raw-http.js';
 
 // The security suite, one describe block per item of the OWASP API Security Top 10 (2023) that
 // applies, on the real app over HTTP (PostgreSQL when DATABASE_URL is set, else the embedded
@@ -46,7 +46,7 @@ async function errorOf(response: Response | RawResponse): Promise<{ status: numb
   return { status: response.status, body, text };
 }
 
-/** The Error shape of spec §7 (the token endpoint adds `error`, `error_description`). */
+/** The Error shape (the token endpoint adds `error`, `error_description`). */
 function expectErrorShape(body: Record<string, unknown>, status: number, type: string, tokenEndpoint = false): void {
   const allowed = tokenEndpoint ? ['message', 'type', 'details', 'error', 'error_description'] : ['message', 'type', 'details'];
   expect(Object.keys(body).filter((key) => !allowed.includes(key))).toEqual([]);
@@ -217,7 +217,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
     });
 
-    it('a token expires after its hour (decisions §2) on the server clock', async () => {
+    it('a token expires after its hour on the server clock', async () => {
       const token = await owner.token();
       const start = app.clock.now();
       try {
@@ -470,7 +470,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       await expectError(response, 403, 'Unauthorized');
     });
 
-    it('no operation of the partner API reaches REJECTED (an operator-only transition, decisions §6)', () => {
+    it('no operation of the partner API reaches REJECTED (an operator-only transition)', () => {
       const writes = doc.operations.filter((operation) => operation.write);
       for (const operation of writes) {
         const properties = Object.keys(operation.body?.schema.properties ?? {});
@@ -503,7 +503,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expect(organization.balance_cents).toBe(0);
     });
 
-    it('a captured signature is only good inside its 300 s window (the signature covers method, path and time: decisions §3)', async () => {
+    it('a captured signature is only good inside its 300 s window (the signature covers method, path and time)', async () => {
       const timestamp = Math.floor(app.clock.now() / 1000);
       const signature = owner.sign('POST', '/v1/transfer', timestamp);
       const replay = (): Promise<Response> =>
@@ -669,7 +669,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       }
     });
 
-    it('every documented path answers, and besides them only /healthz and /readyz (decisions §1)', async () => {
+    it('every documented path answers, and besides them only the health endpoints /healthz and /readyz', async () => {
       for (const path of doc.paths) {
         const concrete = path.replace('{id}', 'x');
         const response = await rawRequest(port, { method: 'GET', target: concrete, headers: [] }, 10_000);

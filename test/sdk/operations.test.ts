@@ -3,7 +3,7 @@ import { isErrorType, type PartnerClient } from '../../client/index.js';
 import { randomIds } from '../../server/runtime.js';
 import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { seedSandboxData } from '../../server/store/sandbox.js';
-import { startTestApp, type Partner, type TestApp } from '../helpers/app.js';
+import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { countingFetch, FAILING_IBAN, sdkFor, SUCCEEDING_IBAN, transferTo } from './sdk-app.js';
 
 /** Every operation of the document through the SDK, against the real app on a fresh database. */

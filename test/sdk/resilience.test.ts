@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isErrorType, type Fetch } from '../../client/index.js';
 import { randomIds } from '../../server/runtime.js';
 import { seedSandboxData, type SandboxSummary } from '../../server/store/sandbox.js';
-import { startTestApp, testClock, type Partner, type TestApp } from '../helpers/app.js';
+import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { countingFetch, sdkFor, SUCCEEDING_IBAN, transferTo } from './sdk-app.js';
 
 /**
@@ -86,7 +86,7 @@ describe('tokens', () => {
     // The SDK and the app share the test clock: moving it expires the token for both.
     const sdk = sdkFor(app, partner, { fetch: counter.fetch });
     expect((await sdk.GET('/v1/card', { params: { query: { limit: 1 } } })).response.status).toBe(200);
-    app.clock.advance(3_601_000); // past the one-hour lifetime (decisions §2)
+    app.clock.advance(3_601_000); // past the one-hour lifetime of a token
     const after = await sdk.POST('/v1/transfer', { body: transferTo(SUCCEEDING_IBAN, 12_00) });
     expect(after.error).toBeUndefined();
     expect(counter.tokenRequests()).toBe(2);

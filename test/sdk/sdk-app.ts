@@ -1,5 +1,5 @@
 import { createPartnerClient, type Fetch, type PartnerClient, type PartnerClientOptions } from '../../client/index.js';
-import type { Partner, TestApp } from '../helpers/app.js';
+import type { Partner, TestApp } from '../../scripts/proof/app.js';
 
 /** Counts what the SDK sends, by path, over the real global fetch. */
 export interface CountingFetch {

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPartnerClient, isErrorType, PartnerApiError, type PartnerClientOptions } from '../../client/index.js';
+import { createPartnerClient, isErrorType, PartnerApiError, type Fetch, type PartnerClientOptions } from '../../client/index.js';
 import { startFakeService, tokenReply, type FakeService } from './fake-service.js';
 
 /**
@@ -126,6 +126,83 @@ describe('token requests', () => {
     const partner = client({ sleep: async (ms) => void delays.push(ms) });
     expect(await partner.accessToken()).toBe('token-ok');
     expect(delays).toEqual([2_000]);
+  });
+
+  it('a token request retried on 503 waits Retry-After and sends the same form body, Content-Type and Basic credentials', async () => {
+    const delays: number[] = [];
+    service.handleToken((_request, index) => (index === 0 ? { status: 503, headers: { 'Retry-After': '2' }, body: { type: 'InternalError', message: 'busy' } } : tokenReply('token-ok')));
+    const partner = client({ scope: 'cards:read transfers:read', sleep: async (ms) => void delays.push(ms), random: () => 0.5 });
+    const { response } = await partner.GET('/v1/card');
+    expect(response.status).toBe(200);
+    expect(delays).toEqual([2_000]);
+    expect(service.tokenRequests).toHaveLength(2);
+    for (const request of service.tokenRequests) {
+      expect(request.body).toBe('grant_type=client_credentials&scope=cards%3Aread+transfers%3Aread');
+      expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');
+      expect(request.headers.authorization).toBe(`Basic ${Buffer.from('cli_test:s3cret%3Awith%2Bchars').toString('base64')}`);
+    }
+    expect(bearerOf(0)).toBe('Bearer token-ok');
+  });
+
+  it('without a scope the form body is grant_type alone', async () => {
+    await client().accessToken();
+    expect(service.tokenRequests[0]?.body).toBe('grant_type=client_credentials');
+  });
+
+  it('a token request that meets a network error is retried: a POST, but safe to repeat', async () => {
+    const delays: number[] = [];
+    let failed = 0;
+    const flaky: Fetch = async (request) => {
+      if (new URL(request.url).pathname === '/v1/oauth/token' && failed === 0) {
+        failed += 1;
+        throw new TypeError('fetch failed: connection reset');
+      }
+      return fetch(request);
+    };
+    const partner = client({ fetch: flaky, sleep: async (ms) => void delays.push(ms), random: () => 0.5 });
+    expect(await partner.accessToken()).toBe('token-1');
+    expect(failed).toBe(1);
+    expect(delays).toEqual([250]);
+  });
+
+  it('a network error on every token request is thrown by the call once the retries are spent', async () => {
+    const delays: number[] = [];
+    const down: Fetch = async (request) => {
+      if (new URL(request.url).pathname === '/v1/oauth/token') throw new TypeError('fetch failed: token endpoint down');
+      return fetch(request);
+    };
+    const partner = client({ fetch: down, sleep: async (ms) => void delays.push(ms), random: () => 0.5 });
+    await expect(partner.GET('/v1/card')).rejects.toThrow('token endpoint down');
+    expect(delays).toEqual([250, 500]);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('a token endpoint that stays at 503 is retried maxRetries times, then its answer is the call’s', async () => {
+    const delays: number[] = [];
+    service.handleToken(() => ({ status: 503, headers: { 'X-Request-Id': 'req_503' }, body: { type: 'InternalError', message: 'down' } }));
+    const partner = client({ maxRetries: 3, sleep: async (ms) => void delays.push(ms), random: () => 0.5 });
+    const { error, response } = await partner.GET('/v1/card');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('x-request-id')).toBe('req_503');
+    expect(isErrorType(error, 'InternalError')).toBe(true);
+    expect(service.tokenRequests).toHaveLength(4);
+    expect(delays).toEqual([250, 500, 1_000]);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['maxRetries 0', { maxRetries: 0 }, { status: 503, body: { type: 'InternalError', message: 'down' } }],
+    ['a 400 (scope not granted)', {}, { status: 400, body: { type: 'InvalidRequest', message: 'no such scope', error: 'invalid_scope' } }],
+    ['a Retry-After longer than the client waits', {}, { status: 429, headers: { 'Retry-After': '61' }, body: { type: 'InvalidRequest', message: 'slow down', error: 'invalid_client' } }],
+  ])('a token request is not retried with %s', async (_name, extra, reply) => {
+    const delays: number[] = [];
+    service.handleToken(() => reply);
+    const partner = client({ ...extra, sleep: async (ms) => void delays.push(ms) });
+    const failure = await partner.accessToken().catch((thrown: unknown) => thrown);
+    expect(failure).toBeInstanceOf(PartnerApiError);
+    expect(failure).toMatchObject({ status: reply.status });
+    expect(service.tokenRequests).toHaveLength(1);
+    expect(delays).toEqual([]);
   });
 
   it('the bank list needs no token', async () => {

@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/store/connection.js';
 import { DatabaseLockedError, acquireDataDirLock, lockPathFor } from '../../server/store/lock.js';
 import { migrateToLatest } from '../../server/store/migrate.js';
-import { pgliteTemplate } from '../helpers/database.js';
+import { pgliteTemplate } from '../../scripts/proof/database.js';
 
-// The embedded database belongs to one process (stack.md pitfall 12, decisions §10).
+// The embedded database belongs to one process (README, "Design").
 
 const scratch = mkdtempSync(join(tmpdir(), 'pps-lock-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -5,15 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../server/store/connection.js';
 import { openDatabase } from '../../server/store/connection.js';
 import {
-  IdempotencyLockLostError,
-  IDEMPOTENCY_LOCK_TIMEOUT_MS,
   IDEMPOTENCY_RETENTION_MS,
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  makeGuardedChange,
+  findAnswer,
   purgeExpiredIdempotencyKeys,
-  releaseIdempotencyKey,
-  storeNewAnswer,
+  storeAnswer,
+  type StoreAnswerInput,
 } from '../../server/store/idempotency.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 import {
@@ -38,14 +34,12 @@ import {
   claimDueSettlements,
   executeTransfer,
   getTransfer,
-  insertTransferIfKeyNew,
+  insertTransfer,
   listTransfers,
-  newTransferRecord,
 } from '../../server/store/transfers.js';
 import type { NewTransfer, TransferRecord } from '../../server/store/transfers.js';
-import { createTestDatabaseOf, databaseKinds } from '../helpers/database.js';
-import { insertTransfer } from '../helpers/transfers.js';
-import type { TestDatabase } from '../helpers/database.js';
+import { createTestDatabaseOf, databaseKinds } from '../../scripts/proof/database.js';
+import type { TestDatabase } from '../../scripts/proof/database.js';
 
 // One store suite, run on every database kind (kysely's habit): PGlite always, PostgreSQL
 // when DATABASE_URL is set. Each kind gets one database; every test makes its own
@@ -252,198 +246,84 @@ describe.each(databaseKinds())('store on %s', (kind) => {
 
   describe('idempotency keys', () => {
     const key = (): string => newId('key').slice(0, 36);
+    const store = (input: Omit<StoreAnswerInput, 'status' | 'body'> & Partial<StoreAnswerInput>): Promise<string> =>
+      db.transaction().execute((tx) => storeAnswer(tx, { status: 200, body: '{}', ...input }));
 
-    it('claim, in-flight, mismatch, complete, replay', async () => {
+    it('stores a key with its answer; the same request finds it as a replay, another as a mismatch', async () => {
       const { clientId } = await seedOrganization(db);
       const k = key();
-      const first = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
-      expect(first.kind).toBe('claimed');
-      if (first.kind !== 'claimed') return;
-
-      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
-        kind: 'in-flight',
-      });
-      // A different fingerprint is a mismatch before anything else, even while in flight.
-      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 1 })).toEqual({
-        kind: 'mismatch',
-      });
-
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBeUndefined();
       // Key order as sent, which jsonb would not keep.
       const body = JSON.stringify({ id: 'trf_1', amountCents: 99_999_999_999, note: null, tags: ['a'], a: 1 });
-      await db.transaction().execute((tx) =>
-        completeIdempotencyKey(tx, { clientId, key: k, lockId: first.lockId, status: 200, body }),
-      );
-      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 2 })).toEqual({
+      expect(await store({ clientId, key: k, fingerprint: 'A', nowMs: T0, body })).toBe('stored');
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({ kind: 'replay', status: 200, body });
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 1 })).toEqual({ kind: 'mismatch' });
+      // A stored answer is replayed however long ago it was stored, within the retention.
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 })).toMatchObject({
         kind: 'replay',
         status: 200,
-        body,
       });
-      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 2 })).toEqual({
-        kind: 'mismatch',
-      });
-      // A stored answer is replayed however long ago it was stored, within the retention.
-      expect(
-        await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 }),
-      ).toMatchObject({ kind: 'replay', status: 200 });
+      // A second answer for the key is not stored, whatever its request.
+      expect(await store({ clientId, key: k, fingerprint: 'A', nowMs: T0 + 2, body: '{"second":true}' })).toBe('exists');
+      expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: T0 + 2 })).toBe('exists');
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 3 })).toEqual({ kind: 'replay', status: 200, body });
     });
 
-    it('stores a new key with its answer and its change in one statement; an existing key writes nothing', async () => {
+    it('commits the key only with the transaction that stored it: a rollback leaves the key free', async () => {
       const owner = await seedOrganization(db);
       const k = key();
       const transfer = newTransfer(owner, { idempotencyKey: k, amountCents: 99_999_999_999, memo: 'rent' });
-      const body = JSON.stringify({ id: transfer.id, b: 1, a: 2 });
-      const answer = { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0, status: 200, body };
-      expect(await storeNewAnswer(db, answer, insertTransferIfKeyNew(transfer))).toBe(true);
-      expect(await getTransfer(db, owner.organizationId, transfer.id)).toEqual(newTransferRecord(transfer));
-      expect(await claimIdempotencyKey(db, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
-        kind: 'replay',
-        status: 200,
-        body,
-      });
-
-      // The same key again, with another transfer and another answer: nothing is written.
-      const second = newTransfer(owner, { idempotencyKey: k });
-      expect(await storeNewAnswer(db, { ...answer, body: '{}' }, insertTransferIfKeyNew(second))).toBe(false);
-      expect(await getTransfer(db, owner.organizationId, second.id)).toBeUndefined();
-      // A key in flight, or expired but not yet purged, is left to the claim: nothing is written either.
-      const held = key();
-      await claimIdempotencyKey(db, { clientId: owner.clientId, key: held, fingerprint: 'A', nowMs: T0 });
-      const third = newTransfer(owner, { idempotencyKey: held });
-      expect(
-        await storeNewAnswer(db, { ...answer, key: held, nowMs: T0 + IDEMPOTENCY_RETENTION_MS }, insertTransferIfKeyNew(third)),
-      ).toBe(false);
-      expect(await getTransfer(db, owner.organizationId, third.id)).toBeUndefined();
-      expect(await claimIdempotencyKey(db, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0 + 2 })).toMatchObject({
-        kind: 'replay',
-        body,
-      });
-
-      // An answer without a change (a 4xx the operation decided) is stored alone.
-      const refused = key();
-      const error = JSON.stringify({ message: 'Unknown bankId x.', type: 'InvalidBankAccount' });
-      expect(await storeNewAnswer(db, { ...answer, key: refused, status: 400, body: error }, undefined)).toBe(true);
-      expect(await storeNewAnswer(db, { ...answer, key: refused, status: 400, body: error }, undefined)).toBe(false);
-      expect(await claimIdempotencyKey(db, { clientId: owner.clientId, key: refused, fingerprint: 'A', nowMs: T0 + 1, taken: true })).toEqual({
-        kind: 'replay',
-        status: 400,
-        body: error,
-      });
-      // A key found taken but gone by the time the claim looks (released meanwhile) is claimed as new.
-      expect((await claimIdempotencyKey(db, { clientId: owner.clientId, key: key(), fingerprint: 'A', nowMs: T0, taken: true })).kind).toBe(
-        'claimed',
-      );
-    });
-
-    it('makes a guarded change in the transaction of a claimed key, and rolls it back with it', async () => {
-      const owner = await seedOrganization(db);
-      const kept = newTransfer(owner);
-      await db.transaction().execute((tx) => makeGuardedChange(tx, insertTransferIfKeyNew(kept)));
-      expect(await getTransfer(db, owner.organizationId, kept.id)).toEqual(newTransferRecord(kept));
-
-      const dropped = newTransfer(owner);
       await expect(
         db.transaction().execute(async (tx) => {
-          await makeGuardedChange(tx, insertTransferIfKeyNew(dropped));
-          throw new Error('roll back');
+          await insertTransfer(tx, transfer);
+          expect(await storeAnswer(tx, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0, status: 200, body: '{}' })).toBe('stored');
+          throw new Error('the request died before its commit');
         }),
-      ).rejects.toThrow('roll back');
-      expect(await getTransfer(db, owner.organizationId, dropped.id)).toBeUndefined();
+      ).rejects.toThrow('the request died before its commit');
+      expect(await getTransfer(db, owner.organizationId, transfer.id)).toBeUndefined();
+      expect(await findAnswer(db, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBeUndefined();
+
+      const kept = await db.transaction().execute(async (tx) => {
+        const row = await insertTransfer(tx, transfer);
+        await storeAnswer(tx, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0, status: 200, body: JSON.stringify(row) });
+        return row;
+      });
+      expect(await getTransfer(db, owner.organizationId, transfer.id)).toEqual(kept);
     });
 
     it('keeps key spaces of two clients apart', async () => {
       const a = await seedOrganization(db);
       const b = await seedOrganization(db);
       const k = key();
-      expect((await claimIdempotencyKey(db, { clientId: a.clientId, key: k, fingerprint: 'A', nowMs: T0 })).kind).toBe(
-        'claimed',
-      );
-      expect((await claimIdempotencyKey(db, { clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).kind).toBe(
-        'claimed',
-      );
+      expect(await store({ clientId: a.clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBe('stored');
+      expect(await store({ clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).toBe('stored');
+      expect(await findAnswer(db, { clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).toMatchObject({ kind: 'replay' });
     });
 
     it('stores a 4xx answer verbatim', async () => {
       const { clientId } = await seedOrganization(db);
       const k = key();
-      const claim = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
-      if (claim.kind !== 'claimed') throw new Error('not claimed');
-      const body = '{"message":"Not PENDING","type":"InvalidRequest"}';
-      await completeIdempotencyKey(db, { clientId, key: k, lockId: claim.lockId, status: 400, body });
-      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
-        kind: 'replay',
-        status: 400,
-        body,
-      });
-    });
-
-    it('takes over a timed-out lock; the old holder can no longer complete and its transaction rolls back', async () => {
-      const owner = await seedOrganization(db);
-      const { clientId } = owner;
-      const k = key();
-      const old = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
-      if (old.kind !== 'claimed') throw new Error('not claimed');
-      expect(
-        await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_LOCK_TIMEOUT_MS - 1 }),
-      ).toEqual({ kind: 'in-flight' });
-      const taken = await claimIdempotencyKey(db, {
-        clientId,
-        key: k,
-        fingerprint: 'A',
-        nowMs: T0 + IDEMPOTENCY_LOCK_TIMEOUT_MS,
-      });
-      expect(taken.kind).toBe('claimed');
-      if (taken.kind !== 'claimed') return;
-      expect(taken.lockId).not.toBe(old.lockId);
-
-      const transfer = newTransfer(owner);
-      await expect(
-        db.transaction().execute(async (tx) => {
-          await insertTransfer(tx, transfer);
-          await completeIdempotencyKey(tx, { clientId, key: k, lockId: old.lockId, status: 200, body: '{}' });
-        }),
-      ).rejects.toBeInstanceOf(IdempotencyLockLostError);
-      expect(await getTransfer(db, owner.organizationId, transfer.id)).toBeUndefined();
-
-      // The new holder completes normally.
-      await completeIdempotencyKey(db, { clientId, key: k, lockId: taken.lockId, status: 200, body: '{"ok":true}' });
-      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 2 * MINUTE })).toEqual({
-        kind: 'replay',
-        status: 200,
-        body: '{"ok":true}',
-      });
+      const body = '{"message":"Only a PENDING transfer can be executed.","type":"InvalidRequest"}';
+      await store({ clientId, key: k, fingerprint: 'A', nowMs: T0, status: 400, body });
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({ kind: 'replay', status: 400, body });
     });
 
     it('forgets a key after the retention, even with another fingerprint', async () => {
       const { clientId } = await seedOrganization(db);
       const k = key();
-      const claim = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
-      if (claim.kind !== 'claimed') throw new Error('not claimed');
-      await completeIdempotencyKey(db, { clientId, key: k, lockId: claim.lockId, status: 200, body: '{"n":1}' });
+      await store({ clientId, key: k, fingerprint: 'A', nowMs: T0, body: '{"n":1}' });
       const later = T0 + IDEMPOTENCY_RETENTION_MS;
-      const again = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: later });
-      expect(again.kind).toBe('claimed');
-      expect(await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: later + 1 })).toEqual({
-        kind: 'in-flight',
-      });
-    });
-
-    it('releases a key so that a retry runs; only its holder can release it', async () => {
-      const { clientId } = await seedOrganization(db);
-      const k = key();
-      const claim = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 });
-      if (claim.kind !== 'claimed') throw new Error('not claimed');
-      expect(await releaseIdempotencyKey(db, { clientId, key: k, lockId: 'someone-else' })).toBe(false);
-      expect(await releaseIdempotencyKey(db, { clientId, key: k, lockId: claim.lockId })).toBe(true);
-      const retry = await claimIdempotencyKey(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 1 });
-      expect(retry.kind).toBe('claimed');
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: later })).toBeUndefined();
+      expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: later, body: '{"n":2}' })).toBe('stored');
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: later + 1 })).toEqual({ kind: 'replay', status: 200, body: '{"n":2}' });
     });
 
     it('purges expired keys', async () => {
       const { clientId } = await seedOrganization(db);
       const old = key();
       const fresh = key();
-      await claimIdempotencyKey(db, { clientId, key: old, fingerprint: 'A', nowMs: T0 - IDEMPOTENCY_RETENTION_MS });
-      await claimIdempotencyKey(db, { clientId, key: fresh, fingerprint: 'A', nowMs: T0 });
+      await store({ clientId, key: old, fingerprint: 'A', nowMs: T0 - IDEMPOTENCY_RETENTION_MS });
+      await store({ clientId, key: fresh, fingerprint: 'A', nowMs: T0 });
       expect(await purgeExpiredIdempotencyKeys(db, T0, IDEMPOTENCY_RETENTION_MS)).toBeGreaterThanOrEqual(1);
       const left = await db
         .selectFrom('idempotency_keys')
@@ -624,7 +504,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
 });
 
 // Concurrency across processes needs a real server: PGlite is one backend, so transactions
-// run one at a time and SKIP LOCKED never skips (stack.md pitfall 13).
+// run one at a time and SKIP LOCKED never skips (README, "Design").
 const postgresUrl = process.env['DATABASE_URL'];
 if (!postgresUrl) {
   console.info('PostgreSQL concurrency tests skipped: set DATABASE_URL=postgres://… to run them.');
@@ -690,38 +570,40 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     }
   });
 
-  it('gives one claim of 20 concurrent ones on one key', async () => {
-    const [a, b] = pools();
-    const { clientId } = await seedOrganization(a);
-    const key = 'concurrent-key-0001';
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        claimIdempotencyKey(i % 2 === 0 ? a : b, { clientId, key, fingerprint: 'F', nowMs: T0 + i }),
-      ),
-    );
-    expect(results.filter((r) => r.kind === 'claimed')).toHaveLength(1);
-    expect(results.filter((r) => r.kind === 'in-flight')).toHaveLength(19);
-  });
-
-  it('stores one of 20 concurrent new answers on one key, with its one change; the rest find the key', async () => {
+  it('stores one of 20 concurrent answers on one key, with its change; the rest are told in-flight or find the key', async () => {
     const [a, b] = pools();
     const owner = await seedOrganization(a);
     const key = 'concurrent-key-0002';
     const transfers = Array.from({ length: 20 }, () => newTransfer(owner, { idempotencyKey: key }));
-    const stored = await Promise.all(
+    const outcomes = await Promise.all(
       transfers.map((transfer, i) =>
-        storeNewAnswer(
-          i % 2 === 0 ? a : b,
-          { clientId: owner.clientId, key, fingerprint: 'F', nowMs: T0 + i, status: 200, body: JSON.stringify({ id: transfer.id }) },
-          insertTransferIfKeyNew(transfer),
-        ),
+        (i % 2 === 0 ? a : b)
+          .transaction()
+          .execute(async (tx) => {
+            await insertTransfer(tx, transfer);
+            const outcome = await storeAnswer(tx, {
+              clientId: owner.clientId,
+              key,
+              fingerprint: 'F',
+              nowMs: T0 + i,
+              status: 200,
+              body: JSON.stringify({ id: transfer.id }),
+            });
+            // Hold the lock a moment, as a request between its answer and its commit.
+            await sql`select pg_sleep(0.02)`.execute(tx);
+            if (outcome !== 'stored') throw new Error(outcome);
+            return outcome;
+          })
+          .catch((error: unknown) => (error as Error).message),
       ),
     );
-    expect(stored.filter(Boolean)).toHaveLength(1);
-    const winner = transfers[stored.indexOf(true)];
+    expect(outcomes.filter((outcome) => outcome === 'stored')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === 'in-flight').length).toBeGreaterThan(0);
+    expect(outcomes.every((outcome) => ['stored', 'in-flight', 'exists'].includes(outcome))).toBe(true);
+    const winner = transfers[outcomes.indexOf('stored')];
     const rows = await a.selectFrom('transfers').select('id').where('idempotency_key', '=', key).execute();
     expect(rows.map((row) => row.id)).toEqual([winner?.id]);
-    const replay = await claimIdempotencyKey(b, { clientId: owner.clientId, key, fingerprint: 'F', nowMs: T0 + 30 });
+    const replay = await findAnswer(b, { clientId: owner.clientId, key, fingerprint: 'F', nowMs: T0 + 30 });
     expect(replay).toEqual({ kind: 'replay', status: 200, body: JSON.stringify({ id: winner?.id }) });
   });
 

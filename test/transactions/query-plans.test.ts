@@ -4,7 +4,7 @@ import { cairoPeriods } from '../../server/domain/available-balance.js';
 import { cardWithUsageQuery } from '../../server/store/cards.js';
 import { insertBulkTransactions, seedSandboxData } from '../../server/store/sandbox.js';
 import { transactionListQuery, type TransactionFilters } from '../../server/store/transactions.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { addOrganization, cardRows } from '../helpers/ledger.js';
 
 // The query plans of a filtered ledger page and of a page of card balances, on a big ledger:

@@ -9,16 +9,16 @@ import {
 import { CATEGORIES } from '../../server/domain/categories.js';
 import { DEFAULT_SANDBOX_SEED, SANDBOX_LEDGER_DAYS, insertBulkTransactions, planSandboxData, seedSandboxData } from '../../server/store/sandbox.js';
 import type { CardRow, TransactionRow } from '../../server/store/schema.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { addOrganization, cardRows, expectedBalance, ledgerRows, limitsOf, storedUsages } from '../helpers/ledger.js';
 
-// The sandbox data (decisions §10): deterministic from a seed, consistent with the cards, varied
+// The sandbox data: deterministic from a seed, consistent with the cards, varied
 // enough to explore, and with sensible balances; and the bulk mode for benchmarks.
 
 const NOW = Date.parse('2025-03-17T10:30:00Z');
 const DAY = 86_400_000;
 
-/** The consistency rules of the ledger against the organization's cards (issue 4, spec §2.9). */
+/** The consistency rules of the ledger against the organization's cards (the Transaction schema's fields). */
 function checkConsistency(cards: readonly CardRow[], rows: readonly TransactionRow[], holderIds: ReadonlySet<string>): void {
   const byId = new Map(cards.map((card) => [card.id, card]));
   for (const row of rows) {

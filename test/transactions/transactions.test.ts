@@ -3,16 +3,16 @@ import type { components } from '../../generated/openapi-types.js';
 import { categoryLabel, type Category } from '../../server/domain/categories.js';
 import { seedSandboxData } from '../../server/store/sandbox.js';
 import type { TransactionRow } from '../../server/store/schema.js';
-import { startTestApp, testClock, type Partner, type TestApp } from '../helpers/app.js';
+import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { addCard, addHolder, addRecords, ledgerRows } from '../helpers/ledger.js';
 
 type Transaction = components['schemas']['Transaction'];
 type TransactionListPage = components['schemas']['TransactionListPage'];
 type ErrorBody = components['schemas']['Error'];
 
-// The ledger over HTTP (spec §4.4; decisions §5, §8): every filter alone and combined against
-// the same filter applied to the stored rows, keyset traversal under concurrent inserts, cursor
-// misuse, and tenancy. The real app on a real database, response validation on.
+// The ledger over HTTP (listTransactions, getTransaction): every filter alone and combined
+// against the same filter applied to the stored rows, keyset traversal under concurrent inserts,
+// cursor misuse, and tenancy. The real app on a real database, response validation on.
 
 const NOW = Date.parse('2025-03-17T10:30:00Z');
 const DAY = 86_400_000;
@@ -97,7 +97,7 @@ describe('transactions', () => {
     return row.authorization_date;
   };
 
-  it('lists newest first, 10 by default, each record shaped as spec §2.9', async () => {
+  it('lists newest first, 10 by default, each record shaped as the Transaction schema', async () => {
     const { status, body } = await json<TransactionListPage>(await partner.request('GET', '/v1/transaction'));
     expect(status).toBe(200);
     expect(ids(body.transactions)).toEqual(ids(rows.slice(0, 10)));

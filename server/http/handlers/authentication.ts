@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/openapi-types.js';
-import type { OperationHandler, OperationResult } from '../../../generated/server.js';
+import type { OperationResult } from '../../../generated/server.js';
 import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifyClientSecret } from '../../domain/credentials.js';
 import { isScope, type Scope } from '../../domain/tokens.js';
 import {
@@ -10,7 +10,7 @@ import {
   recordAuthFailure,
 } from '../../store/organizations.js';
 import { tokenIssueTime } from '../client-policies.js';
-import type { OperationContext } from '../invoke.js';
+import { operation } from '../handler-kinds.js';
 
 type TokenError = components['schemas']['TokenError'];
 type OAuthErrorCode = TokenError['error'];
@@ -55,12 +55,12 @@ function invalidRequest(error: OAuthErrorCode, message: string, description: str
 }
 
 /**
- * OAuth 2.0 client credentials (RFC 6749 §4.4) as decisions §2 fixes it: Basic or post client
+ * OAuth 2.0 client credentials (RFC 6749 §4.4) as the createToken description fixes it: Basic or post client
  * authentication, secrets checked against their scrypt hash in constant time (an unknown client
  * costs the same as a wrong secret), a rate limit per client id, and a one-hour token for the
  * requested subset of the client's scopes.
  */
-export const createToken: OperationHandler<'createToken', OperationContext> = async (input, ctx) => {
+export const createToken = operation<'createToken'>(async (input, ctx) => {
   const { db, now } = ctx;
   const basic = basicCredentials(ctx.header('authorization'));
   const post =
@@ -130,4 +130,4 @@ export const createToken: OperationHandler<'createToken', OperationContext> = as
     body: { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: scopes.join(' ') },
     headers: NO_STORE,
   };
-};
+});

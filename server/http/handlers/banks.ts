@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { OperationHandler } from '../../../generated/server.js';
 import { BANKS } from '../../domain/banks.js';
-import type { OperationContext } from '../invoke.js';
+import { operation } from '../handler-kinds.js';
 
 /** The list only changes with a release, so clients may keep it an hour and revalidate by ETag. */
 const CACHE_CONTROL = 'public, max-age=3600';
@@ -17,8 +16,8 @@ function matches(ifNoneMatch: string | undefined): boolean {
     .some((tag) => tag === '*' || tag === ETAG);
 }
 
-export const listBanks: OperationHandler<'listBanks', OperationContext> = async (_input, ctx) => {
+export const listBanks = operation<'listBanks'>(async (_input, ctx) => {
   const headers = { 'Cache-Control': CACHE_CONTROL, ETag: ETAG };
   if (matches(ctx.header('if-none-match'))) return { status: 304, headers };
   return { status: 200, body: BANK_LIST, headers };
-};
+});

@@ -1,5 +1,4 @@
 import type { components } from '../../../generated/openapi-types.js';
-import type { OperationHandler } from '../../../generated/server.js';
 import { availableBalance, cairoPeriods } from '../../domain/available-balance.js';
 import { setLimits, updateLimits, type Limits } from '../../domain/card-limits.js';
 import {
@@ -10,14 +9,14 @@ import {
   type CardHolderRecord,
   type CardWithUsage,
 } from '../../store/cards.js';
-import { organizationOf, type OperationContext } from '../invoke.js';
+import { idempotentWrite, operation, organizationOf, type WriteContext } from '../handler-kinds.js';
 import { pageOf, pageRequest } from '../pagination.js';
 
 type Card = components['schemas']['Card'];
 type CardHolder = components['schemas']['CardHolder'];
 type ErrorBody = components['schemas']['Error'];
 
-/** The API's view of a holder: external ids that are not set are left out (spec §2.2). */
+/** The API's view of a holder (the CardHolder schema): external ids that are not set are left out. */
 export function toCardHolder(holder: CardHolderRecord): CardHolder {
   return {
     id: holder.id,
@@ -29,7 +28,7 @@ export function toCardHolder(holder: CardHolderRecord): CardHolder {
   };
 }
 
-/** A card as the API shows it, with its availableBalance from the domain rule (decisions §7). */
+/** A card as the API shows it, with its availableBalance from the domain rule (server/domain/available-balance.ts). */
 function toCard({ card, figures }: CardWithUsage): Card {
   return {
     id: card.id,
@@ -41,7 +40,7 @@ function toCard({ card, figures }: CardWithUsage): Card {
   };
 }
 
-/** Another organization's card gets the same answer as an unknown id (decisions §4). */
+/** Another organization's card gets the same answer as an unknown id: a foreign id is never confirmed. */
 const notFound = (id: string): { status: 404; body: ErrorBody } => ({
   status: 404,
   body: { message: `No card with id ${id} was found.`, type: 'NotFound' },
@@ -52,7 +51,7 @@ const invalidLimits = (message: string): { status: 400; body: ErrorBody } => ({
   body: { message, type: 'InvalidRequest', details: 'No limit was changed.' },
 });
 
-export const listCards: OperationHandler<'listCards', OperationContext> = async (input, ctx) => {
+export const listCards = operation<'listCards'>(async (input, ctx) => {
   const organizationId = organizationOf(ctx);
   // The list's name is part of the binding, so a cursor of another list is refused here.
   const page = pageRequest(ctx.services.cursors, input.query, { list: 'cards' });
@@ -62,43 +61,44 @@ export const listCards: OperationHandler<'listCards', OperationContext> = async 
     status: 200,
     body: { cards: items.map(toCard), ...(nextCursor !== undefined ? { nextCursor } : {}) },
   };
-};
+});
 
-export const getCard: OperationHandler<'getCard', OperationContext> = async (input, ctx) => {
+export const getCard = operation<'getCard'>(async (input, ctx) => {
   const found = await findCardWithUsage(ctx.db, organizationOf(ctx), input.path.id, cairoPeriods(ctx.now));
   return found === undefined ? notFound(input.path.id) : { status: 200, body: toCard(found) };
-};
+});
 
 /**
  * Both limit operations run in the write transaction that also stores the idempotent answer: the
  * card row is locked first, so concurrent changes of one card apply one after the other and none
- * is lost (decisions §7); every check runs before the only write.
+ * is lost; every check runs before the only write.
  */
 async function changeLimits(
-  ctx: OperationContext,
+  ctx: WriteContext,
   cardId: string,
   change: (current: Limits) => { ok: true; limits: Limits } | { ok: false; message: string },
 ): Promise<{ status: 200; body: Card } | { status: 400 | 404; body: ErrorBody }> {
   const organizationId = organizationOf(ctx);
-  const card = await lockCard(ctx.db, organizationId, cardId);
+  const card = await lockCard(ctx.tx, organizationId, cardId);
   if (card === undefined) return notFound(cardId);
   const result = change(card.limits);
   if (!result.ok) return invalidLimits(result.message);
-  await saveCardLimits(ctx.db, organizationId, card.id, result.limits);
+  await saveCardLimits(ctx.tx, organizationId, card.id, result.limits);
   // Read back in the same transaction: the saved limits, and the balance they leave.
-  const saved = await findCardWithUsage(ctx.db, organizationId, card.id, cairoPeriods(ctx.now));
+  const saved = await findCardWithUsage(ctx.tx, organizationId, card.id, cairoPeriods(ctx.now));
   if (saved === undefined) throw new Error(`card ${card.id} vanished inside its own transaction`);
   return { status: 200, body: toCard(saved) };
 }
 
-/** PUT: the whole limit state (decisions §7). */
-export const setCardLimits: OperationHandler<'setCardLimits', OperationContext> = async (input, ctx) => {
+/** PUT: the whole limit state (the setCardLimits description in the document). */
+export const setCardLimits = idempotentWrite<'setCardLimits'>(async (input, ctx) => {
   const result = setLimits(input.body);
   // The body alone decides: refuse it before touching the card.
   if (!result.ok) return invalidLimits(result.message);
   return changeLimits(ctx, input.path.id, () => result);
-};
+});
 
-/** PATCH: amounts added to the current limits (decisions §7), computed on the locked row. */
-export const updateCardLimits: OperationHandler<'updateCardLimits', OperationContext> = async (input, ctx) =>
-  changeLimits(ctx, input.path.id, (current) => updateLimits(current, input.body));
+/** PATCH: amounts added to the current limits (the updateCardLimits description), computed on the locked row. */
+export const updateCardLimits = idempotentWrite<'updateCardLimits'>(async (input, ctx) =>
+  changeLimits(ctx, input.path.id, (current) => updateLimits(current, input.body)),
+);

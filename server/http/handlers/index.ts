@@ -1,13 +1,15 @@
-import type { Handlers, OperationId } from '../../../generated/server.js';
-import type { OperationContext } from '../invoke.js';
+import type { ServiceHandlers } from '../handler-kinds.js';
 import { createToken } from './authentication.js';
 import { listBanks } from './banks.js';
 import { getCard, listCards, setCardLimits, updateCardLimits } from './cards.js';
 import { getTransaction, listTransactions } from './transactions.js';
 import { cancelTransfer, createTransfer, executeTransfer, getTransfer, listTransfers } from './transfers.js';
 
-/** One handler per operationId of the document, one file per tag; the compiler checks the set is complete. */
-export const handlers: Handlers<OperationContext> = {
+/**
+ * One handler per operationId of the document, one file per tag; the compiler checks that the set
+ * is complete and that each handler is of the kind its operation needs.
+ */
+export const handlers: ServiceHandlers = {
   createToken,
   listBanks,
   listCards,
@@ -22,10 +24,3 @@ export const handlers: Handlers<OperationContext> = {
   listTransactions,
   getTransaction,
 };
-
-/**
- * The writes whose handler reads nothing from the database and makes its one change through
- * ctx.changeWithAnswer: a new key, the answer and the change are stored in one statement
- * (createInvoke). A handler listed here that touches ctx.db fails loudly.
- */
-export const oneStatementWrites: ReadonlySet<OperationId> = new Set<OperationId>(['createTransfer']);

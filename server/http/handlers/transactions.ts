@@ -1,5 +1,4 @@
 import type { components } from '../../../generated/openapi-types.js';
-import type { OperationHandler } from '../../../generated/server.js';
 import { categoryLabel } from '../../domain/categories.js';
 import {
   findTransaction,
@@ -7,14 +6,14 @@ import {
   type TransactionFilters,
   type TransactionRecord,
 } from '../../store/transactions.js';
-import { organizationOf, type OperationContext } from '../invoke.js';
+import { operation, organizationOf } from '../handler-kinds.js';
 import { pageOf, pageRequest } from '../pagination.js';
 import { toCardHolder } from './cards.js';
 
 type Transaction = components['schemas']['Transaction'];
 type ErrorBody = components['schemas']['Error'];
 
-/** The API's view of a ledger record (spec §2.9): optional texts are left out when not set. */
+/** The API's view of a ledger record (the Transaction schema): optional texts are left out when not set. */
 export function toTransaction(record: TransactionRecord): Transaction {
   return {
     id: record.id,
@@ -47,7 +46,7 @@ function asSet<T extends string>(values: readonly T[] | undefined): T[] | undefi
   return values === undefined ? undefined : [...new Set(values)].sort();
 }
 
-export const listTransactions: OperationHandler<'listTransactions', OperationContext> = async (input, ctx) => {
+export const listTransactions = operation<'listTransactions'>(async (input, ctx) => {
   const { fromDate, toDate } = input.query;
   if (fromDate !== undefined && toDate !== undefined && fromDate > toDate) {
     return {
@@ -81,14 +80,14 @@ export const listTransactions: OperationHandler<'listTransactions', OperationCon
     status: 200,
     body: { transactions: items.map(toTransaction), ...(nextCursor !== undefined ? { nextCursor } : {}) },
   };
-};
+});
 
-export const getTransaction: OperationHandler<'getTransaction', OperationContext> = async (input, ctx) => {
+export const getTransaction = operation<'getTransaction'>(async (input, ctx) => {
   const record = await findTransaction(ctx.db, organizationOf(ctx), input.path.id);
   if (record === undefined) {
-    // Spec §4.4: unknown, and another organization's, ids are both NotFound (decisions §4: 404).
+    // Unknown, and another organization's, ids are both 404 NotFound: a foreign id is never confirmed.
     const body: ErrorBody = { message: `No transaction with id ${input.path.id} was found.`, type: 'NotFound' };
     return { status: 404, body };
   }
   return { status: 200, body: toTransaction(record) };
-};
+});

@@ -1,18 +1,16 @@
 import type { components } from '../../../generated/openapi-types.js';
-import type { OperationHandler } from '../../../generated/server.js';
 import { checkAccountNumber } from '../../domain/account-number.js';
 import { findBank } from '../../domain/banks.js';
 import {
   cancelTransfer as cancelStoredTransfer,
   executeTransfer as executeStoredTransfer,
   getTransfer as getStoredTransfer,
-  insertTransferIfKeyNew,
+  insertTransfer,
   listTransfers as listStoredTransfers,
-  newTransferRecord,
   type NewTransfer,
   type TransferRecord as TransferRow,
 } from '../../store/transfers.js';
-import { organizationOf, type OperationContext } from '../invoke.js';
+import { idempotentWrite, operation, organizationOf } from '../handler-kinds.js';
 import { pageOf, pageRequest } from '../pagination.js';
 
 type Transfer = components['schemas']['Transfer'];
@@ -51,12 +49,11 @@ const notPending = (action: string, transfer: TransferRow): { status: 400; body:
   body: {
     message: `Only a PENDING transfer can be ${action}; this one is ${transfer.status}.`,
     type: 'InvalidRequest',
-    details: 'A transfer leaves PENDING once it is cancelled or executed (spec §3.1).',
+    details: 'A transfer leaves PENDING once it is cancelled or executed.',
   },
 });
 
-/** One of oneStatementWrites: it reads nothing, and its one change goes with the stored answer. */
-export const createTransfer: OperationHandler<'createTransfer', OperationContext> = async (input, ctx) => {
+export const createTransfer = idempotentWrite<'createTransfer'>(async (input, ctx) => {
   const body = input.body;
   const bank = findBank(body.bankId);
   if (bank === undefined) {
@@ -70,7 +67,6 @@ export const createTransfer: OperationHandler<'createTransfer', OperationContext
     return { status: 400, body: { message: 'The account number is not valid for this bank.', type: 'InvalidBankAccount', details: account.reason } };
   }
   const principal = ctx.principal;
-  if (principal === undefined) throw new Error('createTransfer requires authentication');
   const transfer: NewTransfer = {
     id: ctx.services.ids.next('trf'),
     organizationId: principal.organizationId,
@@ -87,15 +83,15 @@ export const createTransfer: OperationHandler<'createTransfer', OperationContext
     memo: body.memo ?? null,
     note: body.note ?? null,
   };
-  return ctx.changeWithAnswer(insertTransferIfKeyNew(transfer), { status: 200, body: toTransfer(newTransferRecord(transfer)) });
-};
+  return { status: 200, body: toTransfer(await insertTransfer(ctx.tx, transfer)) };
+});
 
-export const getTransfer: OperationHandler<'getTransfer', OperationContext> = async (input, ctx) => {
+export const getTransfer = operation<'getTransfer'>(async (input, ctx) => {
   const row = await getStoredTransfer(ctx.db, organizationOf(ctx), input.path.id);
   return row === undefined ? notFound(input.path.id) : { status: 200, body: toTransfer(row) };
-};
+});
 
-export const listTransfers: OperationHandler<'listTransfers', OperationContext> = async (input, ctx) => {
+export const listTransfers = operation<'listTransfers'>(async (input, ctx) => {
   const { status, minAmountCents, maxAmountCents } = input.query;
   if (minAmountCents !== undefined && maxAmountCents !== undefined && minAmountCents > maxAmountCents) {
     return {
@@ -116,10 +112,10 @@ export const listTransfers: OperationHandler<'listTransfers', OperationContext> 
     status: 200,
     body: { transfers: items.map(toTransfer), ...(nextCursor !== undefined ? { nextCursor } : {}) },
   };
-};
+});
 
-export const cancelTransfer: OperationHandler<'cancelTransfer', OperationContext> = async (input, ctx) => {
-  const outcome = await cancelStoredTransfer(ctx.db, organizationOf(ctx), input.path.id, ctx.now);
+export const cancelTransfer = idempotentWrite<'cancelTransfer'>(async (input, ctx) => {
+  const outcome = await cancelStoredTransfer(ctx.tx, organizationOf(ctx), input.path.id, ctx.now);
   switch (outcome.kind) {
     case 'not-found':
       return notFound(input.path.id);
@@ -128,11 +124,11 @@ export const cancelTransfer: OperationHandler<'cancelTransfer', OperationContext
     case 'done':
       return { status: 200, body: toTransfer(outcome.transfer) };
   }
-};
+});
 
-export const executeTransfer: OperationHandler<'executeTransfer', OperationContext> = async (input, ctx) => {
+export const executeTransfer = idempotentWrite<'executeTransfer'>(async (input, ctx) => {
   const outcome = await executeStoredTransfer(
-    ctx.db,
+    ctx.tx,
     organizationOf(ctx),
     input.path.id,
     ctx.now,
@@ -155,4 +151,4 @@ export const executeTransfer: OperationHandler<'executeTransfer', OperationConte
     case 'done':
       return { status: 200, body: toTransfer(outcome.transfer) };
   }
-};
+});

@@ -4,7 +4,7 @@ import type { Migration } from 'kysely/migration';
 
 // The whole first schema, as plain SQL that PGlite and PostgreSQL both run unchanged.
 // Money is integer cents in bigint; record times are Unix milliseconds in bigint.
-// Bounds that the specification fixes are also check constraints, so that a bug in a
+// Bounds that the OpenAPI document fixes are also check constraints, so that a bug in a
 // layer above cannot store an impossible value.
 
 export const initialMigration: Migration = {
@@ -14,7 +14,7 @@ export const initialMigration: Migration = {
         id text primary key,
         name text not null,
         -- the available balance; execute reserves with a conditional update, and this check
-        -- is the last line of defence against spending the same cents twice (decisions §6)
+        -- is the last line of defence against spending the same cents twice (README, "Design")
         balance_cents bigint not null check (balance_cents >= 0),
         created_at bigint not null
       )
@@ -60,7 +60,7 @@ export const initialMigration: Migration = {
         locked_at bigint,
         response_status integer,
         -- the answer's JSON text exactly as first sent: text, not jsonb, which would reorder
-        -- keys, so that a replay is byte for byte the original (decisions §3)
+        -- keys, so that a replay is byte for byte the original
         response_body text,
         created_at bigint not null,
         primary key (client_id, key),
@@ -72,7 +72,8 @@ export const initialMigration: Migration = {
     `.execute(db);
     await sql`create index idempotency_keys_created_idx on idempotency_keys (created_at)`.execute(db);
 
-    // No foreign key: failures are counted for unknown client ids too (decisions §2).
+    // No foreign key: failures are counted for unknown client ids too, so that unknown and known
+    // ids answer alike, 429 included.
     await sql`
       create table auth_failures (
         client_id text primary key,
@@ -105,7 +106,7 @@ export const initialMigration: Migration = {
         check (status <> 'PROCESSING' or settle_after is not null)
       )
     `.execute(db);
-    // The list order (decisions §6): newest first, ties by id, keyset pagination.
+    // The list order of listTransfers: newest first, ties by id, keyset pagination.
     await sql`
       create index transfers_list_idx on transfers (organization_id, submission_date desc, id desc)
     `.execute(db);
@@ -136,7 +137,7 @@ export const initialMigration: Migration = {
     `.execute(db);
     await sql`create index card_holders_organization_idx on card_holders (organization_id)`.execute(db);
 
-    // Limits hold the stored state, so the ranges are those of decisions §7: 0 to the maximum.
+    // Limits hold the stored state, so the ranges are those of SetCardLimitsRequest: 0 to the maximum.
     await sql`
       create table cards (
         id text primary key,
@@ -176,12 +177,12 @@ export const initialMigration: Migration = {
         cleared boolean not null
       )
     `.execute(db);
-    // The list order (decisions §8): newest first, ties by id.
+    // The list order of listTransactions: newest first, ties by id.
     await sql`
       create index transactions_list_idx
         on transactions (organization_id, authorization_date desc, id desc)
     `.execute(db);
-    // A card's usage in the current day and month (availableBalance, decisions §7).
+    // A card's usage in the current day and month (availableBalance).
     await sql`
       create index transactions_card_usage_idx on transactions (card_id, authorization_date)
         where card_id is not null

@@ -10,10 +10,10 @@ import type { Migration } from 'kysely/migration';
 // filters match often. The indexes below are for filters that match rarely or never, where
 // that walk would read most of the ledger to fill one page:
 //
-// - One index per equality filter of decisions §8: (organization_id, category), (organization_id,
+// - One index per equality filter of listTransactions: (organization_id, category), (organization_id,
 //   status), (organization_id, review_status), (organization_id, merchant), and (person_id) for
-//   the department filter (the store resolves departments to their people first, decisions §8:
-//   the person's department, through card_holders_department_idx). The planner takes them when
+//   the department filter (it matches the person's department, so the store resolves
+//   departments to their people first, through card_holders_department_idx). The planner takes them when
 //   a value is rare: a bitmap of its few rows and a top-N sort. Two columns only, on purpose:
 //   their keys repeat, so PostgreSQL's b-tree deduplication keeps each one a few MB per million
 //   rows, against 150 MB or more with the list order appended; measured on a bulk insert, they
@@ -25,13 +25,13 @@ import type { Migration } from 'kysely/migration';
 //   The store first finds the organization's distinct merchant names containing the text by a
 //   skip scan of (organization_id, merchant), one index probe per distinct name, then lists by
 //   `merchant in (those names)`: a text no name contains is answered without the ledger.
-// - availableBalance (decisions §7) sums one card's transactions of the current month (a range
+// - availableBalance sums one card's transactions of the current month (a range
 //   of 001's transactions_card_usage_idx) and its holder's outstanding cash, of any date: a
 //   partial index holding exactly the rows that can count (the predicate of store/cards.ts
 //   cardUsages, literally) and covering the amount, so the sum never reads cash settled long ago.
 
 export const ledgerIndexesMigration: Migration = {
-  // The statements stay inside up() and down(): test/helpers/database.ts keys its cached
+  // The statements stay inside up() and down(): scripts/proof/database.ts keys its cached
   // template databases on the text of these functions.
   async up(db: Kysely<unknown>): Promise<void> {
     await sql`create index transactions_category_idx on transactions (organization_id, category)`.execute(db);

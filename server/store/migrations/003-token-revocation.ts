@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 
-// Token revocation. Access tokens are self-contained JWTs valid for an hour (decisions §2), so a
+// Token revocation. Access tokens are self-contained JWTs valid for an hour, so a
 // leaked token or a client that must be cut off needs a cut-off point the bearer check can read:
 // every token of the client issued before `tokens_not_before` (Unix ms) is refused. Null: nothing
 // revoked. A client that no longer exists is refused too, which needs no column.

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { loadDocument, typesOf, type JsonSchema, type OperationSpec, type ParameterSpec } from './document.js';
 
-// Fuzz cases built from the document (issue 6 item 4). Each case is one request: a valid
+// Fuzz cases built from the document. Each case is one request: a valid
 // request of one operation (parameters and body generated from its schemas, or the document's
-// examples), with at most one thing made wrong, and the outcomes decisions §2-§4 allow for it:
+// examples), with at most one thing made wrong, and the outcomes the service allows for it:
 // - values just inside and just outside every bound the document declares (minLength,
 //   maxLength, minimum, maximum, enum, pattern, minItems), in every parameter and body field;
 // - values of the wrong type, missing required fields and headers, headers sent twice;
@@ -129,7 +129,7 @@ function idKindOf(id: IdRef | undefined): IdKind {
   return id.ref === 'own-encoded' ? 'own' : id.ref;
 }
 
-/** What a request with nothing wrong may answer, per operation (spec §3-§4, decisions §4-§7). */
+/** What a request with nothing wrong may answer, per operation. */
 export function baseline(operationId: string, id: IdKind): Outcome[] {
   const mine = id === 'own' || id === 'none';
   switch (operationId) {
@@ -417,7 +417,7 @@ function validQuery(operation: OperationSpec): fc.Arbitrary<Array<[string, Query
   ).map((pairs) => [...pairs]);
 }
 
-/** Both bounds of a range filter given, the lower above the upper: decisions §4 refuses it. */
+/** Both bounds of a range filter given, the lower above the upper: refused with 400. */
 function invertedRange(query: ReadonlyArray<readonly [string, QueryValue]>): boolean {
   const value = (name: string): number | undefined => {
     const found = query.find(([key]) => key === name)?.[1];
@@ -462,7 +462,7 @@ function baseRequest(operation: OperationSpec): fc.Arbitrary<Base> {
 
 /**
  * The case: `base` with `changes` applied. A success the case expects becomes 400 when the final
- * query holds an inverted range (decisions §4), which is checked after the schema and the write
+ * query holds an inverted range, which is checked after the schema and the write
  * headers, so every earlier refusal stays as it is.
  */
 function caseOf(base: Base, family: string, note: string, expect: readonly Outcome[], changes: Partial<FuzzCase> = {}): FuzzCase {
@@ -577,7 +577,7 @@ function insideOutcome(base: Base, slot: Slot): readonly Outcome[] {
   if (slot.where === 'header' && slot.name.toLowerCase() === 'if-none-match') return [ok, { status: 304 }];
   if (base.operation.operationId === 'createToken' && slot.where === 'body') {
     if (slot.name === 'scope') return [ok, invalid, rateLimited]; // a subset is granted, anything else invalid_scope
-    // Not a client; failures are counted per client id, known or not (decisions §2: 429 past 10 a minute).
+    // Not a client; failures are counted per client id, known or not (429 past 10 a minute).
     if (slot.name === 'client_id') return [unauthorized, rateLimited];
     if (slot.name === 'client_secret') return [unauthorized, rateLimited];
   }
@@ -652,7 +652,7 @@ function wrongTypeFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | und
     const stillValid = onWire && number !== undefined && number >= (slot.schema.minimum ?? -Infinity) && number <= (slot.schema.maximum ?? Infinity);
     const changes = applySlot(base, slot, value);
     const expect = stillValid ? insideOutcome(rebase(base, changes), slot) : [invalid];
-    // Ajv would coerce some of these (a number-like string, a boolean, null): the service must not (decisions §4).
+    // Ajv would coerce some of these (a number-like string, a boolean, null): the service must not.
     const note = `${slot.where} ${slot.name}: ${choice.label} ${JSON.stringify(value)}${!onWire && choice.coercible ? ' (coercible)' : ''}`;
     return caseOf(base, 'wrong-type', note, expect, changes);
   });
@@ -764,7 +764,7 @@ function encodingFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
     options.push(
       fc.tuple(baseRequest(operation), fc.constantFrom(...textSlots), fc.constantFrom(...texts)).map(([base, slot, [label, text]]) => {
         const changes = applySlot(base, slot, text);
-        // Taken as text, or refused as a whole (NUL cannot be stored: decisions §4 wants a 400, never a 500).
+        // Taken as text, or refused as a whole (NUL cannot be stored: a 400, never a 500).
         const expect = [...insideOutcome(rebase(base, changes), slot), invalid];
         return caseOf(base, 'encoding', `${slot.where} ${slot.name}: ${label}`, expect, { ...changes, ...(isForm ? tokenBodyChanges(slot) : {}) });
       }),

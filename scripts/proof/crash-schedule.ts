@@ -4,17 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
-import { onboardOrganization } from '../../../server/onboarding.js';
-import { randomIds, systemClock } from '../../../server/runtime.js';
-import { openDatabase, type Database } from '../../../server/store/connection.js';
-import { IDEMPOTENCY_LOCK_TIMEOUT_MS } from '../../../server/store/idempotency.js';
-import { createTestDatabaseOf, pgliteTemplate, type TestDatabase } from '../../helpers/database.js';
+import { onboardOrganization } from '../../server/onboarding.js';
+import { randomIds, systemClock } from '../../server/runtime.js';
+import { openDatabase, type Database } from '../../server/store/connection.js';
+import { mulberry32, picker, type Picker } from '../../server/store/sandbox-random.js';
+import { createTestDatabaseOf, pgliteTemplate, type TestDatabase } from './database.js';
 import { checkInvariants, waitForSettlement, type InvariantReport } from './invariants.js';
-import { createPrng, type Prng } from './prng.js';
 import { field, proofClient, transferBody, type Answer, type ProofClient } from './proof-client.js';
 import { freePort, startServerProcess, type ServerProcess } from './server-process.js';
 
-// The crash proof (issue 6 item 3): the server process is killed with SIGKILL at moments a
+// The crash proof: the server process is killed with SIGKILL at moments a
 // seeded schedule picks (under load, and now and then while it is still starting), while
 // clients create, execute and cancel transfers and retry with their idempotency keys. After
 // the last kill the server is started once more, every unanswered request is retried with its
@@ -43,13 +42,6 @@ export interface CrashOptions {
   readonly startupKillShare?: number;
   /** PAYMENT_NETWORK_DELAY_MS: short, so that kills land in the middle of settlements too. Default 150. */
   readonly paymentNetworkDelayMs?: number;
-  /**
-   * A key whose request died between its claim and its commit stays locked for
-   * IDEMPOTENCY_LOCK_TIMEOUT_MS (60 s), and a retry gets 409 until then. false (the default):
-   * age such locks by that timeout in the database, exactly as if 60 s had passed; true: wait
-   * the real 60 s.
-   */
-  readonly waitForLockTimeout?: boolean;
   readonly log?: (line: string) => void;
 }
 
@@ -64,8 +56,6 @@ export interface CrashReport {
   readonly interrupted: number;
   readonly answersByStatus: Record<string, number>;
   readonly replaysChecked: number;
-  /** Keys found locked by a dead request after the last restart (aged or waited out). */
-  readonly orphanedLocks: number;
   /** Embedded database: kills that left the killed server's pid lock behind, which the next start took over. */
   readonly staleLocksTakenOver: number;
   readonly operations: { readonly creates: number; readonly executes: number; readonly cancels: number };
@@ -122,7 +112,7 @@ async function prepareDatabase(kind: CrashDatabase): Promise<DatabaseAccess> {
       dispose: () => database.close(),
     };
   }
-  // The server keeps the embedded database under <cwd>/.data/pglite (decisions §1); the
+  // The server keeps the embedded database under <cwd>/.data/pglite; the
   // scratch directory is its working directory.
   const scratch = mkdtempSync(join(tmpdir(), 'pps-crash-'));
   const dataDir = join(scratch, '.data', 'pglite');
@@ -170,7 +160,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function runCrashSchedule(options: CrashOptions): Promise<CrashReport> {
   const started = Date.now();
   const log = options.log ?? (() => {});
-  const prng = createPrng(options.seed);
+  const prng = picker(mulberry32(options.seed));
   const clientCount = options.clients ?? 6;
   const [minLife, maxLife] = options.lifeMs ?? [100, 900];
   const startupShare = options.startupKillShare ?? 0.15;
@@ -240,7 +230,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
       return 'answered';
     };
 
-    const newOperation = (clientPrng: Prng): Operation | undefined => {
+    const newOperation = (clientPrng: Picker): Operation | undefined => {
       const waiting = transfers
         .map((transfer, index) => ({ transfer, index }))
         .filter(({ transfer }) => transfer.id !== undefined && transfer.followUp === undefined);
@@ -268,7 +258,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     };
 
     const client = async (index: number): Promise<void> => {
-      const clientPrng = createPrng((options.seed ^ ((index + 1) * 0x9e3779b1)) >>> 0);
+      const clientPrng = picker(mulberry32((options.seed ^ ((index + 1) * 0x9e3779b1)) >>> 0));
       // `pending`: cut off by a kill, retried with its key as soon as a server is up again.
       // `parked`: answered 409 (its key is held, perhaps by a killed request for up to the lock
       // timeout): set aside and retried now and then, while the client goes on with new work.
@@ -344,35 +334,9 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     await server.ready;
     gate.up();
     const unanswered = (): Operation[] => operations.filter((operation) => operation.answer === undefined);
-    // Two passes: what is still unanswered after them is held by the lock of a killed request (409).
-    for (let pass = 0; pass < 2 && unanswered().length > 0; pass += 1) {
-      for (const operation of unanswered()) await attempt(operation);
-    }
-    const stuck = unanswered();
-    let orphanedLocks = 0;
-    if (stuck.length > 0) {
-      if (options.waitForLockTimeout === true) {
-        log(`${stuck.length} keys locked by killed requests: waiting ${IDEMPOTENCY_LOCK_TIMEOUT_MS} ms for the lock timeout`);
-        await sleep(IDEMPOTENCY_LOCK_TIMEOUT_MS + 1_000);
-        orphanedLocks = stuck.length;
-      } else {
-        const age = async (database: Database): Promise<number> => {
-          const result = await sql`
-            update idempotency_keys set locked_at = locked_at - ${IDEMPOTENCY_LOCK_TIMEOUT_MS + 1_000}
-            where client_id = ${credentials.clientId} and response_status is null and locked_at is not null`.execute(database.db);
-          return Number(result.numAffectedRows ?? 0n);
-        };
-        if (access.shared) orphanedLocks = await access.with(age);
-        else {
-          gate.down();
-          await server.stop();
-          orphanedLocks = await access.with(age);
-          server = start();
-          await server.ready;
-          gate.up();
-        }
-        log(`${stuck.length} keys unanswered, ${orphanedLocks} locks of killed requests aged past the ${IDEMPOTENCY_LOCK_TIMEOUT_MS} ms timeout`);
-      }
+    // A killed request's transaction rolled back and stored nothing: its retry runs as new, or
+    // replays the answer of a request that committed before the kill. Retried until answered.
+    {
       const retryDeadline = Date.now() + 30_000;
       while (unanswered().length > 0 && Date.now() < retryDeadline) {
         for (const operation of unanswered()) await attempt(operation);
@@ -442,7 +406,6 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
       interrupted,
       answersByStatus,
       replaysChecked,
-      orphanedLocks,
       staleLocksTakenOver,
       operations: {
         creates: operations.filter((operation) => operation.kind === 'create').length,

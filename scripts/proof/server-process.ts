@@ -6,9 +6,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 // The real server as a separate process (`node --import tsx server/main.ts`), as `npm start`
 // runs it: for the several-instance and crash proofs, which need processes that can be killed.
 
-/** The project root (this file is test/proof/helpers/server-process.ts). */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const SERVER_MAIN = fileURLToPath(new URL('../../../server/main.ts', import.meta.url));
+/** The project root (this file is scripts/proof/server-process.ts). */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SERVER_MAIN = fileURLToPath(new URL('../../server/main.ts', import.meta.url));
 /** An absolute loader URL, so that the server may run with another working directory (PGlite under a scratch dir). */
 const TSX_LOADER = pathToFileURL(createRequire(SERVER_MAIN).resolve('tsx')).href;
 

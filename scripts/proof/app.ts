@@ -51,7 +51,7 @@ export interface RequestOptions {
 export interface Partner extends OnboardingResult {
   /** A fresh access token (optionally for a subset of scopes). */
   token(scope?: string): Promise<string>;
-  /** The base64 RSA-SHA256 signature of method + path + timestamp, as spec §5 defines it. */
+  /** The base64 RSA-SHA256 signature of method + path + timestamp, as the document's write protocol defines it. */
   sign(method: string, path: string, timestamp: number | string): string;
   request(method: string, path: string, options?: RequestOptions): Promise<Response>;
 }

@@ -10,7 +10,7 @@ import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 // Fresh databases for tests.
 // - PostgreSQL (when DATABASE_URL is set): a new database `pps_test_<random>` on that server,
 //   dropped on close.
-// - PGlite: starting one runs initdb (seconds, hundreds of MB: stack.md pitfall 14), so a
+// - PGlite: starting one runs initdb (seconds, hundreds of MB), so a
 //   migrated template is built once, dumped, and every test database starts from the dump
 //   (`loadDataDir`, under a second). The dump is cached in memory and in a file under the
 //   system temp directory, keyed by the migrations, so that the other vitest workers and later

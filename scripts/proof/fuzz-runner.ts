@@ -4,10 +4,10 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { SignJWT, decodeJwt } from 'jose';
 import type { Kysely } from 'kysely';
-import type { OnboardingResult } from '../../../server/onboarding.js';
-import type { Clock } from '../../../server/runtime.js';
-import type { DB } from '../../../server/store/schema.js';
-import { seedSandboxData } from '../../../server/store/sandbox.js';
+import type { OnboardingResult } from '../../server/onboarding.js';
+import type { Clock } from '../../server/runtime.js';
+import type { DB } from '../../server/store/schema.js';
+import { seedSandboxData } from '../../server/store/sandbox.js';
 import { loadDocument, type OperationSpec } from './document.js';
 import { anyCase, baseline, OPERATIONS, type FuzzCase, type Outcome, type TimestampFormat } from './fuzz-cases.js';
 import { HangError, rawRequest, type RawRequest, type RawResponse } from './raw-http.js';
@@ -17,12 +17,12 @@ import { HangError, rawRequest, type RawRequest, type RawResponse } from './raw-
 // - every error body in the Error shape: `message`, `type` one of the document's ErrorType
 //   values, `details` optional, nothing else (the token endpoint adds `error` and
 //   `error_description`), with a status the document's ErrorType table allows for that type;
-// - the status and type decisions §2-§4 give the case, the headers that go with them
+// - the status and type the service gives the case, the headers that go with them
 //   (WWW-Authenticate on 401, Allow on 405, Retry-After on 429, X-Request-Id always);
 // - nothing leaks: no stack trace, SQL, file path or secret in an error body;
 // - a rejected write changes nothing: the lane's balance, transfers, card limits and keys are the
 //   same before and after, except the one key that stores the operation's own refusal
-//   (decisions §3 stores the operation's 4xx answers) with exactly the answer sent;
+//   (a key stores its operation's 4xx answers) with exactly the answer sent;
 // - a replay with a used key answers the stored answer, marked Idempotent-Replayed.
 // Each case runs on one of several lanes (organizations with their own data), so that the
 // database check of one lane is not disturbed by another.
@@ -62,7 +62,7 @@ const TOKEN_ERROR_KEYS = new Set(['message', 'type', 'details', 'error', 'error_
 const OAUTH_ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope']);
 const TOKEN_PATH = OPERATIONS.find((operation) => operation.operationId === 'createToken')?.path ?? '/v1/oauth/token';
 
-/** What must never appear in an error body (decisions §4: no stack trace, SQL text or secret). */
+/** What must never appear in an error body (no stack trace, SQL text or secret). */
 const LEAKS: Array<[string, RegExp]> = [
   ['a stack frame', /\n\s+at |\bat [\w.<>]+ \(.*:\d+:\d+\)/],
   ['a file path', /\/(?:work|home|usr|tmp|root)\/|node_modules|\.ts:\d+|file:\/\//],
@@ -542,7 +542,7 @@ interface Snapshot {
   readonly balance: number;
   readonly transfers: string;
   readonly cards: string;
-  readonly keys: ReadonlyMap<string, { status: number | null; body: unknown; locked: boolean }>;
+  readonly keys: ReadonlyMap<string, { status: number; body: unknown }>;
 }
 
 async function snapshot(db: Kysely<DB>, lane: Lane): Promise<Snapshot> {
@@ -551,17 +551,17 @@ async function snapshot(db: Kysely<DB>, lane: Lane): Promise<Snapshot> {
     db.selectFrom('organizations').select('balance_cents').where('id', '=', organizationId).executeTakeFirstOrThrow(),
     db.selectFrom('transfers').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute(),
     db.selectFrom('cards').select(['id', 'daily_limit', 'monthly_limit', 'atm_limit', 'approval_based_limit']).where('organization_id', '=', organizationId).orderBy('id').execute(),
-    db.selectFrom('idempotency_keys').select(['key', 'response_status', 'response_body', 'lock_id']).where('client_id', '=', clientId).execute(),
+    db.selectFrom('idempotency_keys').select(['key', 'response_status', 'response_body']).where('client_id', '=', clientId).execute(),
   ]);
   return {
     balance: organization.balance_cents,
     transfers: JSON.stringify(transfers),
     cards: JSON.stringify(cards),
-    keys: new Map(keys.map((row) => [row.key, { status: row.response_status, body: typeof row.response_body === 'string' ? parseJson(Buffer.from(row.response_body)) : row.response_body, locked: row.lock_id !== null }])),
+    keys: new Map(keys.map((row) => [row.key, { status: row.response_status, body: parseJson(Buffer.from(row.response_body)) }])),
   };
 }
 
-/** The write's effect on the database, against decisions §3 (see the header of this file). */
+/** The write's effect on the database, (see the header of this file). */
 function compareSnapshots(before: Snapshot, after: Snapshot, prepared: Prepared, response: RawResponse): string[] {
   const problems: string[] = [];
   const json = parseJson(response.body);
@@ -576,7 +576,7 @@ function compareSnapshots(before: Snapshot, after: Snapshot, prepared: Prepared,
     if (stray.length > 0) problems.push(`a rejected write stored other keys: ${stray.join(', ')}`);
     const own = prepared.key === undefined ? undefined : after.keys.get(prepared.key);
     if (own !== undefined && added.includes(prepared.key ?? '')) {
-      // Only the operation's own refusal is stored (decisions §3), and exactly as sent.
+      // Only the operation's own refusal is stored, and exactly as sent.
       if (own.status !== response.status || !isDeepStrictEqual(own.body, json)) problems.push(`the key stores ${own.status} ${JSON.stringify(own.body)} for an answer ${response.status}`);
       if ([401, 403, 409, 413, 415, 422].includes(response.status) || response.status >= 500) problems.push(`a ${response.status} stored its key`);
     }

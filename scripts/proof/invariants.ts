@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { TRANSFER_STATUSES, type DB, type TransferStatus } from '../../../server/store/schema.js';
+import { TRANSFER_STATUSES, type DB, type TransferStatus } from '../../server/store/schema.js';
 
-// The money and state invariants every proof ends with (issue 6; decisions §3, §6):
+// The money and state invariants every proof ends with:
 // - balance = start − Σ SUCCEEDED − Σ PROCESSING, never negative (no cents spent twice, no
 //   refund given twice);
 // - every transfer in exactly one state, its timestamps those of that state, the outcome the
@@ -85,7 +85,7 @@ export async function checkInvariants(db: Kysely<DB>, organizations: readonly Or
     if (has.reviewed !== expected.reviewed || has.cancelled !== expected.cancelled || has.settled !== expected.settled) {
       violations.push(`transfer ${transfer.id}: ${status} with reviewedAt ${String(transfer.reviewed_at)}, cancelledAt ${String(transfer.cancelled_at)}, settledAt ${String(transfer.settled_at)}`);
     }
-    if (status === 'REJECTED') violations.push(`transfer ${transfer.id}: REJECTED, which the partner API never does (decisions §6)`);
+    if (status === 'REJECTED') violations.push(`transfer ${transfer.id}: REJECTED, which the partner API never does`);
     if (status === 'PROCESSING' && transfer.settle_after === null) violations.push(`transfer ${transfer.id}: PROCESSING without settle_after`);
     if ((status === 'SUCCEEDED' || status === 'FAILED') && (status === 'FAILED') !== transfer.account_number.endsWith('0002')) {
       violations.push(`transfer ${transfer.id}: ${status} for account ${transfer.account_number} (0002 fails, every other succeeds)`);
@@ -108,7 +108,6 @@ export async function checkInvariants(db: Kysely<DB>, organizations: readonly Or
     if ((key.response_status === null) !== (key.response_body === null)) {
       violations.push(`idempotency key ${JSON.stringify(key.key)}: status and body not stored together`);
     }
-    if (key.response_status === null && key.lock_id === null) violations.push(`idempotency key ${JSON.stringify(key.key)}: neither answered nor locked`);
     const id = stored?.['id'];
     if (key.response_status === 200 && typeof id === 'string' && id.startsWith('trf_')) {
       const transfer = transfers.find((candidate) => candidate.id === id);

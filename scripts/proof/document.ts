@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 // operation with its parameters, body and scopes, every schema with its references resolved,
 // and the ErrorType table (type → statuses) that the document states in prose.
 
-export const DOCUMENT_PATH = fileURLToPath(new URL('../../../generated/openapi.json', import.meta.url));
+export const DOCUMENT_PATH = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
 
 /** The JSON Schema keywords the document uses. */
 export interface JsonSchema {
@@ -60,7 +60,7 @@ export interface OperationSpec {
   readonly body: BodySpec | undefined;
   readonly authenticated: boolean;
   readonly scopes: readonly string[];
-  /** The write-request headers of spec §5 apply (Idempotency-Key, timestamp, signature). */
+  /** The write-request headers apply (Idempotency-Key, timestamp, signature). */
   readonly write: boolean;
   readonly statuses: readonly number[];
   /** Status → the schema of its JSON body (first media type), for the statuses that have one. */

@@ -1,14 +1,14 @@
 import { createPrivateKey, createSign, randomUUID, type KeyObject } from 'node:crypto';
-import type { OnboardingResult } from '../../../server/onboarding.js';
+import type { OnboardingResult } from '../../server/onboarding.js';
 
-// A partner as the proofs drive it over real sockets: a bearer token, signed write requests
-// (spec §5), idempotency keys chosen by the caller so that retries reuse them, and a deadline
+// A partner as the proofs drive it over real sockets: a bearer token, signed write requests,
+// idempotency keys chosen by the caller so that retries reuse them, and a deadline
 // on every request.
 
 export interface Answer {
   readonly status: number;
   readonly body: unknown;
-  /** `Idempotent-Replayed: true` was sent (decisions §3). */
+  /** `Idempotent-Replayed: true` was sent. */
   readonly replayed: boolean;
 }
 
@@ -112,7 +112,7 @@ export function describeAnswer(answer: Answer): string {
   return `${answer.status} ${JSON.stringify(answer.body)?.slice(0, 300) ?? ''}`;
 }
 
-/** A valid transfer body (decisions §6: a domestic account is 6 to 30 digits; one ending in 0002 fails at settlement). */
+/** A valid transfer body (a domestic account is 6 to 30 digits; one ending in 0002 fails at settlement). */
 export function transferBody(
   amountCents: number,
   options: { fails?: boolean; memo?: string; serial?: number } = {},

@@ -1,0 +1,72 @@
+// The layers of the project, as import rules: `npm run lint:imports`, and
+// test/architecture/imports.test.ts. The paths are relative to the root cruised (the project, or
+// the planted tree under test/fixtures/layers/ that proves the rules bite).
+const TOOLKIT = ['^scripts/codegen/', '^scripts/generate[.]ts$', '^scripts/serve[.]ts$', '^server/toolkit/'];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'toolkit-not-service',
+      comment: 'The OpenAPI toolkit (generator, contract server, validation) works on any document: it uses nothing of the Partner Payments Service.',
+      severity: 'error',
+      from: { path: TOOLKIT },
+      to: { path: ['^server/', '^client/', '^openapi/', '^generated/', '^scripts/', '^test/'], pathNot: TOOLKIT },
+    },
+    {
+      name: 'server-not-outside',
+      comment: 'The server runs alone: it imports nothing of the scripts, the tests or the SDK.',
+      severity: 'error',
+      from: { path: '^server/' },
+      to: { path: ['^scripts/', '^test/', '^client/'] },
+    },
+    {
+      name: 'scripts-not-test',
+      comment: 'Scripts never import the tests; what both use lives under scripts/ (the proof harness in scripts/proof/).',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'client-alone',
+      comment: 'The SDK is typed by generated/ and imports nothing else of the project.',
+      severity: 'error',
+      from: { path: '^client/' },
+      to: { path: ['^server/', '^scripts/', '^test/'] },
+    },
+    {
+      name: 'domain-below-http-and-store',
+      comment: 'The rules in server/domain/ know neither HTTP nor SQL, nor the app that wires them.',
+      severity: 'error',
+      from: { path: '^server/domain/' },
+      to: { path: ['^server/http/', '^server/store/', '^server/app[.]ts$', '^server/main[.]ts$'] },
+    },
+    {
+      name: 'store-below-http',
+      comment: 'The SQL in server/store/ is called by HTTP, never the other way round.',
+      severity: 'error',
+      from: { path: '^server/store/' },
+      to: { path: ['^server/http/', '^server/app[.]ts$', '^server/main[.]ts$'] },
+    },
+    {
+      name: 'worker-not-http',
+      comment: 'The settlement worker runs without the HTTP layer.',
+      severity: 'error',
+      from: { path: '^server/settlement-worker[.]ts$' },
+      to: { path: '^server/http/' },
+    },
+    {
+      name: 'generated-self-contained',
+      comment: 'generated/ imports only itself and packages: nothing hand-written.',
+      severity: 'error',
+      from: { path: '^generated/' },
+      to: { dependencyTypes: ['local'], pathNot: '^generated/' },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: '^node_modules/' },
+    exclude: { path: ['^test/fixtures/', '^node_modules/'] },
+  },
+};

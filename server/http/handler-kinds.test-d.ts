@@ -1,0 +1,54 @@
+/**
+ * Type-level tests of the handler kinds, checked by the compiler (the `types` project of vitest,
+ * and `npm run typecheck`) and never run: a handler of the wrong kind for its operation, or a
+ * write handler reaching past its transaction, does not compile.
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { Kysely, Transaction } from 'kysely';
+import type { OperationId } from '../../generated/server.js';
+import type { DB } from '../store/schema.js';
+import { idempotentWrite, operation, type OperationContext, type ServiceHandlers, type SignedWriteId, type WriteContext } from './handler-kinds.js';
+import { handlers } from './handlers/index.js';
+
+describe('handler kinds', () => {
+  it('reads the signed writes from the document', () => {
+    expectTypeOf<SignedWriteId>().toEqualTypeOf<'setCardLimits' | 'updateCardLimits' | 'createTransfer' | 'cancelTransfer' | 'executeTransfer'>();
+    expectTypeOf<Exclude<OperationId, SignedWriteId>>().toEqualTypeOf<
+      'listBanks' | 'listCards' | 'getCard' | 'listTransfers' | 'getTransfer' | 'listTransactions' | 'getTransaction' | 'createToken'
+    >();
+  });
+
+  it('gives a write handler its transaction and an authenticated caller, and an operation the database', () => {
+    expectTypeOf<WriteContext['tx']>().toEqualTypeOf<Transaction<DB>>();
+    expectTypeOf<WriteContext>().not.toHaveProperty('db');
+    expectTypeOf<WriteContext['principal']>().not.toBeUndefined();
+    expectTypeOf<OperationContext['db']>().toEqualTypeOf<Kysely<DB>>();
+    expectTypeOf<OperationContext>().not.toHaveProperty('tx');
+  });
+
+  it('refuses a signed write declared as an operation', () => {
+    const wrong: ServiceHandlers = {
+      ...handlers,
+      // @ts-expect-error createTransfer declares the write-request headers: it must be an idempotent write
+      createTransfer: operation<'createTransfer'>(async () => ({ status: 400, body: { message: 'no', type: 'InvalidRequest' } })),
+    };
+    void wrong;
+  });
+
+  it('refuses a read declared as an idempotent write', () => {
+    const wrong: ServiceHandlers = {
+      ...handlers,
+      // @ts-expect-error getTransfer declares no write-request headers: it must not be an idempotent write
+      getTransfer: idempotentWrite<'getTransfer'>(async () => ({ status: 404, body: { message: 'no', type: 'NotFound' } })),
+    };
+    void wrong;
+  });
+
+  it('refuses a write handler that uses the database outside its transaction', () => {
+    idempotentWrite<'cancelTransfer'>(async (_input, ctx) => {
+      // @ts-expect-error a write handler has no ctx.db: its statements go through ctx.tx
+      void ctx.db;
+      return { status: 404, body: { message: 'no', type: 'NotFound' } };
+    });
+  });
+});

@@ -1,0 +1,101 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AnyOperationResult, OperationHandler, OperationId, OperationInput } from '../../generated/server.js';
+import type { CursorCodec } from '../domain/cursor.js';
+import type { Principal, TokenService } from '../domain/tokens.js';
+import type { Logger } from '../logger.js';
+import type { Clock, IdGenerator } from '../runtime.js';
+import type { DB } from '../store/schema.js';
+import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
+
+/**
+ * The two kinds of handler, each declared beside its operation: `operation(...)` runs on the
+ * database as it is; `idempotentWrite(...)` runs in one transaction that also stores its answer
+ * under the request's Idempotency-Key (server/http/unit-of-work.ts). Which kind an operation
+ * needs is read from the document: a signed write (one that declares the write-request headers)
+ * must be an idempotent write, and any other operation must not; `ServiceHandlers` makes a wrong
+ * kind a compile error.
+ */
+
+/** Long-lived parts every handler may use. */
+export interface Services {
+  readonly db: Kysely<DB>;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly tokens: TokenService;
+  /** Issues tokens dated `ms` instead of now (the token endpoint, in the second of a revocation). */
+  readonly tokensDatedAt: (ms: number) => TokenService;
+  readonly cursors: CursorCodec;
+  readonly paymentNetworkDelayMs: number;
+}
+
+interface RequestContext {
+  /** One clock reading for the whole request, in Unix milliseconds. */
+  readonly now: number;
+  readonly services: Services;
+  /** A request header the document cannot declare as a parameter (Authorization on the token endpoint). */
+  header(name: string): string | undefined;
+}
+
+/** What an `operation` handler gets besides its validated input. */
+export interface OperationContext extends RequestContext {
+  readonly db: Kysely<DB>;
+  /** The caller, for operations that require a bearer token. */
+  readonly principal: Principal | undefined;
+}
+
+/** What an `idempotentWrite` handler gets: its transaction, which commits only with the stored answer. */
+export interface WriteContext extends RequestContext {
+  readonly tx: Transaction<DB>;
+  /** A signed write is always authenticated. */
+  readonly principal: Principal;
+}
+
+/** Runs a handler of either kind for one request; the HTTP layer gives one to each request. */
+export interface UnitOfWork {
+  operation<R extends AnyOperationResult>(handler: (ctx: OperationContext) => Promise<R>): Promise<R>;
+  idempotentWrite<R extends AnyOperationResult>(handler: (ctx: WriteContext) => Promise<R>): Promise<R>;
+}
+
+export type OperationKind = keyof UnitOfWork;
+
+/** A handler as the generated routes call it, marked with its kind. */
+export type KindedHandler<K extends OperationId, Kind extends OperationKind> = OperationHandler<K, UnitOfWork> & {
+  readonly kind: Kind;
+};
+
+/** Declares a handler that runs on the database as it is (reads, and the token endpoint). */
+export function operation<K extends OperationId>(
+  handler: OperationHandler<K, OperationContext>,
+): KindedHandler<K, 'operation'> {
+  return Object.assign((input: OperationInput<K>, unit: UnitOfWork) => unit.operation((ctx) => handler(input, ctx)), {
+    kind: 'operation' as const,
+  });
+}
+
+/** Declares a handler whose statements and stored answer commit in one transaction. */
+export function idempotentWrite<K extends OperationId>(
+  handler: OperationHandler<K, WriteContext>,
+): KindedHandler<K, 'idempotentWrite'> {
+  return Object.assign((input: OperationInput<K>, unit: UnitOfWork) => unit.idempotentWrite((ctx) => handler(input, ctx)), {
+    kind: 'idempotentWrite' as const,
+  });
+}
+
+type Declares<Headers, Name extends string> = string extends keyof Headers ? false : Name extends keyof Headers ? true : false;
+
+/** The operations that declare every write-request header: the signed, idempotent writes. */
+export type SignedWriteId = {
+  [K in OperationId]: Declares<OperationInput<K>['headers'], (typeof WRITE_REQUEST_HEADERS)[number]> extends true ? K : never;
+}[OperationId];
+
+/** One handler per operation, of the kind its declaration in the document needs. */
+export type ServiceHandlers = {
+  readonly [K in OperationId]: KindedHandler<K, K extends SignedWriteId ? 'idempotentWrite' : 'operation'>;
+};
+
+/** The organization of the authenticated caller; only operations with a security requirement call it. */
+export function organizationOf(ctx: OperationContext | WriteContext): string {
+  if (ctx.principal === undefined) throw new Error('organizationOf called on an operation without authentication');
+  return ctx.principal.organizationId;
+}

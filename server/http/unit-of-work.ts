@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { AnyOperationResult, Invoke } from '../../generated/server.js';
+import { findAnswer, storeAnswer, type StoreAnswerOutcome } from '../store/idempotency.js';
+import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
+import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
+import { ApiError } from './errors.js';
+import type { OperationContext, Services, UnitOfWork, WriteContext } from './handler-kinds.js';
+import { isSignedWrite } from './route-policy.js';
+
+/**
+ * The idempotency fingerprint: method, path (as signed: no query string) and a SHA-256 of the
+ * exact body bytes. Retries must send the same bytes, which every SDK does.
+ */
+export function fingerprintOf(req: Request): string {
+  const path = req.originalUrl.split('?')[0] ?? req.path;
+  return requestFingerprint(req.method, path, (req as RawBodyRequest)[RAW_BODY] ?? Buffer.alloc(0));
+}
+
+/** The fingerprint of a request from its parts (tests use it to store a key as a request would). */
+export function requestFingerprint(method: string, path: string, body: Uint8Array): string {
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n`)
+    .update(createHash('sha256').update(body).digest('hex'))
+    .digest('hex');
+}
+
+function send(res: Response, result: AnyOperationResult): void {
+  if (result.headers !== undefined) res.set(result.headers);
+  res.status(result.status);
+  if (result.body === undefined) res.end();
+  else res.json(result.body);
+}
+
+/** Rolls the write's transaction back and is answered as is: a 5xx stores nothing, so a retry runs again. */
+class UnstoredAnswer extends Error {
+  constructor(readonly answer: AnyOperationResult) {
+    super(`operation answered ${answer.status}`);
+  }
+}
+
+/** Rolls the write's transaction back: its key was answered, or is being answered, by another request. */
+class KeyTaken extends Error {
+  constructor(readonly outcome: Exclude<StoreAnswerOutcome, 'stored'>) {
+    super(`idempotency key ${outcome}`);
+  }
+}
+
+const inFlight = (): ApiError =>
+  new ApiError('idempotencyKeyInFlight', 'A request with this Idempotency-Key is still being processed.', {
+    details: 'Retry after a short wait to get its answer.',
+    headers: { 'Retry-After': '1' },
+  });
+
+/**
+ * Runs one operation for a request with the kind of unit of work its handler declares, and sends
+ * the answer. An idempotent write is one transaction: the handler's statements, then its answer
+ * stored under the request's key (storeAnswer), committed together; a 5xx answer or a thrown error
+ * rolls everything back. When the key turns out to be answered already, the write rolls back too
+ * and the stored answer is sent (a replay, marked Idempotent-Replayed) or the request is refused
+ * (422 when it differs from the key's first request, 409 while another request is committing one).
+ */
+export function createInvoke(services: Services): Invoke<UnitOfWork> {
+  return async (route, req, res, run) => {
+    const principal = (res.locals as AuthenticatedLocals)[PRINCIPAL];
+    const now = services.clock.now();
+    const header = (name: string): string | undefined => req.get(name);
+    const signed = isSignedWrite(route);
+    const kindError = (declared: string): Error =>
+      new Error(`${route.operationId}: its handler is declared ${declared}, but the document ${signed ? 'makes it' : 'does not make it'} a signed write`);
+
+    const unit: UnitOfWork = {
+      operation: (handler) => {
+        if (signed) throw kindError('an operation');
+        const ctx: OperationContext = { db: services.db, now, principal, services, header };
+        return handler(ctx);
+      },
+      idempotentWrite: async <R extends AnyOperationResult>(handler: (ctx: WriteContext) => Promise<R>): Promise<R> => {
+        if (!signed) throw kindError('an idempotent write');
+        if (principal === undefined) throw new Error(`${route.operationId}: a signed write must be authenticated`);
+        const key = { clientId: principal.clientId, key: req.get('idempotency-key') ?? '', fingerprint: fingerprintOf(req), nowMs: now };
+        let taken: KeyTaken;
+        try {
+          return await services.db.transaction().execute(async (tx) => {
+            const answer = await handler({ tx, now, principal, services, header });
+            if (answer.status >= 500) throw new UnstoredAnswer(answer);
+            const outcome = await storeAnswer(tx, { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) });
+            if (outcome !== 'stored') throw new KeyTaken(outcome);
+            return answer;
+          });
+        } catch (error) {
+          if (error instanceof UnstoredAnswer) return error.answer as R;
+          if (!(error instanceof KeyTaken)) throw error;
+          taken = error;
+        }
+        if (taken.outcome === 'in-flight') throw inFlight();
+        const found = await findAnswer(services.db, key);
+        // undefined: the key expired and was purged in the moment between; the retry runs as new.
+        if (found === undefined) throw inFlight();
+        if (found.kind === 'mismatch') {
+          throw new ApiError('idempotencyKeyReused', 'This Idempotency-Key was used for a different request.', {
+            details: 'A key fixes the method, path and body of its first request; use a new key for a new request.',
+          });
+        }
+        // The stored answer of this same operation: the type its handler declared.
+        const replay: AnyOperationResult = {
+          status: found.status,
+          body: JSON.parse(found.body) as unknown,
+          headers: { 'Idempotent-Replayed': 'true' },
+        };
+        return replay as R;
+      },
+    };
+    send(res, await run(unit));
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Type-level tests of the generated skeleton, checked by the compiler (the `types` project of
+ * vitest, and `npm run typecheck`) and never run: each `@ts-expect-error` fails the check if the
+ * line below it stops being an error, i.e. if the skeleton starts accepting a handlers object that
+ * is incomplete or answers off-contract.
+ */
+import { assertType, describe, expectTypeOf, it } from 'vitest';
+import type { components } from '../../generated/openapi-types.js';
+import type { AnswerBody, Handlers, OperationHandler, OperationId, OperationInput, OperationResult } from '../../generated/server.js';
+import { routes } from '../../generated/server.js';
+
+type Ctx = { readonly organizationId: string };
+type Schemas = components['schemas'];
+declare const complete: Handlers<Ctx>;
+const bankList = [{ id: 'nbe', name: 'National Bank of Egypt', shortName: 'NBE' }];
+
+describe('Handlers', () => {
+  it('has one handler per operation of the document', () => {
+    expectTypeOf<OperationId>().toEqualTypeOf<
+      | 'listBanks'
+      | 'listCards'
+      | 'getCard'
+      | 'setCardLimits'
+      | 'updateCardLimits'
+      | 'listTransfers'
+      | 'createTransfer'
+      | 'getTransfer'
+      | 'cancelTransfer'
+      | 'executeTransfer'
+      | 'listTransactions'
+      | 'getTransaction'
+      | 'createToken'
+    >();
+    expectTypeOf<keyof Handlers<Ctx>>().toEqualTypeOf<OperationId>();
+    expectTypeOf(complete.getTransfer).toEqualTypeOf<OperationHandler<'getTransfer', Ctx>>();
+  });
+
+  it('refuses a handlers object without an operation', () => {
+    const { getTransaction, ...rest } = complete;
+    void getTransaction;
+    // @ts-expect-error Property 'getTransaction' is missing
+    assertType<Handlers<Ctx>>(rest);
+  });
+
+  it('accepts a handler answering a declared status with its body', () => {
+    assertType<Handlers<Ctx>>({ ...complete, listBanks: async () => ({ status: 200, body: bankList }) });
+    assertType<Handlers<Ctx>>({ ...complete, getTransfer: async () => ({ status: 404, body: { message: 'no', type: 'NotFound' } }) });
+  });
+
+  it('refuses an undeclared success status', () => {
+    assertType<Handlers<Ctx>>({
+      ...complete,
+      // @ts-expect-error createTransfer answers 200, never 201
+      createTransfer: async () => ({ status: 201, body: {} as Schemas['Transfer'] }),
+    });
+  });
+
+  it('refuses an undeclared error status', () => {
+    assertType<Handlers<Ctx>>({
+      ...complete,
+      // @ts-expect-error the bank list declares no 404
+      listBanks: async () => ({ status: 404, body: { message: 'no', type: 'NotFound' } }),
+    });
+  });
+
+  it('refuses a body not of the declared schema', () => {
+    assertType<Handlers<Ctx>>({
+      ...complete,
+      // @ts-expect-error a bank without its shortName is not a Bank
+      listBanks: async () => ({ status: 200, body: [{ id: 'nbe', name: 'National Bank of Egypt' }] }),
+    });
+    assertType<Handlers<Ctx>>({
+      ...complete,
+      // @ts-expect-error 'Oops' is not an ErrorType
+      getTransfer: async () => ({ status: 404, body: { message: 'no', type: 'Oops' } }),
+    });
+  });
+
+  it('refuses a handler of another operation', () => {
+    const getCard: OperationHandler<'getCard', Ctx> = complete.getCard;
+    // @ts-expect-error a card is not a transfer
+    assertType<Handlers<Ctx>>({ ...complete, getTransfer: getCard });
+  });
+});
+
+describe('OperationResult', () => {
+  it('is one of the statuses the operation declares', () => {
+    expectTypeOf<OperationResult<'createTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500>();
+    expectTypeOf<OperationResult<'getTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 500>();
+  });
+
+  it('pairs each status with its body', () => {
+    expectTypeOf<AnswerBody<'getTransfer', 200, 'application/json'>>().toEqualTypeOf<Schemas['Transfer']>();
+    expectTypeOf<AnswerBody<'getTransfer', 404, 'application/json'>>().toEqualTypeOf<Schemas['Error']>();
+    expectTypeOf<AnswerBody<'listBanks', 200, 'application/json'>>().toEqualTypeOf<Schemas['Bank'][]>();
+    expectTypeOf<AnswerBody<'getTransfer', 201, 'application/json'>>().toBeNever();
+  });
+});
+
+describe('OperationInput', () => {
+  it('types the headers, path parameters, query and body from the document', () => {
+    expectTypeOf<OperationInput<'createTransfer'>['headers']['Idempotency-Key']>().toEqualTypeOf<string>();
+    expectTypeOf<OperationInput<'createTransfer'>['body']>().toEqualTypeOf<Schemas['CreateTransferRequest']>();
+    expectTypeOf<OperationInput<'getTransfer'>['path']>().toEqualTypeOf<{ id: string }>();
+    expectTypeOf<OperationInput<'getTransfer'>['body']>().toBeUndefined();
+    expectTypeOf<OperationInput<'listTransfers'>['query']>().toHaveProperty('cursor');
+  });
+
+  it('has no path parameter an operation does not declare', () => {
+    const handler: OperationHandler<'createTransfer', Ctx> = async (input) => {
+      // @ts-expect-error createTransfer has no path parameters
+      const id: string = input.path.id;
+      void id;
+      return { status: 400, body: { message: 'x', type: 'InvalidBankAccount' } };
+    };
+    void handler;
+  });
+});
+
+describe('routes', () => {
+  it('keys each route by its operationId', () => {
+    expectTypeOf(routes.getTransfer.operationId).toEqualTypeOf<'getTransfer'>();
+    // @ts-expect-error no such operation
+    void routes.deleteTransfer;
+  });
+});
