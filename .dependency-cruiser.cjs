@@ -39,13 +39,20 @@ module.exports = {
       comment: 'The rules in server/domain/ know neither HTTP nor SQL, nor the app that wires them.',
       severity: 'error',
       from: { path: '^server/domain/' },
-      to: { path: ['^server/http/', '^server/store/', '^server/app[.]ts$', '^server/main[.]ts$'] },
+      to: { path: ['^server/http/', '^server/store/', '^server/sandbox/', '^server/app[.]ts$', '^server/main[.]ts$'] },
     },
     {
       name: 'store-below-http',
-      comment: 'The SQL in server/store/ is called by HTTP, never the other way round.',
+      comment: 'The SQL in server/store/ is called by HTTP and by the sandbox data, never the other way round.',
       severity: 'error',
       from: { path: '^server/store/' },
+      to: { path: ['^server/http/', '^server/sandbox/', '^server/app[.]ts$', '^server/main[.]ts$'] },
+    },
+    {
+      name: 'sandbox-below-http',
+      comment: 'The sandbox data in server/sandbox/ is written through the store, never through HTTP.',
+      severity: 'error',
+      from: { path: '^server/sandbox/' },
       to: { path: ['^server/http/', '^server/app[.]ts$', '^server/main[.]ts$'] },
     },
     {

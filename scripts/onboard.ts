@@ -9,11 +9,11 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { onboardOrganization, OnboardingError, type OnboardingResult } from '../server/onboarding.js';
-import { randomIds, systemClock } from '../server/runtime.js';
+import { randomIds, systemClock } from '../server/clock-and-ids.js';
 import { openDatabase, type Database } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
-import { insertBulkTransactions, seedSandboxData, type SandboxSummary } from '../server/store/sandbox.js';
+import { insertBulkTransactions, seedSandboxData, type SandboxSummary } from '../server/sandbox/demo-organization.js';
 
 /** EGP 1,000,000.00 of sandbox money unless --balance says otherwise. */
 const DEFAULT_BALANCE_CENTS = 100_000_000;

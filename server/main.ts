@@ -10,15 +10,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { createApp } from './app.js';
-import { answerClientErrors } from './http/client-errors.js';
+import { answerHttpParserErrors } from './http/http-parser-errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { onboardOrganization, type OnboardingResult } from './onboarding.js';
-import { randomIds, systemClock } from './runtime.js';
+import { randomIds, systemClock } from './clock-and-ids.js';
 import { startSettlementWorker } from './settlement-worker.js';
 import { openDatabase, type Database } from './store/connection.js';
 import { migrateToLatest } from './store/migrate.js';
 import { countOrganizations } from './store/organizations.js';
-import { seedSandboxData } from './store/sandbox.js';
+import { seedSandboxData } from './sandbox/demo-organization.js';
 
 interface Config {
   readonly port: number;
@@ -124,7 +124,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
     const listening = app.listen(config.port, () => resolve(listening));
     listening.once('error', reject);
   });
-  answerClientErrors(server, randomIds);
+  answerHttpParserErrors(server, randomIds);
   // The responses being written, so that a shutdown can ask their connections to close after them.
   const inFlight = new Set<ServerResponse>();
   let closing = false;

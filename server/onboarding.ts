@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { generateClientSecret, hashClientSecret } from './domain/credentials.js';
 import { parsePublicKey } from './domain/signature.js';
 import { SCOPES, type Scope } from './domain/tokens.js';
-import type { Clock, IdGenerator } from './runtime.js';
+import type { Clock, IdGenerator } from './clock-and-ids.js';
 import { addClientKey, createClient, createOrganization } from './store/organizations.js';
 import type { DB } from './store/schema.js';
 import { inTransaction } from './store/in-transaction.js';

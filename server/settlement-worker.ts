@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { settlementOutcome } from './domain/transfer-state.js';
 import type { Logger } from './logger.js';
-import type { Clock } from './runtime.js';
+import type { Clock } from './clock-and-ids.js';
 import type { DB } from './store/schema.js';
 import { claimDueSettlements } from './store/transfers.js';
 import { purgeExpiredIdempotencyKeys } from './store/idempotency.js';

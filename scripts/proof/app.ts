@@ -2,11 +2,11 @@ import { createSign, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { createApp } from '../../server/app.js';
-import { answerClientErrors } from '../../server/http/client-errors.js';
-import { CLIENT_POLICY_CACHE_MS } from '../../server/http/client-policies.js';
+import { answerHttpParserErrors } from '../../server/http/http-parser-errors.js';
+import { CLIENT_POLICY_CACHE_MS } from '../../server/http/token-policy-cache.js';
 import { silentLogger, type Logger } from '../../server/logger.js';
 import { onboardOrganization, type OnboardingRequest, type OnboardingResult } from '../../server/onboarding.js';
-import { randomIds, type Clock } from '../../server/runtime.js';
+import { randomIds, type Clock } from '../../server/clock-and-ids.js';
 import { openDatabase, type DatabaseKind } from '../../server/store/connection.js';
 import { revokeClientTokens } from '../../server/store/organizations.js';
 import type { DB } from '../../server/store/schema.js';
@@ -110,7 +110,7 @@ async function serve(db: Kysely<DB>, clock: TestClock, options: TestAppOptions):
     logger: options.logger ?? silentLogger,
   });
   const server = app.listen(0, '127.0.0.1');
-  answerClientErrors(server, randomIds);
+  answerHttpParserErrors(server, randomIds);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

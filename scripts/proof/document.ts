@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isReference, resolveLocal } from '../../server/toolkit/openapi-refs.js';
 
 // The bundled contract (generated/openapi.json) as the fuzz and security proofs read it: every
 // operation with its parameters, body and scopes, every schema with its references resolved,
@@ -83,23 +84,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Resolves every reference of `value`, deeply, through the toolkit's one resolver of local references. */
 function resolver(document: Record<string, unknown>): (value: unknown) => unknown {
-  const lookup = (ref: string): unknown => {
-    if (!ref.startsWith('#/')) throw new Error(`external reference ${ref}`);
-    let node: unknown = document;
-    for (const part of ref.slice(2).split('/')) {
-      node = isObject(node) ? node[part.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined;
-    }
-    if (node === undefined) throw new Error(`unresolved reference ${ref}`);
-    return node;
-  };
   const resolve = (value: unknown, seen: readonly string[]): unknown => {
     if (Array.isArray(value)) return value.map((item: unknown) => resolve(item, seen));
     if (!isObject(value)) return value;
-    const ref = value['$ref'];
-    if (typeof ref === 'string') {
-      if (seen.includes(ref)) throw new Error(`recursive reference ${ref}`);
-      return resolve(lookup(ref), [...seen, ref]);
+    if (isReference(value)) {
+      if (seen.includes(value.$ref)) throw new Error(`recursive reference ${value.$ref}`);
+      return resolve(resolveLocal(document, value), [...seen, value.$ref]);
     }
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolve(item, seen)]));
   };

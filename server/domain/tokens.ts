@@ -1,6 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
-import type { Clock } from '../runtime.js';
+import type { Clock } from '../clock-and-ids.js';
 import { decodeCanonical } from './base64.js';
 
 /** Access tokens live one hour (`expires_in: 3600` in the TokenResponse schema). */

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { RouteDefinition } from '../../generated/server.js';
 import { requiredScopes } from './route-policy.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
-import { tokenStillValid, type ClientPolicyOf } from './client-policies.js';
+import { tokenStillValid, type ClientPolicyOf } from './token-policy-cache.js';
 import { ApiError } from './errors.js';
 
 /** Where the authenticated principal travels from this middleware to the operation's context. */

@@ -3,7 +3,7 @@ import type { AnyOperationResult, OperationHandler, OperationId, OperationInput 
 import type { CursorCodec } from '../domain/cursor.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
 import type { Logger } from '../logger.js';
-import type { Clock, IdGenerator } from '../runtime.js';
+import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { DB } from '../store/schema.js';
 import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
 

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logger.js';
-import type { Clock, IdGenerator } from '../runtime.js';
+import type { Clock, IdGenerator } from '../clock-and-ids.js';
 
 /** A caller's X-Request-Id of at most 64 safe characters is echoed, otherwise one is made (the XRequestId header's description in openapi/). */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;

@@ -6,7 +6,7 @@ import {
   timestampWithinWindow,
   verifySignature,
 } from '../domain/signature.js';
-import type { Clock } from '../runtime.js';
+import type { Clock } from '../clock-and-ids.js';
 import { ApiError } from './errors.js';
 import type { RouteDefinition } from '../../generated/server.js';
 import { bearerChallenge, PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';

@@ -33,6 +33,7 @@ describe('import layers', () => {
       'scripts/tool.ts → test/helper.ts (scripts-not-test)',
       'server/app.ts → client/sdk.ts (server-not-outside)',
       'server/domain/rule.ts → server/http/route.ts (domain-below-http-and-store)',
+      'server/sandbox/demo.ts → server/http/route.ts (sandbox-below-http)',
       'server/settlement-worker.ts → server/http/route.ts (worker-not-http)',
       'server/store/table.ts → server/http/route.ts (store-below-http)',
       'server/toolkit/validation.ts → server/store/table.ts (toolkit-not-service)',

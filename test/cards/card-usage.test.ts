@@ -6,7 +6,7 @@ import {
   cairoPeriods,
   type CairoPeriods,
 } from '../../server/domain/available-balance.js';
-import { mulberry32, picker } from '../../server/store/sandbox-random.js';
+import { mulberry32, picker } from '../../server/sandbox/seeded-random.js';
 import { findCardWithUsage, lockCard, saveCardLimits } from '../../server/store/cards.js';
 import { inTransaction } from '../../server/store/in-transaction.js';
 import { createTestDatabaseOf, databaseKinds, type TestDatabase } from '../../scripts/proof/database.js';

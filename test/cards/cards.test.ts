@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
-import { seedSandboxData } from '../../server/store/sandbox.js';
+import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { addCard, addHolder, cardRows, expectedBalance, ledgerRows } from '../helpers/ledger.js';
 

@@ -10,7 +10,7 @@ import {
   type UsageAmountTransaction,
 } from '../../server/domain/available-balance.js';
 import type { Limits } from '../../server/domain/card-limits.js';
-import { randomIds } from '../../server/runtime.js';
+import { randomIds } from '../../server/clock-and-ids.js';
 import {
   findCardWithUsage,
   insertCardHolders,

@@ -2,7 +2,7 @@ import { SignJWT, base64url } from 'jose';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../server/domain/tokens.js';
-import { CLIENT_POLICY_CACHE_MS } from '../../server/http/client-policies.js';
+import { CLIENT_POLICY_CACHE_MS } from '../../server/http/token-policy-cache.js';
 import { revokeClientTokens } from '../../server/store/organizations.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { expectError, type ErrorJson } from './support.js';

@@ -11,7 +11,7 @@ import { errorHandler } from '../../server/http/errors.js';
 import type { Services, UnitOfWork } from '../../server/http/handler-kinds.js';
 import { createInvoke, requestFingerprint } from '../../server/http/unit-of-work.js';
 import { onboardOrganization } from '../../server/onboarding.js';
-import { randomIds, systemClock } from '../../server/runtime.js';
+import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { storeAnswer } from '../../server/store/idempotency.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';

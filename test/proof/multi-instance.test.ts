@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onboardOrganization } from '../../server/onboarding.js';
-import { randomIds, systemClock } from '../../server/runtime.js';
+import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { checkInvariants, waitForSettlement, type OrganizationStart } from '../../scripts/proof/invariants.js';
 import { describeAnswer, field, proofClient, transferBody, type Answer, type ProofClient } from '../../scripts/proof/proof-client.js';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedSandboxData } from '../../server/store/sandbox.js';
+import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { loadDocument, type JsonSchema, type OperationSpec } from '../../scripts/proof/document.js';
 import { rawRequest, type RawResponse } from '../../scripts/proof/raw-http.js';
@@ -13,7 +13,7 @@ import { rawRequest, type RawResponse } from '../../scripts/proof/raw-http.js';
 // each now fixed and pinned here: JSON body values coerced to the schema's types (bodies are
 // validated as sent: no body coercion in server/toolkit/openapi-validation.ts), U+0000 in a text answered 500
 // (server/http/nul-text.ts), OPTIONS answered 200 by Express, requests Node's parser refuses
-// answered without a body (server/http/client-errors.ts), paths matched without regard to case,
+// answered without a body (server/http/http-parser-errors.ts), paths matched without regard to case,
 // reserved characters left raw in a free-text query value refused (the document's `merchant`
 // says `allowReserved: true`), 408/431 missing from the document's ErrorType table, and a token whose last character
 // differed only in bits the decoder ignores accepted (server/domain/base64.ts).

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isErrorType, type PartnerClient } from '../../client/index.js';
-import { randomIds } from '../../server/runtime.js';
+import { randomIds } from '../../server/clock-and-ids.js';
 import { settleDueTransfers } from '../../server/settlement-worker.js';
-import { seedSandboxData } from '../../server/store/sandbox.js';
+import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { countingFetch, FAILING_IBAN, sdkFor, SUCCEEDING_IBAN, transferTo } from './sdk-app.js';
 

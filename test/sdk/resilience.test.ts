@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isErrorType, type Fetch } from '../../client/index.js';
-import { randomIds } from '../../server/runtime.js';
-import { seedSandboxData, type SandboxSummary } from '../../server/store/sandbox.js';
+import { randomIds } from '../../server/clock-and-ids.js';
+import { seedSandboxData, type SandboxSummary } from '../../server/sandbox/demo-organization.js';
 import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { countingFetch, sdkFor, SUCCEEDING_IBAN, transferTo } from './sdk-app.js';
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cairoPeriods } from '../../server/domain/available-balance.js';
 import { cardWithUsageQuery } from '../../server/store/cards.js';
-import { insertBulkTransactions, seedSandboxData } from '../../server/store/sandbox.js';
+import { insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { transactionListQuery, type TransactionFilters } from '../../server/store/transactions.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { addOrganization, cardRows } from '../helpers/ledger.js';

@@ -7,7 +7,7 @@ import {
   cairoPeriods,
 } from '../../server/domain/available-balance.js';
 import { CATEGORIES } from '../../server/domain/categories.js';
-import { DEFAULT_SANDBOX_SEED, SANDBOX_LEDGER_DAYS, insertBulkTransactions, planSandboxData, seedSandboxData } from '../../server/store/sandbox.js';
+import { DEFAULT_SANDBOX_SEED, SANDBOX_LEDGER_DAYS, insertBulkTransactions, planSandboxData, seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import type { CardRow, TransactionRow } from '../../server/store/schema.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { addOrganization, cardRows, expectedBalance, ledgerRows, limitsOf, storedUsages } from '../helpers/ledger.js';

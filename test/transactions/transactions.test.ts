@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import { categoryLabel, type Category } from '../../server/domain/categories.js';
-import { seedSandboxData } from '../../server/store/sandbox.js';
+import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import type { TransactionRow } from '../../server/store/schema.js';
 import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { addCard, addHolder, addRecords, ledgerRows } from '../helpers/ledger.js';

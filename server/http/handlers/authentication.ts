@@ -9,7 +9,7 @@ import {
   getClientTokenPolicy,
   recordAuthFailure,
 } from '../../store/organizations.js';
-import { tokenIssueTime } from '../client-policies.js';
+import { tokenIssueTime } from '../token-policy-cache.js';
 import { operation } from '../handler-kinds.js';
 
 type TokenError = components['schemas']['TokenError'];

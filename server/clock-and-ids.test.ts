@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomIds } from './runtime.js';
+import { randomIds } from './clock-and-ids.js';
 
 describe('randomIds', () => {
   it('makes prefixed ids of 24 base-36 characters, never the same twice', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenIssueTime, tokenStillValid } from './client-policies.js';
+import { tokenIssueTime, tokenStillValid } from './token-policy-cache.js';
 
 // Revocation with whole-second `iat`: a token issued up to the revocation is refused, one issued
 // after it works, including within the same second.

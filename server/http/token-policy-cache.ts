@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../runtime.js';
+import type { Clock } from '../clock-and-ids.js';
 import { getClientTokenPolicy, type ClientTokenPolicy } from '../store/organizations.js';
 import type { DB } from '../store/schema.js';
 

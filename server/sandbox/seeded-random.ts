@@ -4,7 +4,7 @@
  * one seeded generator: the crash schedule (scripts/proof/crash-schedule.ts) draws from it too.
  */
 import { createHash } from 'node:crypto';
-import type { IdGenerator, IdPrefix } from '../runtime.js';
+import type { IdGenerator, IdPrefix } from '../clock-and-ids.js';
 
 /** A random number in [0, 1). */
 export type Random = () => number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { derivedIds, hashSeed, mulberry32, picker } from './sandbox-random.js';
+import { derivedIds, hashSeed, mulberry32, picker } from './seeded-random.js';
 
 describe('mulberry32', () => {
   it('gives the same sequence for the same seed, another for another seed', () => {

@@ -28,8 +28,8 @@ import {
   type UsageTransaction,
 } from '../domain/available-balance.js';
 import type { Limits } from '../domain/card-limits.js';
-import type { IdGenerator } from '../runtime.js';
-import { activatedCards, cardHolderIds, insertCardHolders, insertCards, insertDepartments } from './cards.js';
+import type { IdGenerator } from '../clock-and-ids.js';
+import { activatedCards, cardHolderIds, insertCardHolders, insertCards, insertDepartments } from '../store/cards.js';
 import {
   ATM_MERCHANTS,
   CARD_MERCHANTS,
@@ -45,11 +45,11 @@ import {
   SANDBOX_TAGS,
   type SandboxCard,
   type SandboxMerchant,
-} from './sandbox-catalogue.js';
-import { derivedIds, hashSeed, mulberry32, picker, type Picker } from './sandbox-random.js';
-import type { DB, NewCardHolderRow, NewCardRow, NewDepartmentRow, TransactionTag } from './schema.js';
-import { insertTransactions, type NewTransaction } from './transactions.js';
-import { inTransaction } from './in-transaction.js';
+} from './catalogue.js';
+import { derivedIds, hashSeed, mulberry32, picker, type Picker } from './seeded-random.js';
+import type { DB, NewCardHolderRow, NewCardRow, NewDepartmentRow, TransactionTag } from '../store/schema.js';
+import { insertTransactions, type NewTransaction } from '../store/transactions.js';
+import { inTransaction } from '../store/in-transaction.js';
 
 /** The seed used when none is given: the demo organization and tests get the same data. */
 export const DEFAULT_SANDBOX_SEED = 20_250_301;
