@@ -5,7 +5,12 @@
  * page loads Redoc from a CDN) and the one asset Redoc still fetches from its CDN is inlined here.
  * `npm run docs:check` (scripts/docs-check.ts) proves it in a headless Chromium.
  *
+ * The changelog that `npm run release:api` keeps (openapi/CHANGELOG.md, Markdown) is the
+ * reference's last section: the page is built from the bundled document with the changelog
+ * appended to `info.description`, whose top-level headings Redoc lists as sections.
+ *
  * Options, to try another document: --api <file> --config <redocly.yaml> --out <file.html>
+ * --changelog <file.md> (default: CHANGELOG.md beside the document, when there is one)
  */
 import { spawn } from 'node:child_process';
 import { access, readFile, rename, rm, mkdir, writeFile } from 'node:fs/promises';
@@ -13,6 +18,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { BundleError, bundleDocument } from './codegen/bundle.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,12 +29,15 @@ export interface DocsPaths {
   readonly config: string;
   /** The HTML file to write. */
   readonly output: string;
+  /** The changelog (Markdown) shown as the last section, when the file exists (default: CHANGELOG.md beside `api`). */
+  readonly changelog?: string;
 }
 
 export const DEFAULT_DOCS_PATHS: DocsPaths = {
   api: path.join(PROJECT_ROOT, 'openapi/openapi.yaml'),
   config: path.join(PROJECT_ROOT, 'openapi/redocly.yaml'),
   output: path.join(PROJECT_ROOT, 'generated/docs/index.html'),
+  changelog: path.join(PROJECT_ROOT, 'openapi/CHANGELOG.md'),
 };
 
 /** A failure the user can act on: its message says what went wrong and what to do. */
@@ -36,17 +45,19 @@ export class DocsError extends Error {
   override readonly name = 'DocsError';
 }
 
-/** Reads `--api`, `--config` and `--out` (relative to the working directory); the rest default. */
+/** Reads `--api`, `--config`, `--out` and `--changelog` (relative to the working directory); the rest default. */
 export function parseDocsPaths(argv: readonly string[]): DocsPaths {
   const { values } = parseArgs({
     args: [...argv],
-    options: { api: { type: 'string' }, config: { type: 'string' }, out: { type: 'string' } },
+    options: { api: { type: 'string' }, config: { type: 'string' }, out: { type: 'string' }, changelog: { type: 'string' } },
     strict: true,
   });
+  const api = values.api === undefined ? DEFAULT_DOCS_PATHS.api : path.resolve(values.api);
   return {
-    api: values.api === undefined ? DEFAULT_DOCS_PATHS.api : path.resolve(values.api),
+    api,
     config: values.config === undefined ? DEFAULT_DOCS_PATHS.config : path.resolve(values.config),
     output: values.out === undefined ? DEFAULT_DOCS_PATHS.output : path.resolve(values.out),
+    changelog: values.changelog === undefined ? path.join(path.dirname(api), 'CHANGELOG.md') : path.resolve(values.changelog),
   };
 }
 
@@ -160,6 +171,25 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
+/**
+ * The bundled document with `changelog` appended to `info.description`: Redoc shows its
+ * `# Changelog` heading as a section of the reference, each release under it.
+ */
+export async function documentWithChangelog(api: string, changelog: string): Promise<Record<string, unknown>> {
+  let bundled: Record<string, unknown>;
+  try {
+    bundled = { ...(await bundleDocument(api)) };
+  } catch (error) {
+    if (error instanceof BundleError) {
+      throw new DocsError(`${error.message}\nRun \`npm run lint:api\` for the full list of problems.`);
+    }
+    throw error;
+  }
+  const info = typeof bundled['info'] === 'object' && bundled['info'] !== null ? (bundled['info'] as Record<string, unknown>) : {};
+  const description = typeof info['description'] === 'string' ? `${info['description'].trimEnd()}\n\n` : '';
+  return { ...bundled, info: { ...info, description: `${description}${changelog.trim()}\n` } };
+}
+
 /** Builds the HTML reference; throws DocsError with Redocly's own words when it cannot. */
 export async function buildDocs(paths: DocsPaths = DEFAULT_DOCS_PATHS): Promise<DocsBuild> {
   const started = performance.now();
@@ -174,10 +204,15 @@ export async function buildDocs(paths: DocsPaths = DEFAULT_DOCS_PATHS): Promise<
   // Build beside the target and rename at the end: a failed build never leaves a half-written
   // or stale-but-newer index.html that docs:check would take for fresh.
   const temporary = `${paths.output}.${process.pid}.tmp.html`;
+  const changelog = await readFile(paths.changelog ?? path.join(path.dirname(paths.api), 'CHANGELOG.md'), 'utf8').catch(() => undefined);
+  const withChangelog = `${paths.output}.${process.pid}.tmp.json`;
   try {
+    if (changelog !== undefined) {
+      await writeFile(withChangelog, JSON.stringify(await documentWithChangelog(paths.api, changelog)));
+    }
     const result = await runRedocly([
       'build-docs',
-      paths.api,
+      changelog === undefined ? paths.api : withChangelog,
       '--config',
       paths.config,
       '--inlineBundle',
@@ -215,6 +250,7 @@ export async function buildDocs(paths: DocsPaths = DEFAULT_DOCS_PATHS): Promise<
     };
   } finally {
     await rm(temporary, { force: true });
+    await rm(withChangelog, { force: true });
   }
 }
 

@@ -115,7 +115,70 @@ export interface OperationInput<K extends OperationId> {
 /** What a handler returns: exactly one of the responses the document declares for the operation. */
 export type OperationResult<K extends OperationId> = ResultOf<Operations[K]>;
 
-export type OperationHandler<K extends OperationId, Ctx> = (input: OperationInput<K>, ctx: Ctx) => Promise<OperationResult<K>>;
+/*
+ * What the compiler says of an answer off the contract. A handler's answer is checked against
+ * \`OperationAnswer<"getPet", "200 | 404">\`, and the compiler prints it so: the operation, and the
+ * statuses it declares in order. An answer with a status from 100 to 599 that the operation does
+ * not declare matches only \`UndeclaredStatus\`, so the message ends in \`Property
+ * '[undeclaredStatus]' is missing in type '{ status: 201; … }' but required in type
+ * 'UndeclaredStatus<"getPet answers one of 200 | 404", "getPet">'\`. No value has that type: its
+ * key is a symbol this file does not export.
+ */
+type StatusCharacters = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'X'];
+/*
+ * The types below begin with a condition on their own parameters, so that the compiler works them
+ * out once per set of statuses, when it meets an operation, and not once per operation.
+ */
+type Joined<A, B> = A extends '' ? B : B extends '' ? A : \`\${A & string} | \${B & string}\`;
+/** \`Keys\`, which all start with \`Prefix\`, in order and joined: \`"200 | 204 | 2XX"\` (keys of up to three characters). */
+type InOrder<Keys, Prefix extends string = '', Level extends readonly unknown[] = [], Next = StatusCharacters, Done = ''> = [Keys] extends [never]
+  ? Done
+  : Next extends readonly [infer C extends string, ...infer Rest]
+    ? InOrder<Keys, Prefix, Level, Rest, Joined<Done, KeysFrom<Extract<Keys, \`\${Prefix}\${C}\${string}\`>, \`\${Prefix}\${C}\`, Level>>>
+    : Done;
+type KeysFrom<Keys, Prefix extends string, Level extends readonly unknown[]> = [Keys] extends [never]
+  ? ''
+  : Joined<Prefix extends Keys ? Prefix : '', Level['length'] extends 2 ? '' : InOrder<Exclude<Keys, Prefix>, Prefix, [...Level, Prefix]>>;
+/** An operation's response keys as text: \`"200"\`, \`"4XX"\`, \`"default"\`. */
+type StatusKeys<Op> = [ResponsesOf<Op>] extends [never] ? never : \`\${keyof ResponsesOf<Op> & (string | number)}\`;
+/** The statuses an operation declares, in order, \`default\` last; \`""\` when it declares none. */
+type DeclaredStatuses<Op> = [StatusKeys<Op>] extends [infer Keys]
+  ? string extends Keys
+    ? ''
+    : Joined<InOrder<Exclude<Keys, 'default'>>, 'default' extends Keys ? 'default' : ''>
+  : never;
+declare const undeclaredStatus: unique symbol;
+/** Every status from 100 to 599. */
+type AnyStatus = StatusOf<'1XX' | '2XX' | '3XX' | '4XX' | '5XX'>;
+/** The statuses from 100 to 599 not in \`Declared\`. */
+type OtherThan<Declared> = [Declared] extends [infer D] ? (AnyStatus extends infer S ? (S extends D ? never : S) : never) : never;
+/**
+ * An answer with a status from 100 to 599 the operation does not declare (none where it declares
+ * \`default\`); no value has this type.
+ */
+interface UndeclaredStatus<Message extends string, K extends OperationId> {
+  readonly status: OtherThan<OperationResult<K>['status']>;
+  readonly [undeclaredStatus]: Message;
+}
+/** What the compiler says of an operation's statuses: \`getPet answers one of 200 | 404\`. */
+type AnswersOf<K extends OperationId, Declared extends string> = Declared extends ''
+  ? \`\${K} declares no response: its handler can only throw\`
+  : Declared extends \`\${string} | \${string}\`
+    ? \`\${K} answers one of \${Declared}\`
+    : \`\${K} answers only \${Declared}\`;
+/**
+ * What a handler may answer: one of the operation's declared responses. \`Declared\` lists their
+ * statuses for the compiler's messages; \`UndeclaredStatus\` is there for the message alone.
+ */
+type OperationAnswer<K extends OperationId, Declared extends string> =
+  | OperationResult<K>
+  | UndeclaredStatus<AnswersOf<K, Declared>, K>;
+
+/**
+ * A handler: its answer is one of the responses the operation declares. One off the contract does not
+ * compile, and the message names the operation and the statuses it declares.
+ */
+export type OperationHandler<K extends OperationId, Ctx> = (input: OperationInput<K>, ctx: Ctx) => Promise<OperationAnswer<K, DeclaredStatuses<Operations[K]>>>;
 
 /** One handler per operation: a missing one, an undeclared status or a wrong body does not compile. */
 export type Handlers<Ctx> = { readonly [K in OperationId]: OperationHandler<K, Ctx> };

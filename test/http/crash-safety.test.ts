@@ -12,6 +12,7 @@ import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/ap
 import {
   FAILING_IBAN,
   createTransfer,
+  newTransferOf,
   eventually,
   expectError,
   recordingLogger,
@@ -73,19 +74,7 @@ describe('an interrupted write', () => {
     // before its commit: its transaction rolls back, whatever its connection does next.
     await expect(
       crashed.db.transaction().execute(async (tx) => {
-        const row = await insertTransfer(tx, {
-          id: `trf_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
-          organizationId: partner.organizationId,
-          clientId: partner.clientId,
-          idempotencyKey: key,
-          amountCents: bodyJson.amountCents,
-          currency: 'EGP',
-          category: bodyJson.category,
-          submissionDate: app.clock.now(),
-          bankId: bodyJson.bankId,
-          accountNumber: bodyJson.accountNumber,
-          accountName: bodyJson.accountName,
-        });
+        const row = await insertTransfer(tx, newTransferOf(partner, key, bodyJson, app.clock.now()));
         const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
         const outcome = await storeAnswer(tx, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now(), status: 200, body: JSON.stringify(row) });
         expect(outcome).toBe('stored');

@@ -8,7 +8,7 @@ import { startSettlementWorker } from '../../server/settlement-worker.js';
 import { getBalance, recordAuthFailure } from '../../server/store/organizations.js';
 import { IDEMPOTENCY_RETENTION_MS, storeAnswer } from '../../server/store/idempotency.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
-import { createTransfer, eventually, expectError, recordingLogger, transferAction, transferBody, type TransferJson } from './support.js';
+import { createTransfer, eventually, expectError, gate, newTransferOf, recordingLogger, transferAction, transferBody, type TransferJson } from './support.js';
 
 // Idempotency: one answer per (client, key) for 24 hours, replayed byte for byte;
 // 422 for another request under the same key, 409 while it runs; nothing stored for requests the
@@ -187,29 +187,11 @@ describe('in flight', () => {
     const bodyJson = transferBody({ amountCents: 909 });
     const body = JSON.stringify(bodyJson);
     const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let holding: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      holding = resolve;
-    });
+    const { open: release, opened: released } = gate();
+    const { open: holding, opened: held } = gate();
     // A request of another instance, between its stored answer and its commit.
     const holder = app.db.transaction().execute(async (tx) => {
-      const row = await insertTransfer(tx, {
-        id: `trf_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
-        organizationId: partner.organizationId,
-        clientId: partner.clientId,
-        idempotencyKey: key,
-        amountCents: bodyJson.amountCents,
-        currency: 'EGP',
-        category: bodyJson.category,
-        submissionDate: app.clock.now(),
-        bankId: bodyJson.bankId,
-        accountNumber: bodyJson.accountNumber,
-        accountName: bodyJson.accountName,
-      });
+      const row = await insertTransfer(tx, newTransferOf(partner, key, bodyJson, app.clock.now()));
       const answer = toTransfer(row);
       await storeAnswer(tx, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now(), status: 200, body: JSON.stringify(answer) });
       holding();

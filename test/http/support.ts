@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { expect } from 'vitest';
 import type { Logger } from '../../server/logger.js';
+import type { NewTransfer } from '../../server/store/transfers.js';
 import type { Partner } from '../../scripts/proof/app.js';
 
 // Shared pieces of the HTTP suites: the error-shape check every error answer goes through, a raw
@@ -31,6 +33,32 @@ export function transferBody(overrides: Partial<TransferBody> = {}): TransferBod
     category: 'LOGISTICS',
     ...overrides,
   };
+}
+
+/** The transfer a create of `body` under `key` stores, as the partner's request at `now` would make it. */
+export function newTransferOf(partner: Partner, key: string, body: TransferBody, now: number): NewTransfer {
+  return {
+    id: `trf_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+    organizationId: partner.organizationId,
+    clientId: partner.clientId,
+    idempotencyKey: key,
+    amountCents: body.amountCents,
+    currency: body.currency,
+    category: body.category,
+    submissionDate: now,
+    bankId: body.bankId,
+    accountNumber: body.accountNumber,
+    accountName: body.accountName,
+  };
+}
+
+/** A promise and the function that settles it: for a test that holds something open until told. */
+export function gate(): { open: () => void; opened: Promise<void> } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
 }
 
 export interface TransferJson {

@@ -15,7 +15,7 @@ import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { storeAnswer } from '../../server/store/idempotency.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
-import { recordingLogger } from './support.js';
+import { gate, recordingLogger } from './support.js';
 
 // The unit of work of createInvoke, driven directly with handlers of the test's own: each write
 // adds one cent to the organization's balance, so the balance counts the writes that committed.
@@ -147,14 +147,8 @@ describe('an idempotent write', () => {
     handler = addingCent((run) => ({ status: 200, body: { run } }));
     const key = 'unit-key-0006';
     const fingerprint = requestFingerprint('POST', '/write', Buffer.from('one'));
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let holding: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      holding = resolve;
-    });
+    const { open: release, opened: released } = gate();
+    const { open: holding, opened: held } = gate();
     const before = await balance();
     const holder = database.db.transaction().execute(async (tx) => {
       const outcome = await storeAnswer(tx, { clientId, key, fingerprint, nowMs: Date.now(), status: 201, body: '{"held":true}' });

@@ -1,0 +1,71 @@
+/**
+ * The server process of `npm run dev`. The dev process starts it ahead of need, while the
+ * previous server still answers: it loads the project's runtime packages (Express, the validator,
+ * Kysely, PGlite, …), then waits. On the dev process's `start` it runs the project's
+ * server/main.ts, the program `npm start` runs, here through tsx: it opens the embedded database
+ * (which the previous server has released by then), migrates, listens and logs `listening`.
+ *
+ * It lives as long as the dev process: when the IPC channel closes (the dev process exited, even
+ * killed), it shuts down as on SIGTERM.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage: node --import tsx scripts/dev/server-entry.ts --root DIR
+
+  Started by \`npm run dev\`, which sends it \`start\` over IPC; it then runs DIR/server/main.ts.
+
+  --root DIR   the project root whose server runs
+  --help       show this text`;
+
+/** What the dev process sends. */
+export interface ServerEntryCommand {
+  readonly type: 'start';
+}
+
+/**
+ * The runtime packages of the project's package.json (tsx, the loader itself, aside). They are
+ * loaded from here, which is the same module for the server when the project shares this
+ * repository's node_modules (the repository itself, or a copy that links it); otherwise the
+ * server loads its own, and this only cost some memory.
+ */
+async function preload(root: string): Promise<void> {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const names = Object.keys(manifest.dependencies ?? {}).filter((name) => name !== 'tsx');
+  await Promise.allSettled(names.map((name) => import(name)));
+}
+
+function main(argv: readonly string[]): void {
+  let values: { root?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: { root: { type: 'string' }, help: { type: 'boolean' } } }));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help === true) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (values.root === undefined || process.send === undefined) {
+    console.error(`${values.root === undefined ? '--root is required' : 'no IPC channel: `npm run dev` starts this process'}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const root = path.resolve(values.root);
+  const loaded = preload(root);
+  let started = false;
+  process.on('message', (command: ServerEntryCommand) => {
+    if (command.type !== 'start' || started) return;
+    started = true;
+    void loaded.then(() => import(pathToFileURL(path.join(root, 'server', 'main.ts')).href));
+  });
+  process.on('disconnect', () => {
+    // Started: main.ts's graceful shutdown (it releases the database's lock); standing by: nothing to close.
+    if (started) process.kill(process.pid, 'SIGTERM');
+    else process.exit(0);
+  });
+}
+
+main(process.argv.slice(2));
