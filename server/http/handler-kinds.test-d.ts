@@ -11,11 +11,13 @@ import { idempotentWrite, operation, type OperationContext, type ServiceHandlers
 import { handlers } from './handlers/index.js';
 
 describe('handler kinds', () => {
-  it('reads the signed writes from the document', () => {
-    expectTypeOf<SignedWriteId>().toEqualTypeOf<'setCardLimits' | 'updateCardLimits' | 'createTransfer' | 'cancelTransfer' | 'executeTransfer'>();
-    expectTypeOf<Exclude<OperationId, SignedWriteId>>().toEqualTypeOf<
-      'listBanks' | 'listCards' | 'getCard' | 'listTransfers' | 'getTransfer' | 'listTransactions' | 'getTransaction' | 'createToken'
-    >();
+  it('reads the signed writes from the document: the operations that declare the write-request headers', () => {
+    expectTypeOf<'createTransfer'>().toExtend<SignedWriteId>();
+    expectTypeOf<'updateCardLimits'>().toExtend<SignedWriteId>();
+    expectTypeOf<'getTransfer'>().not.toExtend<SignedWriteId>();
+    // A POST that takes no write-request headers is not one.
+    expectTypeOf<'createToken'>().not.toExtend<SignedWriteId>();
+    expectTypeOf<SignedWriteId>().toExtend<OperationId>();
   });
 
   it('gives a write handler its transaction and an authenticated caller, and an operation the database', () => {

@@ -172,7 +172,7 @@ function openPostgres(url: string, max: number, onConnectionError?: (error: Erro
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // that would crash the process. The next query simply gets a fresh connection.
   pool.on('error', (error) => onConnectionError?.(error));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool, onConnectionError) }) });
   return { db, kind: 'postgres', close: once(() => db.destroy()) };
 }
 
@@ -196,7 +196,7 @@ const CACHED_PLAN_CHANGED = '0A000';
 /** Above this many parameters a statement is a bulk write, run rarely and with ever-new shapes. */
 const MAX_PREPARED_PARAMETERS = 100;
 
-function preparingPool(pool: pg.Pool): PostgresPool {
+function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void): PostgresPool {
   const names = new Map<string, string>();
   const nameOf = (text: string, parameterCount: number): string | undefined => {
     const known = names.get(text);
@@ -207,8 +207,16 @@ function preparingPool(pool: pg.Pool): PostgresPool {
   };
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    // Set when one of this connection's statements outlived a change of its table (below).
+    // Set when one of this connection's statements outlived a change of its table (below), or
+    // when the connection itself failed.
     let stale = false;
+    // A connection that fails while a request holds it (the server ended its backend, the network
+    // dropped) emits 'error' besides failing its query; without a listener that would end the
+    // process. The request fails with its query; the connection is dropped when it is released.
+    client.on('error', (error) => {
+      stale = true;
+      onConnectionError?.(error);
+    });
     const query = ((textOrCursor: unknown, parameters?: readonly unknown[]): unknown => {
       if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.Submittable);
       const values = [...(parameters ?? [])];

@@ -553,6 +553,25 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     }
   });
 
+  it('a connection the server ends while a transaction holds it fails that transaction, not the process; the next one works', async () => {
+    const failures: Error[] = [];
+    const one = await openDatabase({ url: database.url ?? '', maxConnections: 1, onConnectionError: (error) => failures.push(error) });
+    try {
+      const dying = one.db.transaction().execute(async (tx) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx);
+        await sql`select pg_terminate_backend(${rows[0]?.pid ?? 0})`.execute(database.db);
+        // Idle in its transaction when the server ends it: the client hears of it as an 'error' event.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sql`select 1`.execute(tx);
+      });
+      await expect(dying).rejects.toThrow();
+      expect(failures.length).toBeGreaterThan(0);
+      expect(await one.db.selectFrom('organizations').select('id').where('id', '=', 'org_none').execute()).toEqual([]);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('a prepared statement outlived by a migration of another instance fails once, then works again', async () => {
     const fresh = await createTestDatabaseOf('postgres');
     const one = await openDatabase({ url: fresh.url ?? '', maxConnections: 1 });
