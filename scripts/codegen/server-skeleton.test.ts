@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, PROJECT_ROOT } from '../generate.js';
+import { compileDiagnostics } from './compile-diagnostics.js';
 
 /**
  * The compile errors of the generated skeleton, on a document of any shape: a small document is
@@ -65,21 +65,10 @@ beforeAll(async () => {
     await writeFile(file, `import type { OperationHandler } from './out/server.js';\n${code}\n`);
     files.set(file, name);
   }
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(PROJECT_ROOT, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-    },
-  });
-  if (config === undefined) throw new Error('tsconfig.json cannot be read');
-  const options = { ...config.options, noEmit: true, typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')] };
-  const program = ts.createProgram([...files.keys(), path.join(work, 'out/server.ts')], options);
-  expect(ts.getPreEmitDiagnostics(program, program.getSourceFile(path.join(work, 'out/server.ts'))).map((d) => d.messageText)).toEqual([]);
-  for (const [file, name] of files) {
-    const source = program.getSourceFile(file);
-    const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
-    messages.set(name, diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')));
-  }
+  const serverFile = path.join(work, 'out/server.ts');
+  const compiled = compileDiagnostics(PROJECT_ROOT, [...files.keys(), serverFile], { typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')] });
+  expect(compiled.get(serverFile)).toEqual([]);
+  for (const [file, name] of files) messages.set(name, compiled.get(file) ?? []);
 }, 60_000);
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });

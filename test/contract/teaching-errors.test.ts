@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileDiagnostics } from '../../scripts/codegen/compile-diagnostics.js';
 import { PROJECT_ROOT } from '../../scripts/generate.js';
 
 /**
@@ -56,19 +56,8 @@ beforeAll(async () => {
     await writeFile(file, `${imports}\n${code}\n`);
     files.set(file, name);
   }
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(PROJECT_ROOT, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-    },
-  });
-  if (config === undefined) throw new Error('tsconfig.json cannot be read');
-  const program = ts.createProgram([...files.keys()], { ...config.options, noEmit: true });
-  for (const [file, name] of files) {
-    const source = program.getSourceFile(file);
-    const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
-    messages.set(name, diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')));
-  }
+  const compiled = compileDiagnostics(PROJECT_ROOT, [...files.keys()]);
+  for (const [file, name] of files) messages.set(name, compiled.get(file) ?? []);
 }, 60_000);
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
