@@ -1,7 +1,7 @@
 // The layers of the project, as import rules: `npm run lint:imports`, and
 // test/architecture/imports.test.ts. The paths are relative to the root cruised (the project, or
 // the planted tree under test/fixtures/layers/ that proves the rules bite).
-const TOOLKIT = ['^scripts/codegen/', '^scripts/generate[.]ts$', '^scripts/serve[.]ts$', '^server/toolkit/'];
+const TOOLKIT = ['^scripts/codegen/', '^scripts/generate[.]ts$', '^scripts/serve[.]ts$', '^scripts/cli[.]ts$', '^server/toolkit/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

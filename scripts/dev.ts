@@ -17,7 +17,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { watch } from 'chokidar';
 import { classifyChange, WATCHED_DIRS, type ChangeKind } from './dev/changes.js';
@@ -25,6 +25,7 @@ import { startFront, DOCS_PATH, type Front } from './dev/front.js';
 import { createServerSupervisor } from './dev/server-process.js';
 import { createDocsBuilder, generateInMemory, lint, writeGenerated } from './dev/steps.js';
 import { startTypechecker, type TypecheckRun } from './dev/typecheck.js';
+import { runAsMain } from './cli.js';
 
 const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Editors and `git checkout` write several files in a burst: one build for all of them. */
@@ -283,14 +284,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return -1;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      if (code >= 0) process.exit(code);
-    },
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runAsMain(import.meta.url, main);

@@ -6,13 +6,14 @@
  * another document; `--json` prints the report as JSON.
  */
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BundleError } from './codegen/bundle.js';
 import { AllowListError, readAllowList } from './api-diff/gate.js';
 import { listReleases } from './api-diff/releases.js';
 import { PROJECT_FILES, buildReport, formatReport, reportJson } from './api-diff/report.js';
 import { SourceError, loadDocumentAtRef, loadDocumentFile, loadReleasedDocument, type LoadedDocument } from './api-diff/sources.js';
+import { runAsMain } from './cli.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -130,15 +131,5 @@ export async function runDiffApi(argv: readonly string[], io: Io): Promise<numbe
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runDiffApi(process.argv.slice(2), PROCESS_IO).then(
-    // exitCode, not exit(): a long report piped to another program is written in full first.
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+// 'drain': a long report piped to another program is written in full first.
+runAsMain(import.meta.url, (argv) => runDiffApi(argv, PROCESS_IO), { end: 'drain' });

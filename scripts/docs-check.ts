@@ -38,6 +38,7 @@ import {
 } from './docs.js';
 import type { DocsPaths } from './docs.js';
 import { resolveLocal } from '../server/toolkit/openapi-refs.js';
+import { runAsMain } from './cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** The machine and CI have no network: keep Chromium from trying (and logging) any of its own. */
@@ -453,12 +454,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof DocsError ? `docs:check: ${error.message}` : error);
-      process.exit(1);
-    },
-  );
-}
+runAsMain(import.meta.url, main, { describeError: (error) => (error instanceof DocsError ? `docs:check: ${error.message}` : error) });

@@ -16,9 +16,10 @@ import { spawn } from 'node:child_process';
 import { access, readFile, rename, rm, mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BundleError, bundleDocument } from './codegen/bundle.js';
+import { runAsMain } from './cli.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -83,7 +84,10 @@ export interface CommandResult {
  * Runs the project's own Redocly CLI (node_modules, the pinned version: never a global one or
  * an npx download) with the current Node binary, so it also works where `.bin` shims do not.
  */
-export async function runRedocly(args: readonly string[]): Promise<CommandResult> {
+export async function runRedocly(
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {},
+): Promise<CommandResult> {
   const require = createRequire(import.meta.url);
   let manifestPath: string;
   try {
@@ -98,9 +102,9 @@ export async function runRedocly(args: readonly string[]): Promise<CommandResult
 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
-      cwd: PROJECT_ROOT,
-      // Docs builds must not phone home: no usage telemetry, no update check.
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      cwd: options.cwd ?? PROJECT_ROOT,
+      // Redocly must not phone home: no usage telemetry, no update check.
+      env: { ...process.env, ...options.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const stdout: Buffer[] = [];
@@ -265,12 +269,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof DocsError ? `docs: ${error.message}` : error);
-      process.exit(1);
-    },
-  );
-}
+runAsMain(import.meta.url, main, { describeError: (error) => (error instanceof DocsError ? `docs: ${error.message}` : error) });

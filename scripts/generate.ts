@@ -11,13 +11,14 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { BundleError, bundleDocument, type OpenApiDocument } from './codegen/bundle.js';
 import { GeneratorError, readDocument, type DocumentModel, type Warning } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { renderServerSkeleton } from './codegen/server-skeleton.js';
+import { runAsMain } from './cli.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_INPUT = 'openapi/openapi.yaml';
@@ -180,12 +181,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runAsMain(import.meta.url, main);

@@ -10,7 +10,6 @@
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDocument } from 'yaml';
 import { BundleError } from './codegen/bundle.js';
@@ -19,6 +18,7 @@ import { AllowListError, readAllowList } from './api-diff/gate.js';
 import { addEntry, changesToList, compareVersions, listReleases, parseVersion, renderEntry } from './api-diff/releases.js';
 import { PROJECT_FILES, buildReport, formatReport } from './api-diff/report.js';
 import { SourceError, loadDocumentFile } from './api-diff/sources.js';
+import { runAsMain } from './cli.js';
 
 export const USAGE = `Usage: npm run release:api -- [--date YYYY-MM-DD]
 
@@ -117,14 +117,4 @@ async function emptyAllowList(file: string): Promise<number> {
   return count;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runReleaseApi(process.argv.slice(2), PROCESS_IO).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runAsMain(import.meta.url, (argv) => runReleaseApi(argv, PROCESS_IO), { end: 'drain' });

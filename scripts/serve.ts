@@ -18,6 +18,7 @@ import { BundleError } from './codegen/bundle.js';
 import { GeneratorError } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { generate } from './generate.js';
+import { runAsMain } from './cli.js';
 
 export const USAGE = `Usage: npm run serve -- --input FILE [--port N] [--handlers DIR]
 
@@ -149,14 +150,4 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      if (code >= 0) process.exit(code);
-    },
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.message : error);
-      process.exit(1);
-    },
-  );
-}
+runAsMain(import.meta.url, main);

@@ -3,14 +3,11 @@
  * openapi/redocly.yaml, as `npm run lint:api`), generation (bundle and generate, as `npm run
  * generate`, first in memory) and the reference (`npm run docs`).
  */
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BundleError } from '../codegen/bundle.js';
 import { GeneratorError } from '../codegen/operations.js';
-import { buildDocs, DocsError, meaningfulLines } from '../docs.js';
+import { buildDocs, DocsError, meaningfulLines, runRedocly, type CommandResult } from '../docs.js';
 import { generate, type GeneratedFile } from '../generate.js';
 
 export interface StepResult {
@@ -20,50 +17,27 @@ export interface StepResult {
   readonly milliseconds: number;
 }
 
-/** The project's own Redocly CLI, run with this Node. */
-function redoclyCli(): string {
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('@redocly/cli/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin?: Record<string, string> | string };
-  const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.['redocly'];
-  if (bin === undefined) throw new Error(`${manifestPath} declares no \`redocly\` bin`);
-  return path.join(path.dirname(manifestPath), bin);
-}
-
 /**
  * `redocly lint` of `<root>/openapi/openapi.yaml` with `<root>/openapi/redocly.yaml`, run in the
  * root so that each finding names its file as `openapi/…:line:column`, with the lines around it.
  */
-export function lint(root: string): Promise<StepResult> {
+export async function lint(root: string): Promise<StepResult> {
   const started = performance.now();
   const args = ['lint', '--config', 'openapi/redocly.yaml', '--max-problems', '1000', '--format', 'codeframe', 'openapi/openapi.yaml'];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [redoclyCli(), ...args], {
-      cwd: root,
-      env: {
-        ...process.env,
-        REDOCLY_TELEMETRY: 'off',
-        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
-        ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    const finish = (code: number, extra: string): void => {
-      const findings = Buffer.concat(out).toString('utf8').trimEnd();
-      // stderr holds the summary, between a deprecation banner and blank lines.
-      const summary = meaningfulLines(Buffer.concat(err).toString('utf8'))
-        .filter((line) => !/^validating |: validated in \d|generate-ignore-file|Your API description is valid/.test(line))
-        .join('\n');
-      const report = [findings, summary, extra].filter((part) => part !== '').join('\n');
-      resolve({ ok: code === 0, report, milliseconds: performance.now() - started });
-    };
-    child.on('error', (error) => finish(1, `cannot run redocly: ${error.message}`));
-    child.on('close', (code) => finish(code ?? 1, ''));
-  });
+  let result: CommandResult;
+  try {
+    result = await runRedocly(args, { cwd: root, env: process.stdout.isTTY ? { FORCE_COLOR: '1' } : {} });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, report: `cannot run redocly: ${message}`, milliseconds: performance.now() - started };
+  }
+  const findings = result.stdout.trimEnd();
+  // stderr holds the summary, between a deprecation banner and blank lines.
+  const summary = meaningfulLines(result.stderr)
+    .filter((line) => !/^validating |: validated in \d|generate-ignore-file|Your API description is valid/.test(line))
+    .join('\n');
+  const report = [findings, summary].filter((part) => part !== '').join('\n');
+  return { ok: result.code === 0, report, milliseconds: performance.now() - started };
 }
 
 export type Generation =

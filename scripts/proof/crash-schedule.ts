@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { sql } from 'kysely';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { openDatabase, type Database } from '../../server/store/connection.js';
@@ -336,12 +335,10 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     const unanswered = (): Operation[] => operations.filter((operation) => operation.answer === undefined);
     // A killed request's transaction rolled back and stored nothing: its retry runs as new, or
     // replays the answer of a request that committed before the kill. Retried until answered.
-    {
-      const retryDeadline = Date.now() + 30_000;
-      while (unanswered().length > 0 && Date.now() < retryDeadline) {
-        for (const operation of unanswered()) await attempt(operation);
-        if (unanswered().length > 0) await sleep(100);
-      }
+    const retryDeadline = Date.now() + 30_000;
+    while (unanswered().length > 0 && Date.now() < retryDeadline) {
+      for (const operation of unanswered()) await attempt(operation);
+      if (unanswered().length > 0) await sleep(100);
     }
     for (const operation of unanswered()) violations.push(`${operation.kind} ${operation.key}: never answered after the last restart`);
 

@@ -14,7 +14,6 @@ import {
   createTransfer,
   newTransferOf,
   eventually,
-  expectError,
   recordingLogger,
   transferAction,
   transferBody,
