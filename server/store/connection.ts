@@ -42,6 +42,12 @@ export const DEFAULT_DATA_DIR = './.data/pglite';
 /** 10: pg's own default; the service's transactions are short, so few connections suffice. */
 const DEFAULT_MAX_CONNECTIONS = 10;
 
+/**
+ * At most this many distinct statement texts are kept prepared, per PostgreSQL connection and in
+ * the embedded database; texts beyond it run unnamed, so no process collects statements without end.
+ */
+const MAX_PREPARED_TEXTS = 2_000;
+
 /** PostgreSQL's type id of int8 (bigint), the type of every money and time column and of count(*). */
 const INT8_OID = 20;
 
@@ -100,6 +106,11 @@ export async function createPGlite(options: CreatePGliteOptions = {}): Promise<P
     ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
     parsers: { [INT8_OID]: parseInt8 },
   });
+  // Each query text is parsed and planned once, then bound and executed by name (the field comes
+  // from patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch): parsing and planning
+  // were most of a statement's cost in the WebAssembly build (the card read 1,374 µs unprepared,
+  // 384 µs prepared; README, "Where the time goes").
+  instance.maxPreparedStatements = MAX_PREPARED_TEXTS;
   return instance;
 }
 
@@ -185,12 +196,10 @@ function openPostgres(url: string, max: number, onConnectionError?: (error: Erro
  *
  * The name is a hash of the text, so equal texts share a statement and a different text can
  * never reuse one. Bounded: statements with many parameters (bulk inserts) stay unnamed, and
- * after MAX_PREPARED_TEXTS distinct texts new ones stay unnamed too, so neither this process
- * nor a server connection collects statements without end. A connection pooler in front of
+ * after MAX_PREPARED_TEXTS distinct texts new ones stay unnamed too. A connection pooler in front of
  * PostgreSQL must keep prepared statements per client (session pooling, or PgBouncer 1.21+ with
  * max_prepared_statements).
  */
-const MAX_PREPARED_TEXTS = 2_000;
 /** SQLSTATE feature_not_supported, which PostgreSQL answers with "cached plan must not change result type". */
 const CACHED_PLAN_CHANGED = '0A000';
 /** Above this many parameters a statement is a bulk write, run rarely and with ever-new shapes. */
