@@ -553,6 +553,45 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     }
   });
 
+  it("sends a transaction's begin with its first statement, which then runs inside it", async () => {
+    const one = await openDatabase({ url: database.url ?? '', maxConnections: 1 });
+    try {
+      const owner = await seedOrganization(database.db);
+      const balance = () => getBalance(database.db, owner.organizationId);
+      const before = (await balance()) ?? 0;
+      // The first statement's change is undone with the transaction: it ran after the begin.
+      const undone = one.db.transaction().execute(async (tx) => {
+        await tx.updateTable('organizations').set({ balance_cents: 1 }).where('id', '=', owner.organizationId).execute();
+        throw new Error('undo');
+      });
+      await expect(undone).rejects.toThrow('undo');
+      expect(await balance()).toBe(before);
+      // A first statement that fails (here a check constraint) leaves nothing, and the connection,
+      // with that statement prepared, serves the next transactions.
+      const refused = () =>
+        one.db.transaction().execute((tx) =>
+          tx.updateTable('organizations').set({ balance_cents: -1 }).where('id', '=', owner.organizationId).execute(),
+        );
+      await expect(refused()).rejects.toMatchObject({ code: '23514' });
+      await expect(refused()).rejects.toMatchObject({ code: '23514' });
+      // A first statement PostgreSQL cannot even parse, on a statement never prepared before.
+      await expect(one.db.transaction().execute((tx) => sql`select * from no_such_table`.execute(tx))).rejects.toMatchObject({ code: '42P01' });
+      // A transaction that runs no statement sends nothing and ends cleanly.
+      await one.db.transaction().execute(async () => undefined);
+      const committed = await one.db.transaction().execute(async (tx) => {
+        await tx.updateTable('organizations').set({ balance_cents: before + 5 }).where('id', '=', owner.organizationId).execute();
+        const { rows } = await sql<{ inside: boolean }>`select pg_current_xact_id_if_assigned() is not null as inside`.execute(tx);
+        return rows[0]?.inside;
+      });
+      expect(committed).toBe(true);
+      expect(await balance()).toBe(before + 5);
+      const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where name = 'pps_begin'`.execute(one.db);
+      expect(rows).toEqual([{ statement: 'begin' }]);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('a connection the server ends while a transaction holds it fails that transaction, not the process; the next one works', async () => {
     const failures: Error[] = [];
     const one = await openDatabase({ url: database.url ?? '', maxConnections: 1, onConnectionError: (error) => failures.push(error) });
