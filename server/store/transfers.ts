@@ -187,8 +187,9 @@ export async function cancelTransfer(
  *
  * Must run in a transaction (the caller's, so that the stored idempotent answer commits with
  * it; otherwise one of its own): the transfer row is locked FOR UPDATE, then the balance is
- * taken with one conditional update (`balance_cents >= amount`), so that no two executes
- * ever spend the same cents, on any number of instances (README, "Design").
+ * taken with one conditional update (`balance_cents >= amount`), in the statement that moves
+ * the transfer to PROCESSING, so that no two executes ever spend the same cents, on any number
+ * of instances (README, "Design").
  */
 export async function executeTransfer(
   db: Kysely<DB>,
@@ -201,13 +202,26 @@ export async function executeTransfer(
     const current = await lockTransfer(tx, organizationId, id);
     if (current === undefined) return { kind: 'not-found' };
     if (!canExecute(current.status)) return { kind: 'not-pending', transfer: toTransfer(current) };
-    const reserved = await tx
-      .updateTable('organizations')
-      .set((eb) => ({ balance_cents: eb('balance_cents', '-', current.amount_cents) }))
-      .where('id', '=', organizationId)
-      .where('balance_cents', '>=', current.amount_cents)
+    // The reservation and the transfer's new state are one statement: the organization's row,
+    // which every execute of the organization needs, is locked by the last statement of the
+    // handler and held only until the commit. A data-modifying CTE always runs to completion;
+    // the transfer changes only when the reservation took the cents.
+    const row = await tx
+      .with('reserved', (db) =>
+        db
+          .updateTable('organizations')
+          .set((eb) => ({ balance_cents: eb('balance_cents', '-', current.amount_cents) }))
+          .where('id', '=', organizationId)
+          .where('balance_cents', '>=', current.amount_cents)
+          .returning('id'),
+      )
+      .updateTable('transfers')
+      .set({ status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter })
+      .where('id', '=', id)
+      .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
+      .returningAll()
       .executeTakeFirst();
-    if (reserved.numUpdatedRows === 0n) {
+    if (row === undefined) {
       const organization = await tx
         .selectFrom('organizations')
         .select('balance_cents')
@@ -215,12 +229,6 @@ export async function executeTransfer(
         .executeTakeFirstOrThrow();
       return { kind: 'insufficient-funds', transfer: toTransfer(current), availableCents: organization.balance_cents };
     }
-    const row = await tx
-      .updateTable('transfers')
-      .set({ status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
     return { kind: 'done', transfer: toTransfer(row) };
   });
 }
