@@ -1,6 +1,7 @@
 /**
- * `npm run onboard -- --name NAME [--balance CENTS] [--demo] [--public-key FILE] [--json] [--transactions N]`
- * creates an organization with one API client and prints its credentials once.
+ * `npm run onboard -- --name NAME [--balance CENTS] [--demo] [--public-key FILE] [--operator USERNAME] [--json] [--transactions N]`
+ * creates an organization with one API client and one dashboard operator, and prints their
+ * credentials once.
  *
  * DATABASE_URL selects the database as for the server. The embedded database (DATABASE_URL
  * unset) belongs to one process (README, "Design"): run this while the server is stopped. Against
@@ -33,7 +34,10 @@ secret and the public key.
                        transactions over the last 90 days
   --transactions N     also add N generated ledger records dated in the year before this month,
                        for benchmarks (implies --demo: the records belong to the sandbox cards)
-  --json               print only {"organizationId","clientId","clientSecret","privateKeyPem","scopes"}
+  --operator USERNAME  the username of the first dashboard operator, an approver (default admin- and
+                       the organization id's last 8 characters); their password is printed once
+  --json               print only {"organizationId","clientId","clientSecret","privateKeyPem","scopes",
+                       "operator":{"username","password","role"}}
   --help               show this text
 
 The database is DATABASE_URL (postgres://...), or the embedded database under ./.data/ when it is
@@ -48,6 +52,7 @@ interface Options {
   readonly demo: boolean;
   readonly transactions: number;
   readonly json: boolean;
+  readonly operator: string | undefined;
 }
 
 function wholeNumber(flag: string, text: string | undefined, fallback: number, max: number): number {
@@ -72,6 +77,7 @@ function parseOptions(argv: string[]): Options | 'help' {
         demo: { type: 'boolean' },
         transactions: { type: 'string' },
         json: { type: 'boolean' },
+        operator: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -90,6 +96,7 @@ function parseOptions(argv: string[]): Options | 'help' {
     demo: values.demo === true || transactions > 0,
     transactions,
     json: values.json === true,
+    operator: values.operator,
   };
 }
 
@@ -107,7 +114,14 @@ function describe(result: OnboardingResult, name: string, sandbox: SandboxSummar
         `${sandbox.cards} cards, ${sandbox.transactions} transactions`,
     );
   }
-  lines.push('', 'The client secret is shown only this once: keep it now.');
+  lines.push(
+    '',
+    `  dashboard:     /dashboard, operator ${result.operator.operator.username} (${result.operator.operator.role})`,
+    `  password:      ${result.operator.password}`,
+    '',
+    'The client secret and the password are shown only this once: keep them now. More operators:',
+    'npm run operator -- add --organization ' + result.organizationId + ' --username NAME.',
+  );
   if (result.privateKeyPem !== undefined) {
     lines.push(
       'The private key below signs your write requests ("Signed write requests" in the API',
@@ -141,6 +155,7 @@ async function run(options: Options): Promise<void> {
       name: options.name,
       balanceCents: options.balanceCents,
       publicKeyPem,
+      operatorUsername: options.operator,
     });
     const now = systemClock.now();
     let sandbox: SandboxSummary | undefined;
@@ -160,7 +175,8 @@ async function run(options: Options): Promise<void> {
     }
     if (options.json) {
       const { organizationId, clientId, clientSecret, privateKeyPem, scopes } = result;
-      process.stdout.write(`${JSON.stringify({ organizationId, clientId, clientSecret, privateKeyPem: privateKeyPem ?? null, scopes })}\n`);
+      const operator = { username: result.operator.operator.username, password: result.operator.password, role: result.operator.operator.role };
+      process.stdout.write(`${JSON.stringify({ organizationId, clientId, clientSecret, privateKeyPem: privateKeyPem ?? null, scopes, operator })}\n`);
     } else {
       process.stdout.write(`${describe(result, options.name, sandbox)}\n`);
     }

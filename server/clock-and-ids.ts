@@ -12,7 +12,7 @@ export interface IdGenerator {
   next(prefix: IdPrefix): string;
 }
 
-export type IdPrefix = 'org' | 'cli' | 'key' | 'trf' | 'crd' | 'chd' | 'dep' | 'txn' | 'req';
+export type IdPrefix = 'org' | 'cli' | 'key' | 'trf' | 'crd' | 'chd' | 'dep' | 'txn' | 'req' | 'opr';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 

@@ -1,12 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { generateClientSecret, hashClientSecret } from './domain/credentials.js';
+import { generateClientSecret, hashSecret } from './domain/credentials.js';
 import { parsePublicKey } from './domain/signature.js';
 import { SCOPES, type Scope } from './domain/tokens.js';
 import type { Clock, IdGenerator } from './clock-and-ids.js';
 import { addClientKey, createClient, createOrganization } from './store/organizations.js';
 import type { DB } from './store/schema.js';
 import { inTransaction } from './store/in-transaction.js';
+import { addOperator, OperatorError, type NewOperatorLogin } from './operators.js';
 
 export interface OnboardingRequest {
   readonly name: string;
@@ -15,6 +16,8 @@ export interface OnboardingRequest {
   /** The partner's own RSA public key (PEM); when absent a key pair is made and the private key returned once. */
   readonly publicKeyPem?: string | undefined;
   readonly scopes?: readonly Scope[];
+  /** The username of the organization's first dashboard operator (an approver); default `admin-` and the organization id's last 8 characters. */
+  readonly operatorUsername?: string | undefined;
 }
 
 /** What a partner is handed once; the service keeps only the secret's hash and the public key. */
@@ -24,6 +27,8 @@ export interface OnboardingResult {
   readonly clientSecret: string;
   readonly privateKeyPem: string | undefined;
   readonly scopes: readonly Scope[];
+  /** The first dashboard operator, an approver, and their password (shown once). */
+  readonly operator: NewOperatorLogin;
 }
 
 /** A throw for input the operator gave (a bad public key, a bad balance), with what to fix. */
@@ -61,14 +66,21 @@ export async function onboardOrganization(
   }
   const scopes = request.scopes ?? [...SCOPES];
   const clientSecret = generateClientSecret();
-  const secretHash = await hashClientSecret(clientSecret);
+  const secretHash = await hashSecret(clientSecret);
   const now = deps.clock.now();
   const organizationId = deps.ids.next('org');
   const clientId = deps.ids.next('cli');
-  await inTransaction(db, async (tx) => {
+  const operator = await inTransaction(db, async (tx) => {
     await createOrganization(tx, { id: organizationId, name: request.name.trim(), balanceCents: request.balanceCents, now });
     await createClient(tx, { id: clientId, organizationId, secretHash, scopes: [...scopes], now });
     await addClientKey(tx, { id: deps.ids.next('key'), clientId, publicKeyPem: publicKeyPem, now });
+    const username = request.operatorUsername ?? `admin-${organizationId.slice(-8)}`;
+    try {
+      return await addOperator(tx, deps, { organizationId, username, role: 'approver' });
+    } catch (error) {
+      if (error instanceof OperatorError) throw new OnboardingError(error.message);
+      throw error;
+    }
   });
-  return { organizationId, clientId, clientSecret, privateKeyPem, scopes };
+  return { organizationId, clientId, clientSecret, privateKeyPem, scopes, operator };
 }

@@ -9,9 +9,10 @@ export const AUTH_FAILURE_LIMIT = 10;
 export const AUTH_FAILURE_WINDOW_MS = 60_000;
 
 /**
- * Client secrets are kept only as salted scrypt hashes, never recoverable. The parameters follow
- * OWASP's scrypt guidance (N=2^15, r=8, p=1, about 40 ms here): slow enough to make a stolen
- * table expensive to attack, fast enough for a token request an hour per client.
+ * Client secrets and operators' passwords are kept only as salted scrypt hashes, never
+ * recoverable. The parameters follow OWASP's scrypt guidance (N=2^15, r=8, p=1, about 40 ms
+ * here): slow enough to make a stolen table expensive to attack, fast enough for a token
+ * request an hour per client or a login.
  */
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const satisfies ScryptOptions;
 const KEY_LENGTH = 32;
@@ -28,14 +29,14 @@ export function generateClientSecret(): string {
 }
 
 /** `scrypt$N$r$p$salt$hash`, self-describing so that parameters can be raised later. */
-export async function hashClientSecret(secret: string): Promise<string> {
+export async function hashSecret(secret: string): Promise<string> {
   const salt = randomBytes(16);
   const hash = await derive(secret, salt, SCRYPT, KEY_LENGTH);
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
 /** Compares in constant time; a malformed stored hash never matches. */
-export async function verifyClientSecret(secret: string, stored: string): Promise<boolean> {
+export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || n === undefined || r === undefined || p === undefined || salt === undefined || hash === undefined) {
     return false;
@@ -50,7 +51,7 @@ export async function verifyClientSecret(secret: string, stored: string): Promis
  * and a wrong secret take the same time and cannot be told apart.
  */
 export function dummySecretHash(): Promise<string> {
-  dummyHash ??= hashClientSecret(generateClientSecret());
+  dummyHash ??= hashSecret(generateClientSecret());
   return dummyHash;
 }
 let dummyHash: Promise<string> | undefined;

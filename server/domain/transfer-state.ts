@@ -62,6 +62,11 @@ export function canExecute(status: TransferStatus): boolean {
   return nextTransferStatus(status, 'execute') !== null;
 }
 
+/** Only a PENDING transfer can be rejected, and only by an operator (the dashboard). */
+export function canReject(status: TransferStatus): boolean {
+  return nextTransferStatus(status, 'reject') !== null;
+}
+
 /** A status no trigger leaves. */
 export function isTerminalTransferStatus(status: TransferStatus): boolean {
   return !TRANSFER_TRANSITIONS.some((t) => t.from === status);

@@ -5,6 +5,7 @@ import { initialMigration } from './migrations/001-initial.js';
 import { ledgerIndexesMigration } from './migrations/002-ledger-indexes.js';
 import { tokenRevocationMigration } from './migrations/003-token-revocation.js';
 import { idempotencyInOneTransactionMigration } from './migrations/004-idempotency-in-one-transaction.js';
+import { dashboardOperatorsMigration } from './migrations/005-dashboard-operators.js';
 import type { DB } from './schema.js';
 
 /**
@@ -17,6 +18,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '002-ledger-indexes': ledgerIndexesMigration,
   '003-token-revocation': tokenRevocationMigration,
   '004-idempotency-in-one-transaction': idempotencyInOneTransactionMigration,
+  '005-dashboard-operators': dashboardOperatorsMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -89,6 +89,35 @@ export interface TransfersTable {
   account_name: string;
   memo: string | null;
   note: string | null;
+  /** The operator who approved or rejected it in the dashboard; null when undecided or executed through the API (migration 005). */
+  reviewed_by_operator_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The reason given for REJECTED, and only for it (migration 005). */
+  rejection_reason: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export const OPERATOR_ROLES = ['viewer', 'approver'] as const;
+/** A viewer reads; an approver also approves and rejects transfers and sets card limits. */
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+
+/** A person of an organization who uses the dashboard (migration 005). */
+export interface OperatorsTable {
+  id: string;
+  organization_id: string;
+  username: string;
+  /** Slow salted hash (scrypt); never the password itself. */
+  password_hash: string;
+  role: OperatorRole;
+  created_at: number;
+  disabled_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** A dashboard session, keyed by the SHA-256 of its cookie value (migration 005). */
+export interface OperatorSessionsTable {
+  token_hash: string;
+  operator_id: string;
+  created_at: number;
+  expires_at: number;
+  ended_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface DepartmentsTable {
@@ -162,6 +191,8 @@ export interface DB {
   card_holders: CardHoldersTable;
   cards: CardsTable;
   transactions: TransactionsTable;
+  operators: OperatorsTable;
+  operator_sessions: OperatorSessionsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

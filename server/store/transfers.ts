@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { CursorPosition } from '../domain/cursor.js';
-import { canCancel, canExecute } from '../domain/transfer-state.js';
+import { canCancel, canExecute, canReject } from '../domain/transfer-state.js';
 import { inTransaction } from './in-transaction.js';
 import type { DB, SettlementOutcome, TransferRow, TransferStatus } from './schema.js';
 
@@ -29,6 +29,10 @@ export interface TransferRecord {
   accountName: string;
   memo: string | null;
   note: string | null;
+  /** The dashboard operator who approved or rejected it; null when undecided or executed through the API. */
+  reviewedByOperatorId: string | null;
+  /** Why it was rejected; set for REJECTED only. */
+  rejectionReason: string | null;
 }
 
 /** A new transfer: PENDING unless told otherwise (other states are for seeding test data). */
@@ -51,6 +55,9 @@ export interface NewTransfer {
   cancelledAt?: number | null | undefined;
   settleAfter?: number | null | undefined;
   settledAt?: number | null | undefined;
+  reviewedByOperatorId?: string | null | undefined;
+  /** Required with status REJECTED, and only then. */
+  rejectionReason?: string | null | undefined;
 }
 
 export interface ListTransfersOptions {
@@ -98,6 +105,8 @@ function newTransferRow(transfer: NewTransfer): TransferRow {
     account_name: transfer.accountName,
     memo: transfer.memo ?? null,
     note: transfer.note ?? null,
+    reviewed_by_operator_id: transfer.reviewedByOperatorId ?? null,
+    rejection_reason: transfer.rejectionReason ?? null,
   };
 }
 
@@ -180,6 +189,31 @@ export async function cancelTransfer(
 }
 
 /**
+ * PENDING → REJECTED, by a dashboard operator with a reason, setting reviewedAt; nothing is
+ * reserved. Locks the transfer row like cancel and execute, so that of a reject racing an
+ * execute or a cancel exactly one wins and the others find the transfer no longer PENDING.
+ */
+export async function rejectTransfer(
+  db: Kysely<DB>,
+  organizationId: string,
+  id: string,
+  decision: { nowMs: number; operatorId: string; reason: string },
+): Promise<CancelTransferResult> {
+  return inTransaction(db, async (tx) => {
+    const current = await lockTransfer(tx, organizationId, id);
+    if (current === undefined) return { kind: 'not-found' };
+    if (!canReject(current.status)) return { kind: 'not-pending', transfer: toTransfer(current) };
+    const row = await tx
+      .updateTable('transfers')
+      .set({ status: 'REJECTED', reviewed_at: decision.nowMs, reviewed_by_operator_id: decision.operatorId, rejection_reason: decision.reason })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { kind: 'done', transfer: toTransfer(row) };
+  });
+}
+
+/**
  * PENDING → PROCESSING: approves the transfer, reserves its amount from the
  * organization's balance, sets reviewedAt (nowMs) and the time the payment network settles it
  * (`settleAfter`, Unix ms: now + PAYMENT_NETWORK_DELAY_MS). Insufficient funds change nothing:
@@ -197,6 +231,8 @@ export async function executeTransfer(
   id: string,
   nowMs: number,
   settleAfter: number,
+  /** The dashboard operator who approves it; absent for the partner API's execute. */
+  operatorId?: string,
 ): Promise<ExecuteTransferResult> {
   return inTransaction(db, async (tx) => {
     const current = await lockTransfer(tx, organizationId, id);
@@ -216,7 +252,7 @@ export async function executeTransfer(
           .returning('id'),
       )
       .updateTable('transfers')
-      .set({ status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter })
+      .set({ status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter, reviewed_by_operator_id: operatorId ?? null })
       .where('id', '=', id)
       .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
       .returningAll()
@@ -330,5 +366,7 @@ function toTransfer(row: TransferRow): TransferRecord {
     accountName: row.account_name,
     memo: row.memo,
     note: row.note,
+    reviewedByOperatorId: row.reviewed_by_operator_id,
+    rejectionReason: row.rejection_reason,
   };
 }

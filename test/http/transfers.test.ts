@@ -130,6 +130,7 @@ describe('forbidden transitions', () => {
       status,
       reviewedAt: status === 'CANCELLED' || status === 'PENDING' ? null : now,
       cancelledAt: status === 'CANCELLED' ? now : null,
+      rejectionReason: status === 'REJECTED' ? 'seeded as rejected' : null,
       // Far ahead, so that no settlement pass of another test moves it.
       settleAfter: status === 'PROCESSING' ? now + 10 * 365 * 86_400_000 : null,
     });

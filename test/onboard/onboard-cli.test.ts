@@ -25,10 +25,11 @@ async function onboard(args: string[]): Promise<{ code: number; stdout: string; 
 
 describe('npm run onboard', () => {
   it('prints exactly the JSON document with --json, sandbox data included', async () => {
-    const { code, stdout } = await onboard(['--name', 'Cairo Logistics', '--demo', '--transactions', '500', '--json']);
+    const { code, stdout } = await onboard(['--name', 'Cairo Logistics', '--demo', '--transactions', '500', '--operator', 'amira.hassan', '--json']);
     expect(code).toBe(0);
     const parsed = JSON.parse(stdout) as Record<string, unknown>;
-    expect(Object.keys(parsed)).toEqual(['organizationId', 'clientId', 'clientSecret', 'privateKeyPem', 'scopes']);
+    expect(Object.keys(parsed)).toEqual(['organizationId', 'clientId', 'clientSecret', 'privateKeyPem', 'scopes', 'operator']);
+    expect(parsed['operator']).toEqual({ username: 'amira.hassan', password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/), role: 'approver' });
     expect(parsed['organizationId']).toMatch(/^org_/);
     expect(parsed['clientId']).toMatch(/^cli_/);
     expect(parsed['privateKeyPem']).toMatch(/^-----BEGIN PRIVATE KEY-----/);
@@ -45,5 +46,14 @@ describe('npm run onboard', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toContain('Usage: npm run onboard');
+  });
+
+  it('prints the first operator\'s login once, and refuses a username that cannot be one', async () => {
+    const { code, stdout } = await onboard(['--name', 'Giza Foods']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/dashboard: +\/dashboard, operator admin-[a-z0-9]{8} \(approver\)\n +password: +[A-Za-z0-9_-]{24}\n/);
+    const refused = await onboard(['--name', 'Giza Foods', '--operator', 'two words']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('A username is 3 to 100 letters');
   });
 });

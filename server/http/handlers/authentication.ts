@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi-types.js';
 import type { OperationResult } from '../../../generated/server.js';
-import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifyClientSecret } from '../../domain/credentials.js';
+import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifySecret } from '../../domain/credentials.js';
 import { isScope, type Scope } from '../../domain/tokens.js';
 import {
   clearAuthFailures,
@@ -97,7 +97,7 @@ export const createToken = operation<'createToken'>(async (input, ctx) => {
   }
 
   const client = await findClient(db, credentials.clientId);
-  const valid = await verifyClientSecret(credentials.clientSecret, client?.secretHash ?? (await dummySecretHash()));
+  const valid = await verifySecret(credentials.clientSecret, client?.secretHash ?? (await dummySecretHash()));
   if (client === undefined || !valid) {
     // Unknown ids count too: otherwise only a real client id could ever be locked out, and the
     // 429 would tell which ids exist. Ids outside the documented shape are not kept.
