@@ -1,12 +1,12 @@
 /**
- * `npm run docs:check`: proves that generated/docs/index.html is a working, self-contained
- * reference. It (re)builds the page when it is missing or older than the document, opens it in
+ * `npm run docs:check`: proves that generated/docs/index.html (the partner API) and
+ * generated/docs/dashboard.html (the dashboard's API) are working, self-contained references. It (re)builds the page when it is missing or older than the document, opens it in
  * a real headless Chromium with every request but the file itself blocked, and fails unless
  * - every operation of the bundled document renders its section, visible once scrolled to,
  *   with its summary as heading and its method and path (or webhook name),
  * - the page logs no console error and throws no page error,
  * - no request had to be blocked (anything fetched from outside the file is a failure).
- * It saves generated/docs/screenshot.png for a human look.
+ * It saves generated/docs/screenshot.png (and dashboard-screenshot.png) for a human look.
  *
  * What it relies on in Redoc 3 (@redocly/cli 2.x), checked against the real DOM:
  * - the Redoc 2 deep link `#operation/<operationId>` still works: Redoc 3 redirects it to the
@@ -18,7 +18,7 @@
  * - content is rendered on the client after the load event (the file holds none).
  * If a Redoc upgrade changes these, the failures say which operation and which selector.
  *
- * Options as for `npm run docs`: --api <file> --config <redocly.yaml> --out <file.html>
+ * Options as for `npm run docs`, to check one page: --api <file> --config <redocly.yaml> --out <file.html>
  */
 import { access, readdir, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
@@ -33,7 +33,7 @@ import {
   displayPath,
   formatBytes,
   meaningfulLines,
-  parseDocsPaths,
+  parseDocsTargets,
   runRedocly,
 } from './docs.js';
 import type { DocsPaths } from './docs.js';
@@ -148,11 +148,17 @@ async function bundleDocument(paths: DocsPaths): Promise<BundledDocument> {
 }
 
 async function newestSourceTime(paths: DocsPaths): Promise<number> {
-  const sourceDir = path.dirname(paths.api);
-  const entries = await readdir(sourceDir, { recursive: true, withFileTypes: true });
-  const files = entries
-    .filter((entry) => entry.isFile() && /\.(ya?ml|json)$/i.test(entry.name))
-    .map((entry) => path.join(entry.parentPath, entry.name));
+  // The document's folder, and the configuration's: a document under openapi/ may reference
+  // files beside its configuration (openapi/dashboard/ references openapi/components/).
+  const sourceDirs = [...new Set([path.dirname(paths.api), path.dirname(paths.config)])];
+  const entries = (await Promise.all(sourceDirs.map((dir) => readdir(dir, { recursive: true, withFileTypes: true })))).flat();
+  const files = [
+    ...new Set(
+      entries
+        .filter((entry) => entry.isFile() && /\.(ya?ml|json)$/i.test(entry.name))
+        .map((entry) => path.join(entry.parentPath, entry.name)),
+    ),
+  ];
   // The build script counts too: a change in how the page is made makes it stale.
   files.push(paths.config, path.join(PROJECT_ROOT, 'scripts/docs.ts'));
   const times = await Promise.all(files.map((file) => stat(file).then((s) => s.mtimeMs, () => 0)));
@@ -365,7 +371,8 @@ async function checkPage(browser: Browser, paths: DocsPaths, document: BundledDo
 
   // A fresh page opened at the first operation: the menu shows the title, the tags, and the
   // first tag unfolded with its operations.
-  const screenshot = path.join(path.dirname(paths.output), 'screenshot.png');
+  const pageName = path.basename(paths.output, '.html');
+  const screenshot = path.join(path.dirname(paths.output), pageName === 'index' ? 'screenshot.png' : `${pageName}-screenshot.png`);
   // When the page did not render, the screenshot shows it as it is.
   const first = notOpened === undefined ? ordered.find((operation) => operation.operationId !== undefined) : undefined;
   if (first?.operationId !== undefined && (await openPage(page, fileUrl)) === undefined) {
@@ -404,7 +411,7 @@ async function launchChromium(): Promise<Browser> {
 
 async function main(argv: readonly string[]): Promise<number> {
   const started = performance.now();
-  const paths = parseDocsPaths(argv);
+  const targets = parseDocsTargets(argv);
   const executable = await access(CHROMIUM, constants.X_OK).then(
     () => true,
     () => false,
@@ -416,42 +423,48 @@ async function main(argv: readonly string[]): Promise<number> {
     );
   }
 
-  console.log(`docs:check: ${await ensureDocs(paths)}`);
+  for (const paths of targets) console.log(`docs:check: ${await ensureDocs(paths)}`);
   const checkStarted = performance.now();
   // Bundling and starting the browser are independent: overlap them, and close the browser
   // whichever of the two fails.
-  const [bundled, launched] = await Promise.allSettled([bundleDocument(paths), launchChromium()]);
+  const [bundled, launched] = await Promise.allSettled([Promise.all(targets.map((paths) => bundleDocument(paths))), launchChromium()]);
   if (launched.status === 'rejected' || bundled.status === 'rejected') {
     if (launched.status === 'fulfilled') await launched.value.close();
     throw bundled.status === 'rejected' ? bundled.reason : launched.status === 'rejected' ? launched.reason : undefined;
   }
-  const document = bundled.value;
+  const pages = targets.map((paths, index) => ({ paths, document: bundled.value[index] }));
   const browser = launched.value;
-  let report: CheckReport;
+  const reports: Array<{ paths: DocsPaths; document: BundledDocument; report: CheckReport }> = [];
   try {
-    const ready = Math.round(performance.now() - checkStarted);
-    const count = document.operations.length;
-    console.log(`docs:check: ${count} operations in ${displayPath(paths.api)}; Chromium up in ${ready} ms`);
-    report = await checkPage(browser, paths, document);
+    console.log(`docs:check: Chromium up in ${Math.round(performance.now() - checkStarted)} ms`);
+    for (const { paths, document } of pages) {
+      if (document === undefined) continue;
+      console.log(`docs:check: ${document.operations.length} operations in ${displayPath(paths.api)}`);
+      reports.push({ paths, document, report: await checkPage(browser, paths, document) });
+    }
   } finally {
     await browser.close();
   }
 
-  const { bytes } = await stat(paths.output).then((s) => ({ bytes: s.size }));
-  console.log(`docs:check: blocked requests: ${report.blocked.length}`);
-  for (const [request, times] of tally(report.blocked)) console.log(`  blocked${times} ${request}`);
-  console.log(`docs:check: screenshot ${displayPath(report.screenshot)}`);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  if (report.failures.length > 0) {
-    console.error(`docs:check FAILED (${report.failures.length} problem(s), ${seconds} s):`);
-    for (const failure of report.failures) console.error(`  - ${failure}`);
-    return 1;
+  let failed = 0;
+  for (const { paths, document, report } of reports) {
+    const { bytes } = await stat(paths.output).then((s) => ({ bytes: s.size }));
+    console.log(`docs:check: ${displayPath(paths.output)}: blocked requests: ${report.blocked.length}`);
+    for (const [request, times] of tally(report.blocked)) console.log(`  blocked${times} ${request}`);
+    console.log(`docs:check: screenshot ${displayPath(report.screenshot)}`);
+    if (report.failures.length > 0) {
+      console.error(`docs:check FAILED for ${displayPath(paths.output)} (${report.failures.length} problem(s), ${seconds} s):`);
+      for (const failure of report.failures) console.error(`  - ${failure}`);
+      failed += 1;
+      continue;
+    }
+    console.log(
+      `docs:check: ${report.checked}/${document.operations.length} operations render; no console or page errors; ` +
+        `${displayPath(paths.output)} (${formatBytes(bytes)}) is self-contained (${seconds} s)`,
+    );
   }
-  console.log(
-    `docs:check: ${report.checked}/${document.operations.length} operations render; no console or page errors; ` +
-      `${displayPath(paths.output)} (${formatBytes(bytes)}) is self-contained (${seconds} s)`,
-  );
-  return 0;
+  return failed > 0 ? 1 : 0;
 }
 
 runAsMain(import.meta.url, main, { describeError: (error) => (error instanceof DocsError ? `docs:check: ${error.message}` : error) });

@@ -1,7 +1,8 @@
 /**
  * `npm run docs`: builds generated/docs/index.html, a standalone HTML reference of
- * openapi/openapi.yaml (Redoc through `redocly build-docs`, with openapi/redocly.yaml), that
- * opens from disk with no network: Redoc's scripts are inlined (`--inlineBundle`; without it the
+ * openapi/openapi.yaml (Redoc through `redocly build-docs`, with openapi/redocly.yaml), and
+ * generated/docs/dashboard.html, the same of openapi/dashboard/dashboard.yaml; each opens from
+ * disk with no network: Redoc's scripts are inlined (`--inlineBundle`; without it the
  * page loads Redoc from a CDN) and the one asset Redoc still fetches from its CDN is inlined here.
  * `npm run docs:check` (scripts/docs-check.ts) proves it in a headless Chromium.
  *
@@ -9,8 +10,8 @@
  * reference's last section: the page is built from the bundled document with the changelog
  * appended to `info.description`, whose top-level headings Redoc lists as sections.
  *
- * Options, to try another document: --api <file> --config <redocly.yaml> --out <file.html>
- * --changelog <file.md> (default: CHANGELOG.md beside the document, when there is one)
+ * Options, to build one page of another document: --api <file> --config <redocly.yaml>
+ * --out <file.html> --changelog <file.md> (default: CHANGELOG.md beside the document, when there is one)
  */
 import { spawn } from 'node:child_process';
 import { access, readFile, rename, rm, mkdir, writeFile } from 'node:fs/promises';
@@ -41,6 +42,16 @@ export const DEFAULT_DOCS_PATHS: DocsPaths = {
   changelog: path.join(PROJECT_ROOT, 'openapi/CHANGELOG.md'),
 };
 
+/** The dashboard's API: its own page (its changelog would be a CHANGELOG.md beside it; it has none yet). */
+export const DASHBOARD_DOCS_PATHS: DocsPaths = {
+  api: path.join(PROJECT_ROOT, 'openapi/dashboard/dashboard.yaml'),
+  config: path.join(PROJECT_ROOT, 'openapi/redocly.yaml'),
+  output: path.join(PROJECT_ROOT, 'generated/docs/dashboard.html'),
+};
+
+/** The pages `npm run docs` builds, and `npm run docs:check` checks, when given no option. */
+export const PROJECT_DOCS_PATHS: readonly DocsPaths[] = [DEFAULT_DOCS_PATHS, DASHBOARD_DOCS_PATHS];
+
 /** A failure the user can act on: its message says what went wrong and what to do. */
 export class DocsError extends Error {
   override readonly name = 'DocsError';
@@ -60,6 +71,11 @@ export function parseDocsPaths(argv: readonly string[]): DocsPaths {
     output: values.out === undefined ? DEFAULT_DOCS_PATHS.output : path.resolve(values.out),
     changelog: values.changelog === undefined ? path.join(path.dirname(api), 'CHANGELOG.md') : path.resolve(values.changelog),
   };
+}
+
+/** The project's pages without options; with any, the one page they describe. */
+export function parseDocsTargets(argv: readonly string[]): readonly DocsPaths[] {
+  return argv.length === 0 ? PROJECT_DOCS_PATHS : [parseDocsPaths(argv)];
 }
 
 /** Shows a path relative to the project root when it lies inside it. */
@@ -259,13 +275,14 @@ export async function buildDocs(paths: DocsPaths = DEFAULT_DOCS_PATHS): Promise<
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const paths = parseDocsPaths(argv);
-  const build = await buildDocs(paths);
-  // Its success line names the temporary file; the summary below names the real one.
-  for (const line of build.log) if (!/bundled successfully/.test(line)) console.log(`  redocly: ${line.trim()}`);
-  console.log(
-    `docs: ${displayPath(build.output)} (${formatBytes(build.bytes)}) in ${Math.round(build.milliseconds)} ms`,
-  );
+  for (const paths of parseDocsTargets(argv)) {
+    const build = await buildDocs(paths);
+    // Its success line names the temporary file; the summary below names the real one.
+    for (const line of build.log) if (!/bundled successfully/.test(line)) console.log(`  redocly: ${line.trim()}`);
+    console.log(
+      `docs: ${displayPath(build.output)} (${formatBytes(build.bytes)}) in ${Math.round(build.milliseconds)} ms`,
+    );
+  }
   return 0;
 }
 

@@ -1,7 +1,8 @@
 // The house rules of the contract live in the linter (openapi/redocly.yaml: configurable rules,
 // and the plugin openapi/lint/house-rules.js). Each has a fixture under test/fixtures/lint/<rule>/
 // that makes it fire; this test runs the project's Redocly CLI, as `npm run lint:api` does, on
-// every fixture and on openapi/openapi.yaml at once, and checks what a designer is told, where.
+// every fixture and on the project's documents (openapi/openapi.yaml, the partner API, and
+// openapi/dashboard/dashboard.yaml, the dashboard's) at once, and checks what a designer is told, where.
 import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { parse } from 'yaml';
 import { PROJECT_ROOT, runRedocly } from '../../scripts/docs.js';
 
 const CONFIG = 'openapi/redocly.yaml';
-const DOCUMENT = 'openapi/openapi.yaml';
+const DOCUMENTS = ['openapi/openapi.yaml', 'openapi/dashboard/dashboard.yaml'];
 const FIXTURES = 'test/fixtures/lint';
 
 /** A finding as the CLI reports it: the file, the line and column, the rule and the message. */
@@ -43,7 +44,7 @@ const lint = await runRedocly([
   'json',
   '--max-problems',
   '1000',
-  DOCUMENT,
+  ...DOCUMENTS,
   ...fixtureNames.map(fixtureRoot),
 ]);
 // One JSON report per document, printed one after the other (`}{` where one ends and the next begins).
@@ -171,18 +172,20 @@ const EXPECTED: Record<string, Finding[]> = {
       col: 20,
       ruleId: 'rule/operation-id-verb-noun',
       message:
-        'operationId must be lowerCamelCase verbNoun: one of the verbs list, get, create, set, update, delete, cancel or execute, ' +
-        'then the noun in PascalCase (listTransfers, getCard, setCardLimits). A new verb is added to this rule in openapi/redocly.yaml.',
+        'operationId must be lowerCamelCase verbNoun: one of the verbs list, get, create, set, update, delete, cancel, execute, ' +
+        'approve or reject, then the noun in PascalCase (listTransfers, getCard, setCardLimits). A new verb is added to this rule in ' +
+        'openapi/redocly.yaml.',
     },
   ],
 };
 
 describe('house rules (lint)', () => {
   it('ran: the CLI reported on every document it was given', () => {
-    expect(reports, lint.stderr).toHaveLength(1 + fixtureNames.length);
+    expect(reports, lint.stderr).toHaveLength(DOCUMENTS.length + fixtureNames.length);
+    for (const document of DOCUMENTS) expect(lint.stderr, document).toContain(`${document}: validated in`);
   });
 
-  it('our document gives zero findings', () => {
+  it('our documents, the partner API and the dashboard, give zero findings', () => {
     expect(findingsUnder('openapi')).toEqual([]);
   });
 
