@@ -11,7 +11,8 @@
  * Saves within DEBOUNCE_MS of each other are one change. A failing step prints its findings
  * (Redocly's and tsc's own, with file and line) and the last good server keeps answering.
  *
- * It answers at one port (scripts/dev/front.ts): the reference at /docs, reloading in the browser
+ * Both of the project's documents go through it: the partner API's and the dashboard's.
+ * It answers at one port (scripts/dev/front.ts): the references at /docs and /docs/dashboard, reloading in the browser
  * when it is rebuilt, and every other request forwarded to the server of the moment, a child
  * process on a port of its own (scripts/dev/server-process.ts). README, "The dev loop".
  */
@@ -35,7 +36,8 @@ export const USAGE = `Usage: npm run dev -- [--port N] [--root DIR] [--data-dir 
 
   Watches openapi/, server/ and client/; on each save lints, bundles and generates (a document
   change), type-checks, and restarts the server on the embedded database, keeping its data.
-  Answers the API at http://localhost:PORT and its reference at ${DOCS_PATH}, which reloads itself.
+  Answers the API at http://localhost:PORT and the references at ${DOCS_PATH} (the partner API) and
+  ${DOCS_PATH}/dashboard (the dashboard's), which reload themselves.
 
   --port N         where it answers (default $PORT, else 3000; 0 picks a free one)
   --root DIR       the project to watch and build (default this repository)
@@ -80,7 +82,7 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
   );
   let front: Front;
   try {
-    front = await startFront({ port, target: () => servers.target(), docs: () => docs.current() });
+    front = await startFront({ port, target: () => servers.target(), docs: (name) => docs.current(name) });
   } catch (error) {
     await servers.stop();
     throw error;

@@ -1,6 +1,7 @@
 /**
- * What `npm run dev` answers at its port: the API reference at /docs, which reloads itself when
- * it is rebuilt (a few lines of script listening to /docs/events, Server-Sent Events), and every
+ * What `npm run dev` answers at its port: the API reference at /docs (and the dashboard's at
+ * /docs/dashboard), which reloads itself when rebuilt (a few lines of script listening to
+ * /docs/events, Server-Sent Events), and every
  * other request forwarded as it came to the server of the moment. While a server starts, requests
  * wait for it, so a restart is never seen as a refused connection.
  */
@@ -19,8 +20,8 @@ export interface FrontOptions {
   /** 0: any free port. */
   readonly port: number;
   readonly target: () => Promise<Target>;
-  /** The reference as last built, or why there is none yet. */
-  readonly docs: () => { readonly html: string } | { readonly missing: string };
+  /** A reference page as last built (`index`, `dashboard`), or why there is none yet; undefined for no such page. */
+  readonly docs: (name: string) => { readonly html: string } | { readonly missing: string } | undefined;
 }
 
 export interface Front {
@@ -47,6 +48,13 @@ function withoutHopByHop(raw: readonly string[]): string[] {
     if (!HOP_BY_HOP.has(name.toLowerCase())) kept.push(name, raw[i + 1] ?? '');
   }
   return kept;
+}
+
+/** The reference page a path asks for: /docs is the partner API's (index), /docs/NAME another page. */
+function docsPage(pathname: string, docs: FrontOptions['docs']): ReturnType<FrontOptions['docs']> {
+  if (pathname === DOCS_PATH || pathname === `${DOCS_PATH}/`) return docs('index');
+  const name = pathname.startsWith(`${DOCS_PATH}/`) ? pathname.slice(DOCS_PATH.length + 1).replace(/\/$/, '') : '';
+  return name === '' || name === 'index' || name.includes('/') ? undefined : docs(name);
 }
 
 function answer(res: ServerResponse, status: number, message: string): void {
@@ -98,8 +106,8 @@ export async function startFront(options: FrontOptions): Promise<Front> {
       res.on('close', () => listeners.delete(res));
       return;
     }
-    if (read && (pathname === DOCS_PATH || pathname === `${DOCS_PATH}/`)) {
-      const docs = options.docs();
+    const docs = read ? docsPage(pathname, options.docs) : undefined;
+    if (docs !== undefined) {
       const page =
         'html' in docs
           ? docs.html

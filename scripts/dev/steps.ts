@@ -1,14 +1,15 @@
 /**
- * The steps of `npm run dev` on the document: lint (Redocly, with the rules of
- * openapi/redocly.yaml, as `npm run lint:api`), generation (bundle and generate, as `npm run
- * generate`, first in memory) and the reference (`npm run docs`).
+ * The steps of `npm run dev` on the project's documents (the partner API's and the dashboard's):
+ * lint (Redocly, with the rules of openapi/redocly.yaml, as `npm run lint:api`), generation
+ * (bundle and generate, as `npm run generate`, first in memory) and the reference pages
+ * (`npm run docs`).
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { BundleError } from '../codegen/bundle.js';
 import { GeneratorError } from '../codegen/operations.js';
-import { buildDocs, DocsError, meaningfulLines, runRedocly, type CommandResult } from '../docs.js';
-import { generate, type GeneratedFile } from '../generate.js';
+import { buildDocs, DocsError, meaningfulLines, PROJECT_DOCS_PATHS, PROJECT_ROOT, runRedocly, type CommandResult, type DocsPaths } from '../docs.js';
+import { generate, PROJECT_DOCUMENTS, type GeneratedFile } from '../generate.js';
 
 export interface StepResult {
   readonly ok: boolean;
@@ -18,12 +19,13 @@ export interface StepResult {
 }
 
 /**
- * `redocly lint` of `<root>/openapi/openapi.yaml` with `<root>/openapi/redocly.yaml`, run in the
- * root so that each finding names its file as `openapi/…:line:column`, with the lines around it.
+ * `redocly lint` of the root's documents with `<root>/openapi/redocly.yaml`, run in the root so
+ * that each finding names its file as `openapi/…:line:column`, with the lines around it.
  */
 export async function lint(root: string): Promise<StepResult> {
   const started = performance.now();
-  const args = ['lint', '--config', 'openapi/redocly.yaml', '--max-problems', '1000', '--format', 'codeframe', 'openapi/openapi.yaml'];
+  const documents = PROJECT_DOCUMENTS.map((document) => document.input);
+  const args = ['lint', '--config', 'openapi/redocly.yaml', '--max-problems', '1000', '--format', 'codeframe', ...documents];
   let result: CommandResult;
   try {
     result = await runRedocly(args, { cwd: root, env: process.stdout.isTTY ? { FORCE_COLOR: '1' } : {} });
@@ -44,13 +46,18 @@ export type Generation =
   | { readonly ok: true; readonly files: readonly GeneratedFile[]; readonly warnings: readonly string[]; readonly milliseconds: number }
   | { readonly ok: false; readonly message: string; readonly milliseconds: number };
 
-/** `npm run generate` of the root's document, in memory: nothing is written. */
+/** `npm run generate` of the root's documents, in memory: nothing is written. */
 export async function generateInMemory(root: string): Promise<Generation> {
   const started = performance.now();
   try {
-    const generation = await generate(undefined, undefined, root);
-    const warnings = generation.warnings.map((warning) => `${warning.pointer}: ${warning.message}`);
-    return { ok: true, files: generation.files, warnings, milliseconds: performance.now() - started };
+    const files: GeneratedFile[] = [];
+    const warnings: string[] = [];
+    for (const { input, out } of PROJECT_DOCUMENTS) {
+      const generation = await generate(input, out, root);
+      files.push(...generation.files);
+      warnings.push(...generation.warnings.map((warning) => `${input} ${warning.pointer}: ${warning.message}`));
+    }
+    return { ok: true, files, warnings, milliseconds: performance.now() - started };
   } catch (error) {
     if (!(error instanceof GeneratorError || error instanceof BundleError)) throw error;
     return { ok: false, message: error.message, milliseconds: performance.now() - started };
@@ -72,33 +79,39 @@ export async function writeGenerated(root: string, files: readonly GeneratedFile
 }
 
 export interface DocsBuilder {
-  /** Builds the reference again (after the build under way, if one is). */
+  /** Builds the reference pages again (after the build under way, if one is). */
   request(): void;
-  /** The page as last built, or why there is none. */
-  current(): { readonly html: string } | { readonly missing: string };
+  /** A page as last built, or why there is none; `name` is its file's name without `.html` (`index`, `dashboard`). */
+  current(name: string): { readonly html: string } | { readonly missing: string } | undefined;
+}
+
+/** A page of `npm run docs`, its paths moved from the project to `root` (a copy, in the tests). */
+function underRoot(paths: DocsPaths, root: string): DocsPaths {
+  const moved = (file: string): string => path.join(root, path.relative(PROJECT_ROOT, file));
+  return { api: moved(paths.api), config: moved(paths.config), output: moved(paths.output), ...(paths.changelog === undefined ? {} : { changelog: moved(paths.changelog) }) };
 }
 
 /**
- * `npm run docs` into `<root>/generated/docs/index.html`, one build at a time; a request during a
- * build runs one more build after it, however many came.
+ * `npm run docs` into `<root>/generated/docs/` (index.html, dashboard.html), one build at a time;
+ * a request during a build runs one more build after it, however many came.
  */
 export function createDocsBuilder(root: string, onBuilt: (milliseconds: number) => void, onFailed: (message: string) => void): DocsBuilder {
-  const paths = {
-    api: path.join(root, 'openapi/openapi.yaml'),
-    config: path.join(root, 'openapi/redocly.yaml'),
-    output: path.join(root, 'generated/docs/index.html'),
-  };
-  let page: { html: string } | { missing: string } = { missing: 'The reference is built once the document passes lint; this page reloads when it is ready.' };
+  const pages = PROJECT_DOCS_PATHS.map((paths) => underRoot(paths, root));
+  const built = new Map<string, { html: string }>();
+  const missing = { missing: 'The reference is built once the document passes lint; this page reloads when it is ready.' };
   let building = false;
   let again = false;
   const run = async (): Promise<void> => {
     building = true;
     do {
       again = false;
+      const started = performance.now();
       try {
-        const built = await buildDocs(paths);
-        page = { html: await readFile(built.output, 'utf8') };
-        onBuilt(built.milliseconds);
+        for (const paths of pages) {
+          const page = await buildDocs(paths);
+          built.set(path.basename(page.output, '.html'), { html: await readFile(page.output, 'utf8') });
+        }
+        onBuilt(performance.now() - started);
       } catch (error) {
         onFailed(error instanceof DocsError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
       }
@@ -110,6 +123,9 @@ export function createDocsBuilder(root: string, onBuilt: (milliseconds: number) 
       if (building) again = true;
       else void run();
     },
-    current: () => page,
+    current(name) {
+      if (!pages.some((paths) => path.basename(paths.output, '.html') === name)) return undefined;
+      return built.get(name) ?? missing;
+    },
   };
 }

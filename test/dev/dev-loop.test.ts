@@ -114,6 +114,10 @@ describe('npm run dev', () => {
     const docs = await (await get('/docs')).text();
     expect(docs).toContain('Only the providers of this country');
     expect(docs).toContain('new EventSource("/docs/events")');
+    // The dashboard's reference is rebuilt with it, at its own address.
+    const dashboard = await (await get('/docs/dashboard')).text();
+    expect(dashboard).toContain('Partner Dashboard API');
+    expect(dashboard).toContain('new EventSource("/docs/events")');
     expect(await readFile(file('generated/openapi.json'), 'utf8')).toContain('"name": "country"');
   }, TEST_MS);
 
