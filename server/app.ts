@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { mountOperations, routes } from '../generated/server.js';
+import { createDashboardApi } from './dashboard/api.js';
 import { createCursorCodec } from './domain/cursor.js';
 import { DEFAULT_PAYMENT_NETWORK_DELAY_MS } from './domain/transfer-state.js';
 import { createTokenService } from './domain/tokens.js';
@@ -31,6 +32,8 @@ const API_SPEC_PATH = fileURLToPath(new URL('../generated/openapi.json', import.
 export interface AppConfig {
   /** On in development and in every test: an off-contract answer becomes a 500 and fails the test. */
   readonly validateResponses: boolean;
+  /** The dashboard's session cookie is `Secure` (production). */
+  readonly secureCookies?: boolean;
   readonly paymentNetworkDelayMs?: number;
 }
 
@@ -84,6 +87,22 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(ids, logger, clock));
+
+  // The dashboard's API (openapi/dashboard/dashboard.yaml) answers every path under
+  // /dashboard/api, its own 404 and 405 included, before the partner API's routing sees them;
+  // every other request passes it by.
+  app.use(
+    await createDashboardApi({
+      db,
+      clock,
+      ids,
+      logger,
+      cursors: services.cursors,
+      paymentNetworkDelayMs: services.paymentNetworkDelayMs,
+      validateResponses: config.validateResponses,
+      secureCookies: config.secureCookies ?? false,
+    }),
+  );
 
   const validation = createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: config.validateResponses, ignorePaths: HEALTH_PATHS });
   // A path the document does not have is 404, and a method it does not declare on the path 405

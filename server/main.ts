@@ -3,7 +3,8 @@
  *
  * PORT (3000), DATABASE_URL (postgres://… for PostgreSQL; unset for the embedded database under
  * ./.data/; memory:// for an in-memory one), LOG_LEVEL (info), PAYMENT_NETWORK_DELAY_MS (2000),
- * NODE_ENV (response validation is on unless it is `production`), WEB_CONCURRENCY (workers, PostgreSQL only).
+ * NODE_ENV (response validation is on unless it is `production`, where the dashboard's session cookie
+ * is also `Secure`), WEB_CONCURRENCY (workers, PostgreSQL only).
  */
 import cluster from 'node:cluster';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -26,6 +27,8 @@ interface Config {
   readonly logLevel: string;
   readonly paymentNetworkDelayMs: number;
   readonly validateResponses: boolean;
+  /** The dashboard's session cookie is `Secure` in production only: the local sandbox is plain http. */
+  readonly secureCookies: boolean;
   readonly workers: number;
 }
 
@@ -51,6 +54,7 @@ function readConfig(): Config {
     logLevel: process.env.LOG_LEVEL ?? 'info',
     paymentNetworkDelayMs: integer('PAYMENT_NETWORK_DELAY_MS', 2000, 0, 3_600_000),
     validateResponses: process.env.NODE_ENV !== 'production',
+    secureCookies: process.env.NODE_ENV === 'production',
     workers,
   };
 }
@@ -114,7 +118,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   }
   const demo = primary ? await onboardDemo(database, logger) : undefined;
   const app = await createApp({
-    config: { validateResponses: config.validateResponses, paymentNetworkDelayMs: config.paymentNetworkDelayMs },
+    config: { validateResponses: config.validateResponses, secureCookies: config.secureCookies, paymentNetworkDelayMs: config.paymentNetworkDelayMs },
     db: database.db,
     clock: systemClock,
     ids: randomIds,

@@ -5,7 +5,9 @@ import { TRANSFER_STATUSES, type DB, type TransferStatus } from '../../server/st
 // - balance = start − Σ SUCCEEDED − Σ PROCESSING, never negative (no cents spent twice, no
 //   refund given twice);
 // - every transfer in exactly one state, its timestamps those of that state, the outcome the
-//   sandbox network's rule (an account ending in 0002 fails);
+//   sandbox network's rule (an account ending in 0002 fails); a REJECTED transfer was rejected by
+//   an operator of its own organization, with a reason (only the dashboard rejects), and only a
+//   decided transfer names an operator;
 // - every idempotency key maps to at most one transfer, and every transfer has its key with the
 //   stored answer that created it (the change and its answer commit together).
 
@@ -41,6 +43,8 @@ export async function checkInvariants(db: Kysely<DB>, organizations: readonly Or
   const orgRows = ids.length === 0 ? [] : await db.selectFrom('organizations').select(['id', 'balance_cents']).where('id', 'in', ids).execute();
   const clientIds = [...new Set(transfers.map((transfer) => transfer.client_id))];
   const keys = clientIds.length === 0 ? [] : await db.selectFrom('idempotency_keys').selectAll().where('client_id', 'in', clientIds).execute();
+  const operatorIds = [...new Set(transfers.flatMap((transfer) => (transfer.reviewed_by_operator_id === null ? [] : [transfer.reviewed_by_operator_id])))];
+  const operators = operatorIds.length === 0 ? [] : await db.selectFrom('operators').select(['id', 'organization_id']).where('id', 'in', operatorIds).execute();
 
   const byStatus = Object.fromEntries(TRANSFER_STATUSES.map((status) => [status, 0])) as Record<TransferStatus, number>;
   const balances: Record<string, number> = {};
@@ -85,7 +89,16 @@ export async function checkInvariants(db: Kysely<DB>, organizations: readonly Or
     if (has.reviewed !== expected.reviewed || has.cancelled !== expected.cancelled || has.settled !== expected.settled) {
       violations.push(`transfer ${transfer.id}: ${status} with reviewedAt ${String(transfer.reviewed_at)}, cancelledAt ${String(transfer.cancelled_at)}, settledAt ${String(transfer.settled_at)}`);
     }
-    if (status === 'REJECTED') violations.push(`transfer ${transfer.id}: REJECTED, which the partner API never does`);
+    const reviewer = transfer.reviewed_by_operator_id;
+    if (status === 'REJECTED' && (reviewer === null || transfer.rejection_reason === null || transfer.rejection_reason === '')) {
+      violations.push(`transfer ${transfer.id}: REJECTED without an operator and a reason (only an operator rejects, with a reason)`);
+    }
+    if (status !== 'REJECTED' && transfer.rejection_reason !== null) violations.push(`transfer ${transfer.id}: ${status} with a rejection reason`);
+    if (reviewer !== null) {
+      const owner = operators.find((operator) => operator.id === reviewer)?.organization_id;
+      if (owner !== transfer.organization_id) violations.push(`transfer ${transfer.id}: decided by operator ${reviewer} of organization ${String(owner)}, not its own`);
+      if (status === 'PENDING' || status === 'CANCELLED') violations.push(`transfer ${transfer.id}: ${status} yet decided by operator ${reviewer}`);
+    }
     if (status === 'PROCESSING' && transfer.settle_after === null) violations.push(`transfer ${transfer.id}: PROCESSING without settle_after`);
     if ((status === 'SUCCEEDED' || status === 'FAILED') && (status === 'FAILED') !== transfer.account_number.endsWith('0002')) {
       violations.push(`transfer ${transfer.id}: ${status} for account ${transfer.account_number} (0002 fails, every other succeeds)`);

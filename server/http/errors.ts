@@ -18,6 +18,8 @@ export const ERRORS = {
   missingSignature: { status: 401, type: 'MissingSignature' },
   invalidSignature: { status: 401, type: 'InvalidSignature' },
   insufficientScope: { status: 403, type: 'Unauthorized' },
+  /** The dashboard's refusals of a live session: another origin, no CSRF token, a viewer's write. */
+  forbidden: { status: 403, type: 'Unauthorized' },
   notFound: { status: 404, type: 'NotFound' },
   methodNotAllowed: { status: 405, type: 'InvalidRequest' },
   idempotencyKeyInFlight: { status: 409, type: 'DuplicateIdempotencyKey' },
@@ -145,8 +147,8 @@ export function oauthErrorCode(apiError: ApiError): string {
 
 export interface ErrorHandlerOptions {
   readonly logger: Logger;
-  /** The token endpoint's path: its errors also carry the OAuth `error` code. */
-  readonly tokenPath: string;
+  /** The token endpoint's path: its errors also carry the OAuth `error` code. None for an API without one. */
+  readonly tokenPath?: string;
 }
 
 /**
@@ -175,7 +177,7 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       else options.logger.error({ offContract, ...where }, 'answer off the contract replaced by a 500');
     }
     res.set(apiError.headers);
-    const body = req.path === options.tokenPath && apiError.status < 500
+    const body = options.tokenPath !== undefined && req.path === options.tokenPath && apiError.status < 500
       ? { ...apiError.toBody(), error: oauthErrorCode(apiError) }
       : apiError.toBody();
     res.status(apiError.status).json(body);

@@ -231,3 +231,28 @@ export async function purgeAuthFailures(db: Kysely<DB>, nowMs: number, windowMs:
   const result = await db.deleteFrom('auth_failures').where('window_start', '<=', nowMs - windowMs).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** A client of the partner API as the dashboard lists it: never its secret hash or its keys. */
+export interface ClientSummary {
+  readonly clientId: string;
+  readonly scopes: string[];
+  readonly createdAt: number;
+  readonly activePublicKeys: number;
+}
+
+/** The organization's clients, oldest first, with how many public keys are active for each. */
+export async function listClientSummaries(db: Kysely<DB>, organizationId: string): Promise<ClientSummary[]> {
+  const rows = await db
+    .selectFrom('clients as c')
+    .select([
+      'c.id',
+      'c.scopes',
+      'c.created_at',
+      sql<number>`(select count(*) from client_keys k where k.client_id = c.id and k.active)`.as('active_keys'),
+    ])
+    .where('c.organization_id', '=', organizationId)
+    .orderBy('c.created_at')
+    .orderBy('c.id')
+    .execute();
+  return rows.map((row) => ({ clientId: row.id, scopes: row.scopes, createdAt: row.created_at, activePublicKeys: Number(row.active_keys) }));
+}

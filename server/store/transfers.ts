@@ -370,3 +370,73 @@ function toTransfer(row: TransferRow): TransferRecord {
     rejectionReason: row.rejection_reason,
   };
 }
+
+// The dashboard's list: every PENDING transfer first, then the others; within each group newest
+// submission date first, ties by id (the dashboard document's listTransfers). The two groups are
+// one keyset: a PENDING transfer's sort key is its submission date raised by 2^52, above any
+// date (Unix milliseconds stay below 2^52 for some 140,000 years) and still a safe integer, so
+// one (key, id) position, descending, pages through both groups without skipping or repeating.
+const PENDING_FIRST_OFFSET = 2 ** 52;
+
+/** The sort key of a transfer in the dashboard's list (pendingFirstKeySql is the same in SQL). */
+export function pendingFirstKey(transfer: Pick<TransferRecord, 'status' | 'submissionDate'>): number {
+  return transfer.status === 'PENDING' ? transfer.submissionDate + PENDING_FIRST_OFFSET : transfer.submissionDate;
+}
+
+const pendingFirstKeySql = sql<number>`(case when t.status = 'PENDING' then t.submission_date + ${PENDING_FIRST_OFFSET}::bigint else t.submission_date end)`;
+
+/** A transfer with the username of the operator who decided it (null when none did). */
+export interface ReviewedTransferRecord extends TransferRecord {
+  readonly reviewerUsername: string | null;
+}
+
+/**
+ * One page of the dashboard's list (pending first, see pendingFirstKey), with the filters of the
+ * partner API's list and the reviewer's username. Returns up to `limit + 1` transfers, as
+ * listTransfers does.
+ */
+export async function listTransfersPendingFirst(
+  db: Kysely<DB>,
+  organizationId: string,
+  options: ListTransfersOptions,
+): Promise<ReviewedTransferRecord[]> {
+  const { status, minAmountCents, maxAmountCents, after, limit } = options;
+  let query = db
+    .selectFrom('transfers as t')
+    .leftJoin('operators as o', 'o.id', 't.reviewed_by_operator_id')
+    .selectAll('t')
+    .select('o.username as reviewer_username')
+    .where('t.organization_id', '=', organizationId);
+  if (status !== undefined) query = query.where('t.status', '=', status);
+  if (minAmountCents !== undefined) query = query.where('t.amount_cents', '>=', minAmountCents);
+  if (maxAmountCents !== undefined) query = query.where('t.amount_cents', '<=', maxAmountCents);
+  if (after !== undefined) {
+    query = query.where(sql<boolean>`(${pendingFirstKeySql}, t.id) < (${after.sort}::bigint, ${after.id})`);
+  }
+  const rows = await query
+    .orderBy(pendingFirstKeySql, 'desc')
+    .orderBy('t.id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  return rows.map((row) => ({ ...toTransfer(row), reviewerUsername: row.reviewer_username }));
+}
+
+/**
+ * The organization's money at one moment (one statement): the available balance, and the sums
+ * of its PROCESSING and PENDING transfers. Undefined for an unknown organization.
+ */
+export async function getBalanceSummary(
+  db: Kysely<DB>,
+  organizationId: string,
+): Promise<{ availableCents: number; processingCents: number; pendingCents: number } | undefined> {
+  const sumOf = (status: TransferStatus) =>
+    sql<number>`(select coalesce(sum(t.amount_cents), 0)::bigint from transfers t where t.organization_id = ${organizationId} and t.status = ${status})`;
+  const row = await db
+    .selectFrom('organizations')
+    .select(['balance_cents', sumOf('PROCESSING').as('processing_cents'), sumOf('PENDING').as('pending_cents')])
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
+  return row === undefined
+    ? undefined
+    : { availableCents: row.balance_cents, processingCents: row.processing_cents, pendingCents: row.pending_cents };
+}

@@ -33,6 +33,7 @@ describe('import layers', () => {
       'scripts/tool.ts → test/helper.ts (scripts-not-test)',
       'server/app.ts → client/sdk.ts (server-not-outside)',
       'server/domain/rule.ts → server/http/route.ts (domain-below-http-and-store)',
+      'server/http/route.ts → server/dashboard/api.ts (partner-api-not-dashboard)',
       'server/sandbox/demo.ts → server/http/route.ts (sandbox-below-http)',
       'server/settlement-worker.ts → server/http/route.ts (worker-not-http)',
       'server/store/table.ts → server/http/route.ts (store-below-http)',

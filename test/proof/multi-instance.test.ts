@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../scripts/proof/datab
 import { checkInvariants, waitForSettlement, type OrganizationStart } from '../../scripts/proof/invariants.js';
 import { describeAnswer, field, proofClient, transferBody, type Answer, type ProofClient } from '../../scripts/proof/proof-client.js';
 import { freePort, startServerProcess, type ServerProcess } from '../../scripts/proof/server-process.js';
+import { dashboardFetch, loginAs, type Operator } from '../http/dashboard-support.js';
 
 // Several instances on one PostgreSQL database (README, "Design"): real server
 // processes (`node --import tsx server/main.ts`, as `npm start` runs), driven concurrently.
@@ -25,6 +26,8 @@ const DRAIN_AMOUNT_CENTS = 50_000;
 const DRAIN_TRANSFERS = 40; // twice what the balance covers
 const RACE_START_CENTS = 100_000_000;
 const RACES = 30;
+/** Transfers each decided four ways at once: dashboard approve and reject, partner execute and cancel. */
+const DECISION_RACES = 24;
 const SAME_KEYS = 8;
 const REQUESTS_PER_KEY = 12;
 
@@ -51,6 +54,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
     let idem: ProofClient;
     let drain: ProofClient;
     let race: ProofClient;
+    let decide: ProofClient;
     const starts: OrganizationStart[] = [];
     let lowestBalance = Number.POSITIVE_INFINITY;
     let sampling = true;
@@ -64,7 +68,13 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         starts.push({ id: credentials.organizationId, startCents: balanceCents });
         return proofClient(credentials, ['http://unset.invalid']);
       };
-      const made = [await onboard('Same Key Ltd', 0), await onboard('Drain Ltd', DRAIN_START_CENTS), await onboard('Race Ltd', RACE_START_CENTS)];
+      const made = [
+        await onboard('Same Key Ltd', 0),
+        await onboard('Drain Ltd', DRAIN_START_CENTS),
+        await onboard('Race Ltd', RACE_START_CENTS),
+        // Less than the transfers it races would take if every approval won: funds are contested too.
+        await onboard('Decision Race Ltd', 400_000),
+      ];
       const url = database.url;
       servers = await Promise.all(
         workersPerProcess.map(async (workers, index) =>
@@ -73,7 +83,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       );
       await Promise.all(servers.map((server) => server.ready));
       urls = servers.map((server) => server.baseUrl);
-      [idem, drain, race] = made.map((client) => proofClient(client, urls)) as [ProofClient, ProofClient, ProofClient];
+      [idem, drain, race, decide] = made.map((client) => proofClient(client, urls)) as [ProofClient, ProofClient, ProofClient, ProofClient];
 
       // "Never negative", watched while everything runs (the check constraint is the last line of defence).
       const ids = starts.map((start) => start.id);
@@ -186,6 +196,68 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         if (cancel.status === 200) expect(row?.status, id).toBe('CANCELLED');
         else expect(row?.status, id).toBe(row?.account_number.endsWith('0002') ? 'FAILED' : 'SUCCEEDED');
       }
+    });
+
+    it('dashboard approvals and rejections racing partner executes and cancels: exactly one decides each transfer', async () => {
+      const operator: Operator = await loginAs(urlFor(0), decide.operator.operator.username, decide.operator.password);
+      const created = await spread(DECISION_RACES, (index) =>
+        decide.send('POST', '/v1/transfer', { body: transferBody(30_000 + index, { serial: index, fails: index % 4 === 0 }), baseUrl: urlFor(index) }),
+      );
+      const ids = created.map((answer) => {
+        expect(answer.status, describeAnswer(answer)).toBe(200);
+        return String(field(answer, 'id'));
+      });
+      // The session and its CSRF token work on every instance: both live in the database.
+      const dashboard = (index: number, path: string, body?: unknown): Promise<Response> =>
+        dashboardFetch(urlFor(index), 'POST', path, { cookie: operator.cookie, csrfToken: operator.session.csrfToken, origin: urlFor(index), ...(body !== undefined ? { body } : {}) });
+      const outcomes = await spread(DECISION_RACES, async (index) => {
+        const id = ids[index] ?? '';
+        const answered = async (response: Promise<Response>): Promise<{ status: number; body: Record<string, unknown> }> => {
+          const done = await response;
+          return { status: done.status, body: (await done.json()) as Record<string, unknown> };
+        };
+        const sends = [
+          () => answered(dashboard(index, `/dashboard/api/transfer/${id}/approve`)),
+          () => answered(dashboard(index + 1, `/dashboard/api/transfer/${id}/reject`, { reason: `race ${index}` })),
+          () => decide.send('POST', `/v1/transfer/${id}/execute`, { baseUrl: urlFor(index + 2) }),
+          () => decide.send('POST', `/v1/transfer/${id}/cancel`, { baseUrl: urlFor(index + 1) }),
+        ] as const;
+        // Each request goes first in a quarter of the races: every kind gets its chance to win.
+        const started: Array<Promise<{ status: number; body: Record<string, unknown> }> | Promise<Answer>> = [];
+        for (let turn = 0; turn < sends.length; turn += 1) {
+          const which = (index + turn) % sends.length;
+          started[which] = (sends[which] as () => Promise<{ status: number; body: Record<string, unknown> }> | Promise<Answer>)();
+        }
+        const [approve, reject, execute, cancel] = (await Promise.all(started)) as [
+          { status: number; body: Record<string, unknown> },
+          { status: number; body: Record<string, unknown> },
+          Answer,
+          Answer,
+        ];
+        return { id, approve, reject, execute, cancel };
+      });
+      const wins: Record<string, number> = { approve: 0, reject: 0, execute: 0, cancel: 0 };
+      for (const { id, approve, reject, execute, cancel } of outcomes) {
+        const answers = { approve: { status: approve.status, type: approve.body['type'] }, reject: { status: reject.status, type: reject.body['type'] }, execute: { status: execute.status, type: field(execute, 'type') }, cancel: { status: cancel.status, type: field(cancel, 'type') } };
+        const winners = Object.entries(answers).filter(([, answer]) => answer.status === 200);
+        const story = `${id}: ${JSON.stringify(answers)}`;
+        // One winner: an approval the balance cannot cover leaves the transfer PENDING for the others.
+        expect(winners, story).toHaveLength(1);
+        for (const [name] of winners) wins[name] = (wins[name] ?? 0) + 1;
+        for (const [name, answer] of Object.entries(answers).filter(([, candidate]) => candidate.status !== 200)) {
+          expect(answer.status, `${story} (${name})`).toBe(400);
+          expect(['InvalidRequest', 'InsufficientFunds'], `${story} (${name})`).toContain(answer.type);
+        }
+      }
+      console.info(`decision races won by: ${JSON.stringify(wins)}`);
+      const rows = await database.db.selectFrom('transfers').select(['id', 'status', 'reviewed_by_operator_id', 'rejection_reason']).where('id', 'in', ids).execute();
+      for (const { id, approve, reject } of outcomes) {
+        const row = rows.find((candidate) => candidate.id === id);
+        if (reject.status === 200) expect(row, id).toMatchObject({ status: 'REJECTED', reviewed_by_operator_id: operator.session.operator.id });
+        if (approve.status === 200) expect(row?.reviewed_by_operator_id, id).toBe(operator.session.operator.id);
+      }
+      const report = await checkInvariants(database.db, starts.filter((start) => start.id === decide.organizationId));
+      expect(report.violations).toEqual([]);
     });
 
     it('settles every transfer exactly once across the workers, and the invariants hold', async () => {

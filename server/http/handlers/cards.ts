@@ -1,6 +1,8 @@
+import type { Kysely, Transaction } from 'kysely';
 import type { components } from '../../../generated/openapi-types.js';
 import { availableBalance, cairoPeriods } from '../../domain/available-balance.js';
 import { setLimits, updateLimits, type Limits } from '../../domain/card-limits.js';
+import type { CursorCodec } from '../../domain/cursor.js';
 import {
   findCardWithUsage,
   listCards as listStoredCards,
@@ -9,7 +11,8 @@ import {
   type CardHolderRecord,
   type CardWithUsage,
 } from '../../store/cards.js';
-import { idempotentWrite, operation, organizationOf, type WriteContext } from '../handler-kinds.js';
+import type { DB } from '../../store/schema.js';
+import { idempotentWrite, operation, organizationOf } from '../handler-kinds.js';
 import { pageOf, pageRequest } from '../pagination.js';
 
 type Card = components['schemas']['Card'];
@@ -29,7 +32,7 @@ export function toCardHolder(holder: CardHolderRecord): CardHolder {
 }
 
 /** A card as the API shows it, with its availableBalance from the domain rule (server/domain/available-balance.ts). */
-function toCard({ card, figures }: CardWithUsage): Card {
+export function toCard({ card, figures }: CardWithUsage): Card {
   return {
     id: card.id,
     last4: card.last4,
@@ -51,17 +54,30 @@ const invalidLimits = (message: string): { status: 400; body: ErrorBody } => ({
   body: { message, type: 'InvalidRequest', details: 'No limit was changed.' },
 });
 
-export const listCards = operation<'listCards'>(async (input, ctx) => {
-  const organizationId = organizationOf(ctx);
+type CardsQuery = { readonly cursor?: string | undefined; readonly limit?: number | undefined };
+type SetLimitsBody = Parameters<typeof setLimits>[0];
+type UpdateLimitsBody = Parameters<typeof updateLimits>[1];
+type LimitsAnswer = { status: 200; body: Card } | { status: 400 | 404; body: ErrorBody };
+
+/** A page of the organization's cards: the partner API's listCards, and the dashboard's. */
+export async function cardPage(
+  services: { readonly cursors: CursorCodec },
+  db: Kysely<DB>,
+  organizationId: string,
+  nowMs: number,
+  query: CardsQuery,
+): Promise<{ status: 200; body: { cards: Card[]; nextCursor?: string } }> {
   // The list's name is part of the binding, so a cursor of another list is refused here.
-  const page = pageRequest(ctx.services.cursors, input.query, { list: 'cards' });
-  const rows = await listStoredCards(ctx.db, { organizationId, periods: cairoPeriods(ctx.now), after: page.after, take: page.limit + 1 });
-  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, ({ card }) => ({ sort: card.createdAt, id: card.id }));
+  const page = pageRequest(services.cursors, query, { list: 'cards' });
+  const rows = await listStoredCards(db, { organizationId, periods: cairoPeriods(nowMs), after: page.after, take: page.limit + 1 });
+  const { items, nextCursor } = pageOf(services.cursors, page, rows, ({ card }) => ({ sort: card.createdAt, id: card.id }));
   return {
     status: 200,
     body: { cards: items.map(toCard), ...(nextCursor !== undefined ? { nextCursor } : {}) },
   };
-});
+}
+
+export const listCards = operation<'listCards'>(async (input, ctx) => cardPage(ctx.services, ctx.db, organizationOf(ctx), ctx.now, input.query));
 
 export const getCard = operation<'getCard'>(async (input, ctx) => {
   const found = await findCardWithUsage(ctx.db, organizationOf(ctx), input.path.id, cairoPeriods(ctx.now));
@@ -69,36 +85,45 @@ export const getCard = operation<'getCard'>(async (input, ctx) => {
 });
 
 /**
- * Both limit operations run in the write transaction that also stores the idempotent answer: the
- * card row is locked first, so concurrent changes of one card apply one after the other and none
- * is lost; every check runs before the only write.
+ * Both limit operations run in a transaction (for the partner API, the write transaction that also
+ * stores the idempotent answer): the card row is locked first, so concurrent changes of one card
+ * apply one after the other and none is lost; every check runs before the only write.
  */
 async function changeLimits(
-  ctx: WriteContext,
+  tx: Transaction<DB>,
+  organizationId: string,
   cardId: string,
+  nowMs: number,
   change: (current: Limits) => { ok: true; limits: Limits } | { ok: false; message: string },
-): Promise<{ status: 200; body: Card } | { status: 400 | 404; body: ErrorBody }> {
-  const organizationId = organizationOf(ctx);
-  const card = await lockCard(ctx.tx, organizationId, cardId);
+): Promise<LimitsAnswer> {
+  const card = await lockCard(tx, organizationId, cardId);
   if (card === undefined) return notFound(cardId);
   const result = change(card.limits);
   if (!result.ok) return invalidLimits(result.message);
-  await saveCardLimits(ctx.tx, organizationId, card.id, result.limits);
+  await saveCardLimits(tx, organizationId, card.id, result.limits);
   // Read back in the same transaction: the saved limits, and the balance they leave.
-  const saved = await findCardWithUsage(ctx.tx, organizationId, card.id, cairoPeriods(ctx.now));
+  const saved = await findCardWithUsage(tx, organizationId, card.id, cairoPeriods(nowMs));
   if (saved === undefined) throw new Error(`card ${card.id} vanished inside its own transaction`);
   return { status: 200, body: toCard(saved) };
 }
 
-/** PUT: the whole limit state (the setCardLimits description in the document). */
-export const setCardLimits = idempotentWrite<'setCardLimits'>(async (input, ctx) => {
-  const result = setLimits(input.body);
+/** PUT: the whole limit state (the setCardLimits description in the document), in the caller's transaction. */
+export async function setCardLimitsIn(tx: Transaction<DB>, organizationId: string, cardId: string, nowMs: number, body: SetLimitsBody): Promise<LimitsAnswer> {
+  const result = setLimits(body);
   // The body alone decides: refuse it before touching the card.
   if (!result.ok) return invalidLimits(result.message);
-  return changeLimits(ctx, input.path.id, () => result);
-});
+  return changeLimits(tx, organizationId, cardId, nowMs, () => result);
+}
 
 /** PATCH: amounts added to the current limits (the updateCardLimits description), computed on the locked row. */
+export async function updateCardLimitsIn(tx: Transaction<DB>, organizationId: string, cardId: string, nowMs: number, body: UpdateLimitsBody): Promise<LimitsAnswer> {
+  return changeLimits(tx, organizationId, cardId, nowMs, (current) => updateLimits(current, body));
+}
+
+export const setCardLimits = idempotentWrite<'setCardLimits'>(async (input, ctx) =>
+  setCardLimitsIn(ctx.tx, organizationOf(ctx), input.path.id, ctx.now, input.body),
+);
+
 export const updateCardLimits = idempotentWrite<'updateCardLimits'>(async (input, ctx) =>
-  changeLimits(ctx, input.path.id, (current) => updateLimits(current, input.body)),
+  updateCardLimitsIn(ctx.tx, organizationOf(ctx), input.path.id, ctx.now, input.body),
 );

@@ -1,5 +1,9 @@
+import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi-types.js';
+import type { OperationInput } from '../../../generated/server.js';
 import { categoryLabel } from '../../domain/categories.js';
+import type { CursorCodec } from '../../domain/cursor.js';
+import type { DB } from '../../store/schema.js';
 import {
   findTransaction,
   listTransactions as listStoredTransactions,
@@ -46,8 +50,16 @@ function asSet<T extends string>(values: readonly T[] | undefined): T[] | undefi
   return values === undefined ? undefined : [...new Set(values)].sort();
 }
 
-export const listTransactions = operation<'listTransactions'>(async (input, ctx) => {
-  const { fromDate, toDate } = input.query;
+type TransactionsQuery = OperationInput<'listTransactions'>['query'];
+
+/** A page of the organization's ledger with the partner API's filters: its listTransactions, and the dashboard's. */
+export async function transactionPage(
+  services: { readonly cursors: CursorCodec },
+  db: Kysely<DB>,
+  organizationId: string,
+  query: TransactionsQuery,
+): Promise<{ status: 200; body: { transactions: Transaction[]; nextCursor?: string } } | { status: 400; body: ErrorBody }> {
+  const { fromDate, toDate } = query;
   if (fromDate !== undefined && toDate !== undefined && fromDate > toDate) {
     return {
       status: 400,
@@ -61,26 +73,30 @@ export const listTransactions = operation<'listTransactions'>(async (input, ctx)
   const filters: TransactionFilters = {
     fromDate,
     toDate,
-    statuses: asSet(input.query.statuses),
-    categories: asSet(input.query.categories),
-    reviewStatuses: asSet(input.query.reviewStatuses),
-    merchant: input.query.merchant,
-    departmentIds: asSet(input.query.departmentIds),
+    statuses: asSet(query.statuses),
+    categories: asSet(query.categories),
+    reviewStatuses: asSet(query.reviewStatuses),
+    merchant: query.merchant,
+    departmentIds: asSet(query.departmentIds),
   };
   // The list's name is part of the binding, so a cursor of another list is refused here.
-  const page = pageRequest(ctx.services.cursors, input.query, { list: 'transactions', ...filters });
-  const rows = await listStoredTransactions(ctx.db, {
-    organizationId: organizationOf(ctx),
+  const page = pageRequest(services.cursors, query, { list: 'transactions', ...filters });
+  const rows = await listStoredTransactions(db, {
+    organizationId,
     filters,
     after: page.after,
     take: page.limit + 1,
   });
-  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, (row) => ({ sort: row.authorizationDate, id: row.id }));
+  const { items, nextCursor } = pageOf(services.cursors, page, rows, (row) => ({ sort: row.authorizationDate, id: row.id }));
   return {
     status: 200,
     body: { transactions: items.map(toTransaction), ...(nextCursor !== undefined ? { nextCursor } : {}) },
   };
-});
+}
+
+export const listTransactions = operation<'listTransactions'>(async (input, ctx) =>
+  transactionPage(ctx.services, ctx.db, organizationOf(ctx), input.query),
+);
 
 export const getTransaction = operation<'getTransaction'>(async (input, ctx) => {
   const record = await findTransaction(ctx.db, organizationOf(ctx), input.path.id);
