@@ -5,6 +5,8 @@ import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { loadDocument, type JsonSchema, type OperationSpec } from '../../scripts/proof/document.js';
 import { rawRequest, type RawResponse } from '../../scripts/proof/raw-http.js';
+import { routeList as dashboardRoutes, type OperationId as DashboardOperationId, type RouteDefinition as DashboardRoute } from '../../generated/dashboard/server.js';
+import { addOperatorAndLogin, dashboardFetch, loginFirstOperator, type Operator } from '../http/dashboard-support.js';
 
 // The security suite, one describe block per item of the OWASP API Security Top 10 (2023) that
 // applies, on the real app over HTTP (PostgreSQL when DATABASE_URL is set, else the embedded
@@ -699,6 +701,101 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expect(etag).not.toBeNull();
       const again = await fetch(`${app.baseUrl}/v1/bank`, { headers: { 'If-None-Match': etag ?? '' } });
       expect(again.status).toBe(304);
+    });
+  });
+
+  describe("The dashboard's API (openapi/dashboard/dashboard.yaml): API1, API2 and API5 for operators", () => {
+    // Walks the dashboard document's route table, so an operation added there is covered too.
+    let ownerApprover: Operator;
+    let ownerViewer: Operator;
+    let intruderApprover: Operator;
+    const BODIES: Partial<Record<DashboardOperationId, unknown>> = {
+      createSession: { username: 'nobody.here', password: 'wrong' },
+      rejectTransfer: { reason: 'Not ours to pay.' },
+      setCardLimits: { daily: 1, monthly: 1, atm: 1 },
+      updateCardLimits: { daily: 1 },
+    };
+    const secured = dashboardRoutes.filter((route) => route.security.length > 0);
+    const writes = dashboardRoutes.filter((route) => route.parameters.header.includes('X-CSRF-Token'));
+    const approverWrites = writes.filter((route) => route.operationId !== 'deleteSession');
+    const withId = dashboardRoutes.filter((route) => route.path.includes('{id}'));
+    const send = (operator: Operator | undefined, route: DashboardRoute, options: { csrfToken?: string | null; origin?: string | null; cookie?: string | null } = {}): Promise<Response> => {
+      const id = route.path.includes('/card/') ? ownerIds.card : ownerIds.transfer;
+      const body = BODIES[route.operationId];
+      const request = {
+        ...(body !== undefined ? { body, contentType: route.requestContentTypes[0] ?? 'application/json' } : {}),
+        ...options,
+      };
+      const path = route.path.replace('{id}', id);
+      return operator === undefined ? dashboardFetch(app.baseUrl, route.method.toUpperCase(), path, request) : operator.request(route.method.toUpperCase(), path, request);
+    };
+
+    beforeAll(async () => {
+      ownerApprover = await loginFirstOperator(app, owner);
+      ownerViewer = await addOperatorAndLogin(app, owner, 'viewer', 'owner.viewer');
+      intruderApprover = await loginFirstOperator(app, intruder);
+    }, 60_000);
+
+    it.each(withId.map((route) => [route.operationId, route] as const))("%s: another organization's id is 404 NotFound, and nothing of it changes", async (_name, route) => {
+      const before = await ownerState();
+      await expectError(await send(intruderApprover, route), 404, 'NotFound');
+      expect(await ownerState()).toBe(before);
+    });
+
+    it("the dashboard's lists show none of another organization's records", async () => {
+      const ownerRows = await Promise.all([
+        app.db.selectFrom('cards').select('id').where('organization_id', '=', owner.organizationId).execute(),
+        app.db.selectFrom('transfers').select('id').where('organization_id', '=', owner.organizationId).execute(),
+        app.db.selectFrom('transactions').select('id').where('organization_id', '=', owner.organizationId).execute(),
+        app.db.selectFrom('clients').select('id').where('organization_id', '=', owner.organizationId).execute(),
+      ]);
+      const foreign = ownerRows.flat().map((row) => row.id);
+      for (const path of ['/dashboard/api/transfer?limit=100', '/dashboard/api/card?limit=100', '/dashboard/api/transaction?limit=100', '/dashboard/api/client', '/dashboard/api/session']) {
+        const text = await (await intruderApprover.request('GET', path)).text();
+        for (const id of foreign) expect(text, path).not.toContain(id);
+      }
+    });
+
+    it.each(secured.map((route) => [route.operationId, route] as const))('%s: no session, a forged one, or one replayed after logout is 401 Unauthorized', async (_name, route) => {
+      const before = await ownerState();
+      await expectError(await send(undefined, route), 401, 'Unauthorized');
+      await expectError(await send(ownerApprover, route, { cookie: `dashboard_session=${randomBytes(32).toString('base64url')}` }), 401, 'Unauthorized');
+      const leaving = await loginFirstOperator(app, owner);
+      expect((await leaving.request('DELETE', '/dashboard/api/session')).status).toBe(204);
+      await expectError(await send(leaving, route), 401, 'Unauthorized');
+      expect(await ownerState()).toBe(before);
+    });
+
+    it('a wrong password and an unknown username answer alike; the 11th failure in a minute is 429 with Retry-After', async () => {
+      const wrong = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: ownerApprover.username, password: 'wrong' } });
+      const unknown = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: 'no.such.operator', password: 'wrong' } });
+      expect(await expectError(wrong, 401, 'Unauthorized')).toEqual(await expectError(unknown, 401, 'Unauthorized'));
+      for (let attempt = 1; attempt < 10; attempt += 1) {
+        await expectError(await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: 'no.such.operator', password: 'wrong' } }), 401, 'Unauthorized');
+      }
+      const locked = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: 'No.Such.Operator', password: 'wrong' } });
+      await expectError(locked, 429, 'InvalidRequest');
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    }, 60_000);
+
+    it.each(writes.map((route) => [route.operationId, route] as const))('%s: without the X-CSRF-Token, or with another session\'s, is 403, and nothing changes', async (_name, route) => {
+      const before = await ownerState();
+      await expectError(await send(ownerApprover, route, { csrfToken: null }), 403, 'Unauthorized');
+      await expectError(await send(ownerApprover, route, { csrfToken: ownerViewer.session.csrfToken }), 403, 'Unauthorized');
+      expect(await ownerState()).toBe(before);
+      expect((await ownerApprover.request('GET', '/dashboard/api/session')).status).toBe(200);
+    });
+
+    it.each(approverWrites.map((route) => [route.operationId, route] as const))("%s: a viewer's is 403, and nothing changes", async (_name, route) => {
+      const before = await ownerState();
+      await expectError(await send(ownerViewer, route), 403, 'Unauthorized');
+      expect(await ownerState()).toBe(before);
+    });
+
+    it.each(dashboardRoutes.map((route) => [route.operationId, route] as const))('%s: a request from another origin is 403, and nothing changes', async (_name, route) => {
+      const before = await ownerState();
+      await expectError(await send(ownerApprover, route, { origin: 'https://attacker.example' }), 403, 'Unauthorized');
+      expect(await ownerState()).toBe(before);
     });
   });
 });
