@@ -6,6 +6,7 @@ import type { DB } from './store/schema.js';
 import { claimDueSettlements } from './store/transfers.js';
 import { purgeExpiredIdempotencyKeys } from './store/idempotency.js';
 import { purgeAuthFailures } from './store/organizations.js';
+import { purgeSessions } from './store/operators.js';
 import { AUTH_FAILURE_WINDOW_MS } from './domain/credentials.js';
 
 /**
@@ -21,7 +22,8 @@ export const SETTLEMENT_BATCH = 50;
  * Once a minute the worker also deletes what can never matter again: idempotency keys past their
  * 24 hours (they are forgotten either way; this keeps the table at one day of writes) and failed
  * authentication windows that are over (unknown client ids are counted too, so anyone could grow
- * that table). Every instance does it; deleting the same rows twice is harmless.
+ * that table), and dashboard sessions that ended or expired (a live session is never deleted).
+ * Every instance does it; deleting the same rows twice is harmless.
  */
 export const MAINTENANCE_INTERVAL_MS = 60_000;
 
@@ -55,7 +57,8 @@ export function startSettlementWorker(deps: {
     try {
       const keys = await purgeExpiredIdempotencyKeys(deps.db, now);
       const windows = await purgeAuthFailures(deps.db, now, AUTH_FAILURE_WINDOW_MS);
-      if (keys + windows > 0) deps.logger.info({ idempotencyKeys: keys, authFailureWindows: windows }, 'expired records deleted');
+      const sessions = await purgeSessions(deps.db, now);
+      if (keys + windows + sessions > 0) deps.logger.info({ idempotencyKeys: keys, authFailureWindows: windows, sessions }, 'expired records deleted');
     } catch (error) {
       deps.logger.error({ err: error }, 'maintenance failed; retrying in a minute');
     }
