@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import cookieParser from 'cookie-parser';
 import express, { type RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
 import { mountOperations } from '../../generated/dashboard/server.js';
@@ -57,6 +58,9 @@ export async function createDashboardApi(deps: DashboardApiDeps): Promise<Reques
 
   const router = express.Router({ caseSensitive: true });
   const validation = createOpenApiValidation({ apiSpec: DASHBOARD_SPEC_PATH, validateResponses: deps.validateResponses });
+  // The session cookie, read by cookie-parser (unsigned: the value is a random token that only
+  // names a session in the database).
+  router.use(cookieParser());
   router.use(...validation.routing);
   mountOperations(router, dashboardHandlers, createDashboardInvoke(services), (route) => [
     ...sessionChecks(route, { db: deps.db, clock: deps.clock, csrfKey: services.csrfKey }),

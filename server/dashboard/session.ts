@@ -66,17 +66,12 @@ export function clearedSessionCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; ${cookieAttributes(secure, 0)}`;
 }
 
-/** The session token the request's cookie carries, when it has the shape of one. */
+/** The session token the request's cookie carries (parsed by cookie-parser, api.ts), when it has the shape of one. */
 export function sessionTokenOf(req: Request): string | undefined {
-  const header = req.headers.cookie;
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const equals = part.indexOf('=');
-    if (equals < 0 || part.slice(0, equals).trim() !== SESSION_COOKIE) continue;
-    const value = part.slice(equals + 1).trim();
-    return SESSION_TOKEN.test(value) ? value : undefined;
-  }
-  return undefined;
+  const cookies: unknown = (req as { cookies?: unknown }).cookies;
+  if (typeof cookies !== 'object' || cookies === null) return undefined;
+  const value: unknown = (cookies as Record<string, unknown>)[SESSION_COOKIE];
+  return typeof value === 'string' && SESSION_TOKEN.test(value) ? value : undefined;
 }
 
 /** The live session of a request, for the handler; set by the session check. */
