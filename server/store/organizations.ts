@@ -1,3 +1,4 @@
+import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS } from '../domain/credentials.js';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
@@ -219,6 +220,22 @@ export async function getAuthFailureWindow(
     .where('window_start', '>', nowMs - windowMs)
     .executeTakeFirst();
   return row === undefined ? undefined : { failures: row.failures, windowEndsAt: row.window_start + windowMs };
+}
+
+/**
+ * The failed attempts under `key` in the current window and, once they have reached
+ * AUTH_FAILURE_LIMIT, how many seconds to wait (a `Retry-After`): the token endpoint's and the
+ * dashboard login's one rule.
+ */
+export async function authFailureStatus(
+  db: Kysely<DB>,
+  key: string,
+  nowMs: number,
+): Promise<{ failures: number; retryAfterSeconds: number | undefined }> {
+  const window = await getAuthFailureWindow(db, key, nowMs, AUTH_FAILURE_WINDOW_MS);
+  if (window === undefined) return { failures: 0, retryAfterSeconds: undefined };
+  const retryAfterSeconds = window.failures >= AUTH_FAILURE_LIMIT ? Math.max(1, Math.ceil((window.windowEndsAt - nowMs) / 1000)) : undefined;
+  return { failures: window.failures, retryAfterSeconds };
 }
 
 /** Forgets the client's failures (after a successful authentication). */

@@ -2,7 +2,7 @@ import type { components } from '../../../generated/dashboard/openapi-types.js';
 import type { OperationHandler, OperationResult } from '../../../generated/dashboard/server.js';
 import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifySecret } from '../../domain/credentials.js';
 import { createSession as storeSession, endSession, findOperatorCredentials } from '../../store/operators.js';
-import { clearAuthFailures, getAuthFailureWindow, getOrganization, recordAuthFailure } from '../../store/organizations.js';
+import { clearAuthFailures, authFailureStatus, getOrganization, recordAuthFailure } from '../../store/organizations.js';
 import { sessionOf, type DashboardContext } from '../context.js';
 import {
   SESSION_TTL_MS,
@@ -55,10 +55,8 @@ export const createSession: OperationHandler<'createSession', DashboardContext> 
   const { db, now, services } = ctx;
   const { username, password } = input.body;
   const failureKey = failureKeyOf(username);
-  const window = await getAuthFailureWindow(db, failureKey, now, AUTH_FAILURE_WINDOW_MS);
-  const failures = window?.failures ?? 0;
-  if (window !== undefined && failures >= AUTH_FAILURE_LIMIT) {
-    const retryAfter = Math.max(1, Math.ceil((window.windowEndsAt - now) / 1000));
+  const { failures, retryAfterSeconds: retryAfter } = await authFailureStatus(db, failureKey, now);
+  if (retryAfter !== undefined) {
     return {
       status: 429,
       body: {

@@ -5,7 +5,7 @@ import { isScope, type Scope } from '../../domain/tokens.js';
 import {
   clearAuthFailures,
   findClient,
-  getAuthFailureWindow,
+  authFailureStatus,
   getClientTokenPolicy,
   recordAuthFailure,
 } from '../../store/organizations.js';
@@ -80,10 +80,8 @@ export const createToken = operation<'createToken'>(async (input, ctx) => {
     return unauthorized('Authenticate with HTTP Basic (client id and secret) or with client_id and client_secret in the body.');
   }
 
-  const window = await getAuthFailureWindow(db, credentials.clientId, now, AUTH_FAILURE_WINDOW_MS);
-  const failures = window?.failures ?? 0;
-  if (window !== undefined && failures >= AUTH_FAILURE_LIMIT) {
-    const retryAfter = Math.max(1, Math.ceil((window.windowEndsAt - now) / 1000));
+  const { failures, retryAfterSeconds: retryAfter } = await authFailureStatus(db, credentials.clientId, now);
+  if (retryAfter !== undefined) {
     return {
       status: 429,
       body: {
