@@ -35,6 +35,27 @@ module.exports = {
       to: { path: ['^server/', '^scripts/', '^test/'] },
     },
     {
+      name: 'dashboard-pages-browser-only',
+      comment: "The dashboard's pages (client/dashboard/) run in a browser: they import only themselves, generated/dashboard/'s types and packages, never Node's modules or the SDK.",
+      severity: 'error',
+      from: { path: '^client/dashboard/' },
+      to: { pathNot: ['^client/dashboard/', '^generated/dashboard/openapi-types[.]ts$', '^node_modules/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'dashboard-pages-no-node',
+      comment: "The dashboard's pages run in a browser: no module of Node's.",
+      severity: 'error',
+      from: { path: '^client/dashboard/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'sdk-not-pages',
+      comment: "The SDK does not use the dashboard's pages.",
+      severity: 'error',
+      from: { path: '^client/', pathNot: '^client/dashboard/' },
+      to: { path: '^client/dashboard/' },
+    },
+    {
       name: 'domain-below-http-and-store',
       comment: 'The rules in server/domain/ know neither HTTP nor SQL, nor the app that wires them.',
       severity: 'error',

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { mountOperations, routes } from '../generated/server.js';
 import { createDashboardApi } from './dashboard/api.js';
+import { dashboardPages } from './dashboard/pages.js';
 import { createCursorCodec } from './domain/cursor.js';
 import { DEFAULT_PAYMENT_NETWORK_DELAY_MS } from './domain/transfer-state.js';
 import { createTokenService } from './domain/tokens.js';
@@ -35,6 +36,8 @@ export interface AppConfig {
   /** The dashboard's session cookie is `Secure` (production). */
   readonly secureCookies?: boolean;
   readonly paymentNetworkDelayMs?: number;
+  /** The built dashboard pages (`.build/dashboard/`, `npm run build`) served at /dashboard; none when absent. */
+  readonly dashboardPagesDir?: string;
 }
 
 export interface AppDeps {
@@ -103,6 +106,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       secureCookies: config.secureCookies ?? false,
     }),
   );
+
+  // The dashboard's pages at /dashboard and /dashboard/assets/, outside both documents.
+  if (config.dashboardPagesDir !== undefined) app.use(await dashboardPages(config.dashboardPagesDir));
 
   const validation = createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: config.validateResponses, ignorePaths: HEALTH_PATHS });
   // A path the document does not have is 404, and a method it does not declare on the path 405

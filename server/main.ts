@@ -61,6 +61,8 @@ function readConfig(): Config {
 
 const DEMO_BALANCE_CENTS = 50_000_000_00; // EGP 50,000,000.00 of sandbox money
 const CREDENTIALS_DIR = '.data';
+/** Where `npm run build` bundles the dashboard's pages (scripts/build-dashboard.ts), from the project root. */
+const DASHBOARD_PAGES_DIR = path.resolve('.build/dashboard');
 /** 10 s: the usual grace period of process managers (Kubernetes waits 30 s, systemd 90 s before SIGKILL). */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -96,6 +98,10 @@ async function printDemo(demo: OnboardingResult, port: number, persisted: boolea
     `  client secret: ${demo.clientSecret}`,
     persisted ? `  private key:   ${keyFile}` : `  private key:\n${demo.privateKeyPem ?? ''}`,
     '',
+    `The dashboard: ${base}/dashboard (an approver)`,
+    `  username: ${demo.operator.operator.username}`,
+    `  password: ${demo.operator.password}`,
+    '',
     'Try it:',
     `  TOKEN=$(curl -s -u '${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials ${base}/v1/oauth/token | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
     `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/card`,
@@ -118,7 +124,12 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   }
   const demo = primary ? await onboardDemo(database, logger) : undefined;
   const app = await createApp({
-    config: { validateResponses: config.validateResponses, secureCookies: config.secureCookies, paymentNetworkDelayMs: config.paymentNetworkDelayMs },
+    config: {
+      validateResponses: config.validateResponses,
+      secureCookies: config.secureCookies,
+      paymentNetworkDelayMs: config.paymentNetworkDelayMs,
+      dashboardPagesDir: DASHBOARD_PAGES_DIR,
+    },
     db: database.db,
     clock: systemClock,
     ids: randomIds,

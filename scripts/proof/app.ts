@@ -92,6 +92,8 @@ export interface TestAppOptions {
   paymentNetworkDelayMs?: number;
   /** Where the app logs (silent by default); tests that check log lines pass a recording one. */
   logger?: Logger;
+  /** The built dashboard pages to serve at /dashboard (scripts/build-dashboard.ts); none by default. */
+  dashboardPagesDir?: string;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -103,7 +105,11 @@ interface Served {
 
 async function serve(db: Kysely<DB>, clock: TestClock, options: TestAppOptions): Promise<Served> {
   const app = await createApp({
-    config: { validateResponses: true, paymentNetworkDelayMs: options.paymentNetworkDelayMs ?? 2000 },
+    config: {
+      validateResponses: true,
+      paymentNetworkDelayMs: options.paymentNetworkDelayMs ?? 2000,
+      ...(options.dashboardPagesDir !== undefined ? { dashboardPagesDir: options.dashboardPagesDir } : {}),
+    },
     db,
     clock,
     ids: randomIds,

@@ -28,6 +28,9 @@ describe('import layers', () => {
   it('every rule bites: the planted tree breaks each once', async () => {
     const planted = await violations(PLANTED);
     expect(planted).toEqual([
+      'client/dashboard/page.ts → fs (dashboard-pages-no-node)',
+      'client/dashboard/page.ts → generated/types.ts (dashboard-pages-browser-only)',
+      'client/sdk.ts → client/dashboard/page.ts (sdk-not-pages)',
       'client/sdk.ts → server/domain/rule.ts (client-alone)',
       'generated/skeleton.ts → server/domain/rule.ts (generated-self-contained)',
       'scripts/tool.ts → test/helper.ts (scripts-not-test)',
