@@ -20,7 +20,8 @@ import { build } from 'esbuild';
 import { runAsMain } from './cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SOURCE_DIR = path.join(ROOT, 'client/dashboard');
+/** The pages' sources, under a project root. */
+const SOURCE = 'client/dashboard';
 /** Where `npm start` (server/main.ts) looks for the pages: relative to the project root. */
 export const DEFAULT_PAGES_DIR = path.join(ROOT, '.build/dashboard');
 /** The first view's script budget (README, "The dashboard's pages"): the test asserts it. */
@@ -37,11 +38,12 @@ export interface BuiltPages {
 
 const hashOf = (content: Uint8Array | string): string => createHash('sha256').update(content).digest('base64url').slice(0, 12);
 
-/** Bundles client/dashboard/ into `outDir` (emptied first). */
-export async function buildDashboardPages(outDir: string = DEFAULT_PAGES_DIR): Promise<BuiltPages> {
+/** Bundles `<root>/client/dashboard/` (this repository's by default) into `outDir` (emptied first). */
+export async function buildDashboardPages(outDir: string = DEFAULT_PAGES_DIR, root: string = ROOT): Promise<BuiltPages> {
   const started = performance.now();
+  const sources = path.join(root, SOURCE);
   const result = await build({
-    entryPoints: { app: path.join(SOURCE_DIR, 'main.ts'), style: path.join(SOURCE_DIR, 'styles.css') },
+    entryPoints: { app: path.join(sources, 'main.ts'), style: path.join(sources, 'styles.css') },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -52,14 +54,14 @@ export async function buildDashboardPages(outDir: string = DEFAULT_PAGES_DIR): P
     legalComments: 'none',
     logLevel: 'silent',
     // The pages' own tsconfig (DOM types); esbuild reads only what affects emitting.
-    tsconfig: path.join(SOURCE_DIR, 'tsconfig.json'),
+    tsconfig: path.join(sources, 'tsconfig.json'),
   });
   const script = result.outputFiles.find((file) => file.path.endsWith('.js'));
   const style = result.outputFiles.find((file) => file.path.endsWith('.css'));
   if (script === undefined || style === undefined) throw new Error('esbuild wrote no script or no style');
   const scriptName = `assets/app-${hashOf(script.contents)}.js`;
   const styleName = `assets/app-${hashOf(style.contents)}.css`;
-  const template = await readFile(path.join(SOURCE_DIR, 'index.html'), 'utf8');
+  const template = await readFile(path.join(sources, 'index.html'), 'utf8');
   const html = template.replace('{{script}}', `/dashboard/${scriptName}`).replace('{{style}}', `/dashboard/${styleName}`);
   if (html.includes('{{')) throw new Error('client/dashboard/index.html has a placeholder the build does not fill');
 

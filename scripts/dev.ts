@@ -23,8 +23,9 @@ import { parseArgs } from 'node:util';
 import { watch } from 'chokidar';
 import { classifyChange, WATCHED_DIRS, type ChangeKind } from './dev/changes.js';
 import { startFront, DOCS_PATH, type Front } from './dev/front.js';
-import { createServerSupervisor } from './dev/server-process.js';
+import { createServerSupervisor, serverWorkingDir } from './dev/server-process.js';
 import { createDocsBuilder, generateInMemory, lint, writeGenerated } from './dev/steps.js';
+import { buildDashboardPages } from './build-dashboard.js';
 import { startTypechecker, type TypecheckRun } from './dev/typecheck.js';
 import { runAsMain } from './cli.js';
 
@@ -120,6 +121,18 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
   async function build(kinds: ReadonlySet<ChangeKind>, savedAt: number, since: string, outcome: Outcome): Promise<void> {
     const times: string[] = [];
     let restartWanted = serverStale || kinds.has('server') || !servers.answering();
+    if (kinds.has('pages')) {
+      // Bundled where the server reads them at start (.build/dashboard/ in its working directory).
+      const started = performance.now();
+      try {
+        await buildDashboardPages(path.join(serverWorkingDir(options.dataDir), '.build/dashboard'), root);
+        times.push(`pages ${seconds(performance.now() - started)}`);
+        restartWanted = true;
+      } catch (error) {
+        print(error instanceof Error ? error.message : String(error));
+        say(`the dashboard's pages did not build (above); ${answeringNow()}`);
+      }
+    }
     let run: TypecheckRun;
     if (kinds.has('document')) {
       const generation = generateInMemory(root);
@@ -222,7 +235,7 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
   say(`watching ${WATCHED_DIRS.map((dir) => `${dir}/`).join(', ')} of ${shown}; the embedded database in ${options.dataDir}`);
   if (process.env['DATABASE_URL'] !== undefined && process.env['DATABASE_URL'] !== '') say('DATABASE_URL is not used: the dev server runs on the embedded database');
   // The first build: everything, as if all had just been saved.
-  pending.add('document').add('server');
+  pending.add('document').add('server').add('pages');
   firstSave = performance.now();
   void next();
 

@@ -18,6 +18,15 @@ describe('what a save asks of npm run dev', () => {
     expect(classifyChange('client/index.ts')).toBe('code');
   });
 
+  it("rebuilds the dashboard's pages for their sources, styles and page, not for their tests or screenshots", () => {
+    expect(classifyChange('client/dashboard/main.ts')).toBe('pages');
+    expect(classifyChange('client/dashboard/pages/transfers.ts')).toBe('pages');
+    expect(classifyChange('client/dashboard/styles.css')).toBe('pages');
+    expect(classifyChange('client/dashboard/index.html')).toBe('pages');
+    expect(classifyChange('client/dashboard/format.test.ts')).toBe('code');
+    expect(classifyChange('client/dashboard/screenshots/login.png')).toBeUndefined();
+  });
+
   it('ignores what is neither: editor files, temporary saves, other folders', () => {
     for (const file of ['openapi/paths/v1_bank.yaml.123.saving', 'openapi/.v1_bank.yaml.swp', 'server/notes.md', 'server/x.ts~', 'generated/server.ts', 'test/dev/x.ts', 'scripts/dev.ts']) {
       expect(classifyChange(file), file).toBeUndefined();

@@ -86,6 +86,10 @@ describe('npm run dev', () => {
     expect((await token()).status).toBe(200);
     const refused = await get('/v1/bank?country=EG');
     expect(refused.status).toBe(400);
+    // The dashboard's pages, bundled at start where the server reads them.
+    const pages = await get('/dashboard');
+    expect(pages.status).toBe(200);
+    expect(await pages.text()).toMatch(/<script[^>]+src="\/dashboard\/assets\/app-[^"]+\.js"/);
     expect(await refused.text()).toContain("Unknown query parameter 'country'");
   }, TEST_MS);
 
