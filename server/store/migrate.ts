@@ -6,6 +6,7 @@ import { ledgerIndexesMigration } from './migrations/002-ledger-indexes.js';
 import { tokenRevocationMigration } from './migrations/003-token-revocation.js';
 import { idempotencyInOneTransactionMigration } from './migrations/004-idempotency-in-one-transaction.js';
 import { dashboardOperatorsMigration } from './migrations/005-dashboard-operators.js';
+import { pendingFirstIndexMigration } from './migrations/006-pending-first-index.js';
 import type { DB } from './schema.js';
 
 /**
@@ -19,6 +20,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '003-token-revocation': tokenRevocationMigration,
   '004-idempotency-in-one-transaction': idempotencyInOneTransactionMigration,
   '005-dashboard-operators': dashboardOperatorsMigration,
+  '006-pending-first-index': pendingFirstIndexMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

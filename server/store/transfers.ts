@@ -383,23 +383,19 @@ export function pendingFirstKey(transfer: Pick<TransferRecord, 'status' | 'submi
   return transfer.status === 'PENDING' ? transfer.submissionDate + PENDING_FIRST_OFFSET : transfer.submissionDate;
 }
 
-const pendingFirstKeySql = sql<number>`(case when t.status = 'PENDING' then t.submission_date + ${PENDING_FIRST_OFFSET}::bigint else t.submission_date end)`;
+/**
+ * The key in SQL, the offset written as a literal: transfers_pending_first_idx (migration 006)
+ * indexes this very expression, which a parameter in its place would not match.
+ */
+const pendingFirstKeySql = sql<number>`(case when t.status = 'PENDING' then t.submission_date + ${sql.lit(PENDING_FIRST_OFFSET)}::bigint else t.submission_date end)`;
 
 /** A transfer with the username of the operator who decided it (null when none did). */
 export interface ReviewedTransferRecord extends TransferRecord {
   readonly reviewerUsername: string | null;
 }
 
-/**
- * One page of the dashboard's list (pending first, see pendingFirstKey), with the filters of the
- * partner API's list and the reviewer's username. Returns up to `limit + 1` transfers, as
- * listTransfers does.
- */
-export async function listTransfersPendingFirst(
-  db: Kysely<DB>,
-  organizationId: string,
-  options: ListTransfersOptions,
-): Promise<ReviewedTransferRecord[]> {
+/** The dashboard list's statement, unexecuted (a test checks its plan): see listTransfersPendingFirst. */
+export function transfersPendingFirstQuery(db: Kysely<DB>, organizationId: string, options: ListTransfersOptions) {
   const { status, minAmountCents, maxAmountCents, after, limit } = options;
   let query = db
     .selectFrom('transfers as t')
@@ -413,11 +409,20 @@ export async function listTransfersPendingFirst(
   if (after !== undefined) {
     query = query.where(sql<boolean>`(${pendingFirstKeySql}, t.id) < (${after.sort}::bigint, ${after.id})`);
   }
-  const rows = await query
-    .orderBy(pendingFirstKeySql, 'desc')
-    .orderBy('t.id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return query.orderBy(pendingFirstKeySql, 'desc').orderBy('t.id', 'desc').limit(limit + 1);
+}
+
+/**
+ * One page of the dashboard's list (pending first, see pendingFirstKey), with the filters of the
+ * partner API's list and the reviewer's username. Returns up to `limit + 1` transfers, as
+ * listTransfers does; a walk of transfers_pending_first_idx from the cursor.
+ */
+export async function listTransfersPendingFirst(
+  db: Kysely<DB>,
+  organizationId: string,
+  options: ListTransfersOptions,
+): Promise<ReviewedTransferRecord[]> {
+  const rows = await transfersPendingFirstQuery(db, organizationId, options).execute();
   return rows.map((row) => ({ ...toTransfer(row), reviewerUsername: row.reviewer_username }));
 }
 
