@@ -1,4 +1,8 @@
 import { pathToFileURL } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** The flag declarations `parseArgs` takes (its type is not exported by name). */
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 export interface RunAsMainOptions {
   /** How an error that escapes `main` is printed (default: its message). */
@@ -30,4 +34,45 @@ export function runAsMain(moduleUrl: string, main: (argv: readonly string[]) => 
       process.exit(1);
     },
   );
+}
+
+/** Where a script writes (console by default; tests pass their own). */
+export interface ScriptOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const CONSOLE_OUTPUT: ScriptOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+type FlagsConfig<O extends ParseArgsOptionsConfig> = { args: string[]; options: O; strict: true; allowPositionals: false };
+/** The flags `parseFlags` read, typed from their declarations as `parseArgs` types them. */
+export type Flags<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<FlagsConfig<O>>>['values'];
+
+/**
+ * The scripts' command line: `parseArgs`, strict and without positionals, and the same two endings
+ * for every script: a flag it does not know or a flag without its value prints the reason and the
+ * usage on stderr (exit code 2), `--help` prints the usage on stdout (exit code 0). Returns the
+ * flags, or the exit code when the script ends there. `options` must declare `help`.
+ */
+export function parseFlags<const O extends ParseArgsOptionsConfig & { help: { type: 'boolean' } }>(
+  argv: readonly string[],
+  options: O,
+  usage: string,
+  output: ScriptOutput = CONSOLE_OUTPUT,
+): Flags<O> | number {
+  let values: Flags<O>;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    output.stderr(`${error instanceof Error ? error.message : String(error)}\n\n${usage}\n`);
+    return 2;
+  }
+  if ((values as { help?: boolean }).help === true) {
+    output.stdout(`${usage}\n`);
+    return 0;
+  }
+  return values;
 }

@@ -19,7 +19,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { watch } from 'chokidar';
 import { classifyChange, WATCHED_DIRS, type ChangeKind } from './dev/changes.js';
 import { startFront, DOCS_PATH, type Front } from './dev/front.js';
@@ -27,7 +26,7 @@ import { createServerSupervisor, serverWorkingDir } from './dev/server-process.j
 import { createDocsBuilder, generateInMemory, lint, writeGenerated } from './dev/steps.js';
 import { buildDashboardPages } from './build-dashboard.js';
 import { startTypechecker, type TypecheckRun } from './dev/typecheck.js';
-import { runAsMain } from './cli.js';
+import { parseFlags, runAsMain } from './cli.js';
 
 const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Editors and `git checkout` write several files in a burst: one build for all of them. */
@@ -256,22 +255,8 @@ function parsePort(raw: string | undefined): number | undefined {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  let values: { port?: string; root?: string; 'data-dir'?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: { port: { type: 'string' }, root: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean' } },
-    }));
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help === true) {
-    console.log(USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, { port: { type: 'string' }, root: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean' } }, USAGE);
+  if (typeof values === 'number') return values;
   const port = parsePort(values.port);
   if (port === undefined) {
     console.error(`--port (or PORT) must be a whole number from 0 to 65535\n\n${USAGE}`);

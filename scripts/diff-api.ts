@@ -7,13 +7,12 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { BundleError } from './codegen/bundle.js';
 import { AllowListError, readAllowList } from './api-diff/gate.js';
 import { listReleases } from './api-diff/releases.js';
 import { PROJECT_FILES, buildReport, formatReport, reportJson } from './api-diff/report.js';
 import { SourceError, loadDocumentAtRef, loadDocumentFile, loadReleasedDocument, type LoadedDocument } from './api-diff/sources.js';
-import { runAsMain } from './cli.js';
+import { parseFlags, runAsMain } from './cli.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -67,29 +66,15 @@ export async function loadLatestRelease(root: string): Promise<LoadedDocument | 
 
 export async function runDiffApi(argv: readonly string[], io: Io): Promise<number> {
   const started = performance.now();
-  let values: { base?: string; 'base-ref'?: string; input?: string; allow?: string; json?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        base: { type: 'string' },
-        'base-ref': { type: 'string' },
-        input: { type: 'string' },
-        allow: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean' },
-      },
-    }));
-  } catch (error) {
-    io.stderr(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help === true) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
+  const values = parseFlags(argv, {
+    base: { type: 'string' },
+    'base-ref': { type: 'string' },
+    input: { type: 'string' },
+    allow: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean' },
+  }, USAGE, io);
+  if (typeof values === 'number') return values;
   if (values.base !== undefined && values['base-ref'] !== undefined) {
     io.stderr(`--base and --base-ref name two bases: give one.\n\n${USAGE}\n`);
     return 2;

@@ -14,13 +14,12 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { BundleError, bundleDocument, type OpenApiDocument } from './codegen/bundle.js';
 import { GeneratorError, readDocument, type DocumentModel, type Warning } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { renderServerSkeleton } from './codegen/server-skeleton.js';
-import { runAsMain } from './cli.js';
+import { parseFlags, runAsMain } from './cli.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_INPUT = 'openapi/openapi.yaml';
@@ -133,28 +132,14 @@ function printWarnings(warnings: readonly Warning[]): void {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  let values: { input?: string; out?: string; check?: boolean; scaffold?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        input: { type: 'string' },
-        out: { type: 'string' },
-        check: { type: 'boolean' },
-        scaffold: { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    }));
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help === true) {
-    console.log(USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, {
+    input: { type: 'string' },
+    out: { type: 'string' },
+    check: { type: 'boolean' },
+    scaffold: { type: 'string' },
+    help: { type: 'boolean' },
+  }, USAGE);
+  if (typeof values === 'number') return values;
   if (values.input !== undefined && values.out === undefined) {
     console.error(`--input needs --out: ${DEFAULT_OUT}/ holds what ${DEFAULT_INPUT} gives.\n\n${USAGE}`);
     return 2;

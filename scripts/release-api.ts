@@ -10,7 +10,6 @@
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { parseDocument } from 'yaml';
 import { BundleError } from './codegen/bundle.js';
 import { PROCESS_IO, loadLatestRelease, type Io } from './diff-api.js';
@@ -18,7 +17,7 @@ import { AllowListError, readAllowList } from './api-diff/gate.js';
 import { addEntry, changesToList, compareVersions, listReleases, parseVersion, renderEntry } from './api-diff/releases.js';
 import { PROJECT_FILES, buildReport, formatReport } from './api-diff/report.js';
 import { SourceError, loadDocumentFile } from './api-diff/sources.js';
-import { runAsMain } from './cli.js';
+import { parseFlags, runAsMain } from './cli.js';
 
 export const USAGE = `Usage: npm run release:api -- [--date YYYY-MM-DD]
 
@@ -34,17 +33,8 @@ change that \`npm run diff:api\` refuses.
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export async function runReleaseApi(argv: readonly string[], io: Io): Promise<number> {
-  let values: { date?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: { date: { type: 'string' }, help: { type: 'boolean' } } }));
-  } catch (error) {
-    io.stderr(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help === true) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
+  const values = parseFlags(argv, { date: { type: 'string' }, help: { type: 'boolean' } }, USAGE, io);
+  if (typeof values === 'number') return values;
   const date = values.date ?? new Date().toISOString().slice(0, 10);
   if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) {
     io.stderr(`--date ${date} is not a date written YYYY-MM-DD.\n\n${USAGE}\n`);

@@ -10,7 +10,6 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { Server } from 'node:http';
 import type { Express, IRouter, RequestHandler } from 'express';
 import { createContractApp, type ContractRoute, type ContractSecurityScheme } from '../server/toolkit/contract-server.js';
@@ -18,7 +17,7 @@ import { BundleError } from './codegen/bundle.js';
 import { GeneratorError } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { generate } from './generate.js';
-import { runAsMain } from './cli.js';
+import { parseFlags, runAsMain } from './cli.js';
 
 export const USAGE = `Usage: npm run serve -- --input FILE [--port N] [--handlers DIR]
 
@@ -103,22 +102,8 @@ export async function serve(options: ServeOptions): Promise<Serving> {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  let values: { input?: string; port?: string; handlers?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: { input: { type: 'string' }, port: { type: 'string' }, handlers: { type: 'string' }, help: { type: 'boolean' } },
-    }));
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help === true) {
-    console.log(USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, { input: { type: 'string' }, port: { type: 'string' }, handlers: { type: 'string' }, help: { type: 'boolean' } }, USAGE);
+  if (typeof values === 'number') return values;
   const port = Number(values.port ?? 4010);
   if (values.input === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`${values.input === undefined ? '--input is required' : '--port must be a whole number from 0 to 65535'}\n\n${USAGE}`);

@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
+import { parseFlags } from '../cli.js';
 import { saveFile, startDevProcess, type DevProcess } from '../dev/harness.js';
 import { copyProject } from '../dev/project-copy.js';
 
@@ -68,17 +68,8 @@ async function timed(dev: DevProcess, kind: Run['kind'], save: () => Promise<voi
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  let values: { runs?: string; json?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: { runs: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } } }));
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help === true) {
-    console.log(USAGE);
-    return 0;
-  }
+  const values = parseFlags(argv, { runs: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } }, USAGE);
+  if (typeof values === 'number') return values;
   const runs = Number(values.runs ?? 7);
   if (!Number.isInteger(runs) || runs < 1) {
     console.error(`--runs must be a whole number above 0\n\n${USAGE}`);

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseFlags } from '../cli.js';
 
 export const USAGE = `Usage: node --import tsx scripts/dev/server-entry.ts --root DIR
 
@@ -38,17 +38,8 @@ async function preload(root: string): Promise<void> {
 }
 
 function main(argv: readonly string[]): void {
-  let values: { root?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: { root: { type: 'string' }, help: { type: 'boolean' } } }));
-  } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (values.help === true) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+  const values = parseFlags(argv, { root: { type: 'string' }, help: { type: 'boolean' } }, USAGE);
+  if (typeof values === 'number') process.exit(values);
   if (values.root === undefined || process.send === undefined) {
     console.error(`${values.root === undefined ? '--root is required' : 'no IPC channel: `npm run dev` starts this process'}\n\n${USAGE}`);
     process.exit(2);
