@@ -1,11 +1,11 @@
-import type { Response } from 'express';
 import type { Kysely } from 'kysely';
-import type { AnyOperationResult, Invoke } from '../../generated/dashboard/server.js';
+import type { Invoke } from '../../generated/dashboard/server.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { DB } from '../store/schema.js';
 import { SESSION, sessionTokenOf, type RequestSession, type SessionLocals } from './session.js';
+import { sendResult } from '../toolkit/send-result.js';
 
 /** Long-lived parts the dashboard's handlers use. */
 export interface DashboardServices {
@@ -39,12 +39,6 @@ export function sessionOf(ctx: DashboardContext): RequestSession {
   return ctx.session;
 }
 
-function send(res: Response, result: AnyOperationResult): void {
-  if (result.headers !== undefined) res.set(result.headers);
-  res.status(result.status);
-  if (result.body === undefined) res.end();
-  else res.json(result.body);
-}
 
 /**
  * Runs a dashboard operation and sends its answer. Its writes take no idempotency key (the
@@ -60,6 +54,6 @@ export function createDashboardInvoke(services: DashboardServices): Invoke<Dashb
       session: (res.locals as SessionLocals)[SESSION],
       sentSessionToken: sessionTokenOf(req),
     };
-    send(res, await run(ctx));
+    sendResult(res, await run(ctx));
   };
 }

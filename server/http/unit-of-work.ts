@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
 import { findAnswer, storeAnswer, type StoreAnswerOutcome } from '../store/idempotency.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
@@ -7,6 +7,7 @@ import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
 import { ApiError } from './errors.js';
 import type { OperationContext, Services, UnitOfWork, WriteContext } from './handler-kinds.js';
 import { isSignedWrite } from './route-policy.js';
+import { sendResult } from '../toolkit/send-result.js';
 
 /**
  * The idempotency fingerprint: method, path (as signed: no query string) and a SHA-256 of the
@@ -25,12 +26,6 @@ export function requestFingerprint(method: string, path: string, body: Uint8Arra
     .digest('hex');
 }
 
-function send(res: Response, result: AnyOperationResult): void {
-  if (result.headers !== undefined) res.set(result.headers);
-  res.status(result.status);
-  if (result.body === undefined) res.end();
-  else res.json(result.body);
-}
 
 /** Rolls the write's transaction back and is answered as is: a 5xx stores nothing, so a retry runs again. */
 class UnstoredAnswer extends Error {
@@ -111,6 +106,6 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
         return replay as R;
       },
     };
-    send(res, await run(unit));
+    sendResult(res, await run(unit));
   };
 }

@@ -2,6 +2,7 @@ import type { TLSSocket } from 'node:tls';
 import cookieParser from 'cookie-parser';
 import express, { type ErrorRequestHandler, type Express, type IRouter, type Request, type RequestHandler, type Response } from 'express';
 import { createOpenApiValidation, validationFailureOf, type SecurityHandler } from './openapi-validation.js';
+import { isJsonMediaType, sendResult } from './send-result.js';
 
 /**
  * A server for any document, from what the generator writes for it (the route table and
@@ -51,15 +52,14 @@ export interface ContractServerOptions<R extends ContractRoute, H> {
 /** Bodies a client may send at most. */
 const BODY_LIMIT = '1mb';
 
-const isJson = (mediaType: string): boolean => /^application\/(?:[\w.+-]+\+)?json$/i.test(mediaType.split(';')[0]?.trim() ?? '');
 
 /** The body parsers an operation's media types need (multipart is the validator's). */
 function bodyParsers(mediaTypes: readonly string[]): RequestHandler[] {
   const types = mediaTypes.map((type) => type.split(';')[0]?.trim().toLowerCase() ?? '');
-  const json = types.filter(isJson);
+  const json = types.filter(isJsonMediaType);
   const form = types.filter((type) => type === 'application/x-www-form-urlencoded');
   const text = types.filter((type) => type.startsWith('text/'));
-  const raw = types.filter((type) => !isJson(type) && type !== 'application/x-www-form-urlencoded' && !type.startsWith('text/') && type !== 'multipart/form-data');
+  const raw = types.filter((type) => !isJsonMediaType(type) && type !== 'application/x-www-form-urlencoded' && !type.startsWith('text/') && type !== 'multipart/form-data');
   return [
     // Any JSON value: a document may take a string or a number as a body, not only an object or array.
     ...(json.length > 0 ? [express.json({ type: json, limit: BODY_LIMIT, strict: false })] : []),
@@ -104,20 +104,6 @@ function challenges(route: ContractRoute | undefined, schemes: Readonly<Record<s
   return values.size === 0 ? undefined : [...values].join(', ');
 }
 
-function send(res: Response, result: ContractResult): void {
-  res.set(result.headers ?? {});
-  res.status(result.status);
-  if (result.body === undefined) {
-    res.end();
-    return;
-  }
-  const type = result.contentType ?? 'application/json';
-  if (isJson(type)) {
-    res.type(type).json(result.body);
-  } else {
-    res.type(type).send(typeof result.body === 'string' || Buffer.isBuffer(result.body) ? result.body : String(result.body));
-  }
-}
 
 interface StatusError {
   readonly status?: unknown;
@@ -144,7 +130,7 @@ export function createContractApp<R extends ContractRoute, H>(options: ContractS
   app.use(...validation.routing);
 
   const invoke: Invoke<R> = async (_route, _req, res, run) => {
-    send(res, await run(undefined));
+    sendResult(res, await run(undefined));
   };
   options.mountOperations(app, options.handlers, invoke, (route) => [
     (req, _res, next) => {
