@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/dashboard/openapi-types.js';
 import type { OperationHandler, OperationResult } from '../../../generated/dashboard/server.js';
-import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifySecret } from '../../domain/credentials.js';
+import { AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifySecret } from '../../domain/credentials.js';
 import { createSession as storeSession, endSession, findOperatorCredentials } from '../../store/operators.js';
 import { clearAuthFailures, authFailureStatus, getOrganization, recordAuthFailure } from '../../store/organizations.js';
 import { sessionOf, type DashboardContext } from '../context.js';

@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi-types.js';
 import type { OperationResult } from '../../../generated/server.js';
-import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifySecret } from '../../domain/credentials.js';
+import { AUTH_FAILURE_WINDOW_MS, dummySecretHash, verifySecret } from '../../domain/credentials.js';
 import { isScope, type Scope } from '../../domain/tokens.js';
 import {
   clearAuthFailures,
