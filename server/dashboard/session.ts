@@ -24,8 +24,6 @@ const SESSION_SCHEME = 'session';
 const CSRF_HEADER = 'X-CSRF-Token';
 /** A cookie value as login makes it: 32 random bytes, base64url. Anything else names no session. */
 const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
-/** Writes any operator may make; every other write needs the approver role (the "Roles" table). */
-const ANY_ROLE_WRITES: ReadonlySet<string> = new Set(['deleteSession']);
 
 /** A new session token: 32 random bytes, base64url. Only its SHA-256 is stored. */
 export function newSessionToken(): string {
@@ -97,6 +95,11 @@ function needsSession(route: RouteDefinition): boolean {
   return true;
 }
 
+/** The roles the operation's `session` requirement names (the document's "Roles"); empty: any operator. */
+function requiredRoles(route: RouteDefinition): readonly string[] {
+  return route.security[0]?.[SESSION_SCHEME] ?? [];
+}
+
 /** Whether the operation is a write: it declares the X-CSRF-Token header. */
 function isWrite(route: RouteDefinition): boolean {
   return route.parameters.header.includes(CSRF_HEADER);
@@ -132,6 +135,27 @@ const checkOrigin: RequestHandler = (req, _res, next) => {
   );
 };
 
+/** A write must carry the session's X-CSRF-Token (the document's "CSRF protection"). */
+function checkCsrf(csrfKey: Buffer): RequestHandler {
+  return (req, res, next) => {
+    const session = (res.locals as SessionLocals)[SESSION];
+    const given = req.get(CSRF_HEADER);
+    if (session === undefined || given === undefined) {
+      next(new ApiError('forbidden', 'Writes need the X-CSRF-Token header with the csrfToken of your session.'));
+      return;
+    }
+    if (!sameToken(given, csrfTokenOf(csrfKey, session.token))) {
+      next(
+        new ApiError('forbidden', 'The X-CSRF-Token header does not match your session.', {
+          details: 'Get the token again from GET /dashboard/api/session.',
+        }),
+      );
+      return;
+    }
+    next();
+  };
+}
+
 export interface SessionChecks {
   readonly db: Kysely<DB>;
   readonly clock: Clock;
@@ -160,35 +184,19 @@ export function sessionChecks(route: RouteDefinition, deps: SessionChecks): Requ
     }, next);
   });
 
-  if (!isWrite(route)) return checks;
-  checks.push((req, res, next) => {
-    const session = (res.locals as SessionLocals)[SESSION];
-    const given = req.get(CSRF_HEADER);
-    if (session === undefined || given === undefined) {
-      next(new ApiError('forbidden', 'Writes need the X-CSRF-Token header with the csrfToken of your session.'));
-      return;
-    }
-    if (!sameToken(given, csrfTokenOf(deps.csrfKey, session.token))) {
-      next(
-        new ApiError('forbidden', 'The X-CSRF-Token header does not match your session.', {
-          details: 'Get the token again from GET /dashboard/api/session.',
-        }),
-      );
-      return;
-    }
-    next();
-  });
+  if (isWrite(route)) checks.push(checkCsrf(deps.csrfKey));
 
-  if (ANY_ROLE_WRITES.has(route.operationId)) return checks;
+  // The roles the document names in the operation's security requirement (`session: [approver]`,
+  // as OpenAPI lets a non-OAuth requirement list roles); none named: any operator.
+  const roles = requiredRoles(route);
+  if (roles.length === 0) return checks;
   checks.push((_req, res, next) => {
     const session = (res.locals as SessionLocals)[SESSION];
-    if (session?.operator.role === 'approver') {
+    if (session !== undefined && roles.includes(session.operator.role)) {
       next();
       return;
     }
-    next(
-      new ApiError('forbidden', `Your role is ${session?.operator.role ?? 'unknown'}; approving, rejecting and changing limits need the approver role.`),
-    );
+    next(new ApiError('forbidden', `Your role is ${session?.operator.role ?? 'unknown'}; ${route.operationId} needs the ${roles.join(' or ')} role.`));
   });
   return checks;
 }

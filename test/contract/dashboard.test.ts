@@ -86,10 +86,12 @@ describe('the dashboard document, generated', () => {
 });
 
 describe('the dashboard document, its security', () => {
-  it('asks every operation but login for the session cookie, and login for nothing', () => {
+  it('asks every operation but login for the session cookie, naming the approver role where the Roles table does, and login for nothing', () => {
     expect(componentsOf(dashboard.document, 'securitySchemes')['session']).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'dashboard_session' });
+    const approvers = new Set(['approveTransfer', 'rejectTransfer', 'setCardLimits', 'updateCardLimits']);
     for (const operation of dashboard.model.operations) {
-      expect([operation.key, operation.security], operation.key).toEqual([operation.key, operation.key === 'createSession' ? [] : [{ session: [] }]]);
+      const expected = operation.key === 'createSession' ? [] : [{ session: approvers.has(operation.key) ? ['approver'] : [] }];
+      expect([operation.key, operation.security], operation.key).toEqual([operation.key, expected]);
     }
   });
 
