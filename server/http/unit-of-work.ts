@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
-import { findAnswer, storeAnswer, type StoreAnswerOutcome } from '../store/idempotency.js';
+import { findAnswer, IdempotencyKeyTaken, storeAnswer } from '../store/idempotency.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
 import { ApiError } from './errors.js';
@@ -31,13 +31,6 @@ export function requestFingerprint(method: string, path: string, body: Uint8Arra
 class UnstoredAnswer extends Error {
   constructor(readonly answer: AnyOperationResult) {
     super(`operation answered ${answer.status}`);
-  }
-}
-
-/** Rolls the write's transaction back: its key was answered, or is being answered, by another request. */
-class KeyTaken extends Error {
-  constructor(readonly outcome: Exclude<StoreAnswerOutcome, 'stored'>) {
-    super(`idempotency key ${outcome}`);
   }
 }
 
@@ -74,18 +67,18 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
         if (!signed) throw kindError('an idempotent write');
         if (principal === undefined) throw new Error(`${route.operationId}: a signed write must be authenticated`);
         const key = { clientId: principal.clientId, key: req.get('idempotency-key') ?? '', fingerprint: fingerprintOf(req), nowMs: now };
-        let taken: KeyTaken;
+        let taken: IdempotencyKeyTaken;
         try {
           return await services.db.transaction().execute(async (tx) => {
             const answer = await handler({ tx, now, principal, services, header });
             if (answer.status >= 500) throw new UnstoredAnswer(answer);
-            const outcome = await storeAnswer(tx, { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) });
-            if (outcome !== 'stored') throw new KeyTaken(outcome);
+            // Its last statement, sent with the commit; it fails when the key is taken, and then nothing commits.
+            await storeAnswer(tx, { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) }, { commit: true });
             return answer;
           });
         } catch (error) {
           if (error instanceof UnstoredAnswer) return error.answer as R;
-          if (!(error instanceof KeyTaken)) throw error;
+          if (!(error instanceof IdempotencyKeyTaken)) throw error;
           taken = error;
         }
         if (taken.outcome === 'in-flight') throw inFlight();

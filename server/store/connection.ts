@@ -48,6 +48,17 @@ const DEFAULT_MAX_CONNECTIONS = 10;
  */
 const MAX_PREPARED_TEXTS = 2_000;
 
+/**
+ * A statement whose text begins with this SQL comment is the last of its transaction and commits
+ * it. On PostgreSQL it is sent together with the prepared `commit`, one round trip for both: when
+ * it succeeds the transaction is committed and the transaction's own `commit` sends nothing; when
+ * it fails PostgreSQL skips the `commit` (an error discards the messages up to Sync) and the
+ * transaction is rolled back as after any failed statement. Any other statement after it fails
+ * with an error instead of running outside the transaction. On the embedded database the commit
+ * simply follows, as its own call.
+ */
+export const COMMITS_ITS_TRANSACTION = '/* commits its transaction */ ';
+
 /** PostgreSQL's type id of int8 (bigint), the type of every money and time column and of count(*). */
 const INT8_OID = 20;
 
@@ -228,18 +239,26 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
     });
     // A `begin` not yet sent: it goes out with the transaction's first statement (below).
     let beginPending = false;
-    let beginPrepared: Promise<void> | undefined;
-    const queryAfterBegin = async (config: pg.QueryConfig): Promise<pg.QueryResult> => {
-      beginPrepared ??= submitted<void>((done) => client.query(new PrepareBegin(done) as unknown as pg.Submittable));
-      await beginPrepared.catch((error: unknown) => {
-        beginPrepared = undefined;
+    // The transaction was committed by its last statement (COMMITS_ITS_TRANSACTION).
+    let committed = false;
+    let controlPrepared: Promise<void> | undefined;
+    const pipelined = async (config: pg.QueryConfig, withBegin: boolean, withCommit: boolean): Promise<pg.QueryResult> => {
+      controlPrepared ??= submitted<void>((done) => client.query(new PrepareTransactionControl(done) as unknown as pg.Submittable));
+      await controlPrepared.catch((error: unknown) => {
+        controlPrepared = undefined;
         throw error;
       });
       return submitted<pg.QueryResult>((callback) =>
-        client.query(new AfterBegin({ ...config, queryMode: 'extended', callback }) as unknown as pg.Submittable),
+        client.query(new Pipelined({ ...config, queryMode: 'extended', callback }, withBegin, withCommit) as unknown as pg.Submittable),
       );
     };
     const query = ((textOrCursor: unknown, parameters?: readonly unknown[]): unknown => {
+      if (committed) {
+        committed = false;
+        if (textOrCursor === 'commit') return Promise.resolve(emptyResult('COMMIT'));
+        const what = typeof textOrCursor === 'string' ? `"${textOrCursor.slice(0, 60)}"` : 'a statement';
+        return Promise.reject(new Error(`The transaction was committed by its last statement; ${what} came after it and was not run.`));
+      }
       if (typeof textOrCursor !== 'string') {
         if (!beginPending) return client.query(textOrCursor as pg.Submittable);
         beginPending = false;
@@ -255,23 +274,33 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
       if (withBegin && (textOrCursor === 'commit' || textOrCursor === 'rollback')) {
         return Promise.resolve(emptyResult(textOrCursor.toUpperCase()));
       }
+      const withCommit = textOrCursor.startsWith(COMMITS_ITS_TRANSACTION);
       const values = [...(parameters ?? [])];
       const name = nameOf(textOrCursor, values.length);
       const config = { ...(name === undefined ? {} : { name }), text: textOrCursor, values };
-      const sent = withBegin ? queryAfterBegin(config) : client.query(config);
-      if (name === undefined) return sent;
-      return sent.catch((error: unknown) => {
-        // A migration run by another instance (a rolling deploy) changed the columns a prepared
-        // statement returns: PostgreSQL refuses it on this connection from then on. The request
-        // fails (a 500, which a client may retry); the connection is closed when it goes back to
-        // the pool, and its replacement prepares the statement afresh.
-        if ((error as { code?: unknown }).code === CACHED_PLAN_CHANGED) stale = true;
-        throw error;
-      });
+      const sent = withBegin || withCommit ? pipelined(config, withBegin, withCommit) : client.query(config);
+      return sent.then(
+        (result) => {
+          if (withCommit) committed = true;
+          return result;
+        },
+        (error: unknown) => {
+          // A migration run by another instance (a rolling deploy) changed the columns a prepared
+          // statement returns: PostgreSQL refuses it on this connection from then on. The request
+          // fails (a 500, which a client may retry); the connection is closed when it goes back to
+          // the pool, and its replacement prepares the statement afresh.
+          if (name !== undefined && (error as { code?: unknown }).code === CACHED_PLAN_CHANGED) stale = true;
+          throw error;
+        },
+      );
     }) as PostgresPoolClient['query'];
     return {
       query,
-      release: (destroy) => client.release(destroy === true || stale),
+      release: (destroy) => {
+        beginPending = false;
+        committed = false;
+        client.release(destroy === true || stale);
+      },
       // Known once the connection is up; Kysely reads it to cancel a query (an undocumented pg field).
       get processID() {
         return (client as { processID?: number }).processID ?? 0;
@@ -302,14 +331,17 @@ function emptyResult(command: string): pg.QueryResult {
 interface ProtocolWriter {
   parse(message: { text: string; name?: string }): void;
   bind(message: { statement?: string; values?: unknown[] }): void;
-  execute(message: { portal?: string }): void;
+  execute(message: { portal?: string | undefined; rows?: number }): void;
   sync(): void;
   readonly stream: { cork(): void; uncork(): void };
 }
 
 /** pg's Query as it is at run time (its type declarations leave these members out). */
 interface PgQuery {
+  readonly portal: string | undefined;
   submit(connection: ProtocolWriter): Error | null;
+  /** Writes the Execute (of `rows` rows, or all) and then Sync or Flush. */
+  _getRows(connection: ProtocolWriter, rows: number | undefined): void;
   handleCommandComplete(message: unknown, connection: unknown): void;
 }
 type QueryConfigWithCallback = pg.QueryConfig & {
@@ -318,18 +350,20 @@ type QueryConfigWithCallback = pg.QueryConfig & {
 };
 const PgQuery = pg.Query as unknown as new (config: QueryConfigWithCallback) => PgQuery;
 
-/** The name `begin` is prepared under on each connection, once, by PrepareBegin. */
+/** The names `begin` and `commit` are prepared under on each connection, once, by PrepareTransactionControl. */
 const BEGIN_STATEMENT = 'pps_begin';
+const COMMIT_STATEMENT = 'pps_commit';
 
 /**
- * Prepares `begin` on a connection (Parse and Sync, nothing executed). A Submittable of its own,
- * without a name, so that pg's bookkeeping of named statements is not touched.
+ * Prepares `begin` and `commit` on a connection (Parse and Sync, nothing executed). A Submittable
+ * of its own, without a name, so that pg's bookkeeping of named statements is not touched.
  */
-class PrepareBegin {
+class PrepareTransactionControl {
   constructor(private readonly done: (error: Error | null) => void) {}
   submit(connection: ProtocolWriter): void {
     connection.stream.cork();
     connection.parse({ name: BEGIN_STATEMENT, text: 'begin' });
+    connection.parse({ name: COMMIT_STATEMENT, text: 'commit' });
     connection.sync();
     connection.stream.uncork();
   }
@@ -342,34 +376,55 @@ class PrepareBegin {
 }
 
 /**
- * A statement sent together with the `begin` of its transaction: the connection writes the bind
- * and execute of the prepared `begin`, then the statement's own messages, with one Sync, so a
- * transaction costs one round trip less (each is a socket write and a read, about 60-85 µs of
- * the server's CPU on a loopback connection; README, "Where the time goes"). `pg` has no
- * pipeline mode; this is its Query, which serves any Submittable, with `begin`'s completion set
- * aside. PostgreSQL runs the messages in order; a `begin` before Sync opens the transaction as the
- * simple one does, and an error in the statement leaves it aborted, to be rolled back as before.
+ * A statement sent together with the `begin` of its transaction, its `commit`, or both: the
+ * connection writes the bind and execute of the prepared `begin`, the statement's own messages,
+ * then the bind and execute of the prepared `commit`, with one Sync, so a transaction costs a
+ * round trip less for each (each is a socket write and a read, about 60-85 µs of the server's CPU
+ * on a loopback connection; README, "Where the time goes"). `pg` has no pipeline mode; this is its
+ * Query, which serves any Submittable, with the completions of `begin` and `commit` set aside.
+ * PostgreSQL runs the messages in order: a `begin` before Sync opens the transaction as the simple
+ * one does; an error in the statement leaves it aborted, skipping the `commit`, to be rolled back
+ * as before; an error in the `commit` (it rolled back) is the statement's error.
  */
-class AfterBegin extends PgQuery {
-  private beginCompleted = false;
+class Pipelined extends PgQuery {
+  private completions = 0;
+
+  constructor(
+    config: QueryConfigWithCallback,
+    private readonly withBegin: boolean,
+    private readonly withCommit: boolean,
+  ) {
+    super(config);
+  }
 
   override submit(connection: ProtocolWriter): Error | null {
     connection.stream.cork();
     try {
-      connection.bind({ statement: BEGIN_STATEMENT });
-      connection.execute({});
+      if (this.withBegin) {
+        connection.bind({ statement: BEGIN_STATEMENT });
+        connection.execute({});
+      }
       return super.submit(connection);
     } finally {
       connection.stream.uncork();
     }
   }
 
-  override handleCommandComplete(message: unknown, connection: unknown): void {
-    if (!this.beginCompleted) {
-      this.beginCompleted = true;
+  /** pg's Query ends its messages here (execute, then Sync); the commit goes in before the Sync. */
+  override _getRows(connection: ProtocolWriter, rows: number | undefined): void {
+    if (!this.withCommit || rows !== undefined) {
+      super._getRows(connection, rows);
       return;
     }
-    super.handleCommandComplete(message, connection);
+    connection.execute({ portal: this.portal });
+    connection.bind({ statement: COMMIT_STATEMENT });
+    connection.execute({});
+    connection.sync();
+  }
+
+  override handleCommandComplete(message: unknown, connection: unknown): void {
+    const index = this.completions++;
+    if (index === (this.withBegin ? 1 : 0)) super.handleCommandComplete(message, connection);
   }
 }
 

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { COMMITS_ITS_TRANSACTION } from './connection.js';
 import type { DB } from './schema.js';
 
 // Idempotency keys in the database. A key is stored only with its answer, by the last statement
@@ -12,8 +13,9 @@ import type { DB } from './schema.js';
 // the key that reaches storeAnswer meanwhile does not wait: it is told 'in-flight' and rolls
 // back (409). One that comes after the commit finds the stored answer (a replay, or 422 when its
 // request differs). Two writes with one key can therefore both run their handlers, but only one
-// of them commits. On the embedded database transactions run one at a time, so a second request
-// always comes after the commit.
+// of them commits. The unit of work sends storeAnswer together with the commit
+// (StoreAnswerOptions), so on PostgreSQL that window is a single round trip. On the embedded
+// database transactions run one at a time, so a second request always comes after the commit.
 
 /** 24 hours: a key's answer is kept this long; after it the key is forgotten and may be used as new. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -31,24 +33,46 @@ export interface StoreAnswerInput {
 }
 
 /**
- * - 'stored': the key was new (or older than the retention) and now holds this answer;
  * - 'in-flight': another transaction is storing an answer for the key right now;
  * - 'exists': the key holds an answer already (committed before this statement ran).
- * On anything but 'stored' the caller rolls its transaction back, then reads the key with
- * findAnswer.
  */
-export type StoreAnswerOutcome = 'stored' | 'in-flight' | 'exists';
+export type KeyTakenOutcome = 'in-flight' | 'exists';
+
+/**
+ * storeAnswer could not store the answer: the key is taken. Its transaction is aborted (the
+ * statement failed); the caller rolls it back, then reads the key with findAnswer.
+ */
+export class IdempotencyKeyTaken extends Error {
+  constructor(readonly outcome: KeyTakenOutcome) {
+    super(`idempotency key ${outcome}`);
+    this.name = 'IdempotencyKeyTaken';
+  }
+}
+
+/** The SQLSTATE of idempotency_key_taken (migrations/007-idempotency-key-taken.ts); its detail is the outcome. */
+const IDEMPOTENCY_KEY_TAKEN = 'PK001';
+
+export interface StoreAnswerOptions {
+  /**
+   * The statement is its transaction's last and commits it: on PostgreSQL it is sent together
+   * with the commit, one round trip for both (connection.ts, COMMITS_ITS_TRANSACTION), and the
+   * transaction's own commit then sends nothing; no statement may follow it in the transaction.
+   */
+  readonly commit?: boolean;
+}
 
 /**
  * Stores the answer of the write whose transaction `tx` is, as that write's last statement: one
  * statement takes the key's advisory lock without waiting and inserts the key with its answer,
- * replacing a row older than the retention.
+ * replacing a row older than the retention. When the key is taken the statement fails and this
+ * throws IdempotencyKeyTaken, so that nothing of the write can commit.
  */
-export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput): Promise<StoreAnswerOutcome> {
+export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput, options: StoreAnswerOptions = {}): Promise<void> {
   if (!tx.isTransaction) throw new Error('storeAnswer belongs in the transaction of the write it answers');
   const retentionMs = input.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
-  // The lock's CTE runs once (it is volatile); the insert runs only when the lock was free.
-  const { rows } = await sql<{ locked: boolean; stored: boolean }>`
+  // The lock's CTE runs once (it is volatile); the insert runs only when the lock was free. A
+  // data-modifying CTE runs whether or not the query reads it, so the case below sees its result.
+  const statement = sql<{ stored: boolean }>`${sql.raw(options.commit === true ? COMMITS_ITS_TRANSACTION : '')}
     with lock as (
       select pg_try_advisory_xact_lock(hashtextextended(${input.clientId} || ' ' || ${input.key}, 0)) as locked
     ), stored as (
@@ -61,10 +85,18 @@ export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput):
         where idempotency_keys.created_at <= ${input.nowMs - retentionMs}
       returning 1
     )
-    select (select locked from lock) as locked, exists (select 1 from stored) as stored`.execute(tx);
-  const row = rows[0];
-  if (row === undefined || !row.locked) return 'in-flight';
-  return row.stored ? 'stored' : 'exists';
+    select case
+      when not (select locked from lock) then idempotency_key_taken('in-flight')
+      when not exists (select 1 from stored) then idempotency_key_taken('exists')
+      else true
+    end as stored`;
+  try {
+    await statement.execute(tx);
+  } catch (error) {
+    const e = error as { code?: unknown; detail?: unknown };
+    if (e.code === IDEMPOTENCY_KEY_TAKEN && (e.detail === 'in-flight' || e.detail === 'exists')) throw new IdempotencyKeyTaken(e.detail);
+    throw error;
+  }
 }
 
 export type FoundAnswer =

@@ -7,6 +7,7 @@ import { tokenRevocationMigration } from './migrations/003-token-revocation.js';
 import { idempotencyInOneTransactionMigration } from './migrations/004-idempotency-in-one-transaction.js';
 import { dashboardOperatorsMigration } from './migrations/005-dashboard-operators.js';
 import { pendingFirstIndexMigration } from './migrations/006-pending-first-index.js';
+import { idempotencyKeyTakenMigration } from './migrations/007-idempotency-key-taken.js';
 import type { DB } from './schema.js';
 
 /**
@@ -21,6 +22,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '004-idempotency-in-one-transaction': idempotencyInOneTransactionMigration,
   '005-dashboard-operators': dashboardOperatorsMigration,
   '006-pending-first-index': pendingFirstIndexMigration,
+  '007-idempotency-key-taken': idempotencyKeyTakenMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -13,6 +13,7 @@ import { createInvoke, requestFingerprint } from '../../server/http/unit-of-work
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { storeAnswer } from '../../server/store/idempotency.js';
+import { outcomeOf } from '../helpers/store-answer.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { gate, recordingLogger } from './support.js';
@@ -151,7 +152,7 @@ describe('an idempotent write', () => {
     const { open: holding, opened: held } = gate();
     const before = await balance();
     const holder = database.db.transaction().execute(async (tx) => {
-      const outcome = await storeAnswer(tx, { clientId, key, fingerprint, nowMs: Date.now(), status: 201, body: '{"held":true}' });
+      const outcome = await outcomeOf(storeAnswer(tx, { clientId, key, fingerprint, nowMs: Date.now(), status: 201, body: '{"held":true}' }));
       holding();
       await released;
       return outcome;

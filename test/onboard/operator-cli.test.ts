@@ -55,7 +55,8 @@ describe('npm run operator', () => {
       { id: expect.stringMatching(/^opr_/), username: 'first.approver', role: 'approver', disabledAt: null },
       { id: expect.stringMatching(/^opr_/), username: 'Salma.Viewer', role: 'viewer', disabledAt: expect.any(Number) },
     ]);
-  });
+    // Five commands in turn, each starting the embedded database: seconds each on a busy machine.
+  }, 180_000);
 
   it.each([
     ['no command', []],

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../server/store/connection.js';
-import { openDatabase } from '../../server/store/connection.js';
+import { COMMITS_ITS_TRANSACTION, openDatabase } from '../../server/store/connection.js';
 import {
   IDEMPOTENCY_RETENTION_MS,
   findAnswer,
@@ -11,6 +11,7 @@ import {
   storeAnswer,
   type StoreAnswerInput,
 } from '../../server/store/idempotency.js';
+import { outcomeOf } from '../helpers/store-answer.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 import {
   addClientKey,
@@ -247,7 +248,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
   describe('idempotency keys', () => {
     const key = (): string => newId('key').slice(0, 36);
     const store = (input: Omit<StoreAnswerInput, 'status' | 'body'> & Partial<StoreAnswerInput>): Promise<string> =>
-      db.transaction().execute((tx) => storeAnswer(tx, { status: 200, body: '{}', ...input }));
+      outcomeOf(db.transaction().execute((tx) => storeAnswer(tx, { status: 200, body: '{}', ...input })));
 
     it('stores a key with its answer; the same request finds it as a replay, another as a mismatch', async () => {
       const { clientId } = await seedOrganization(db);
@@ -276,7 +277,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       await expect(
         db.transaction().execute(async (tx) => {
           await insertTransfer(tx, transfer);
-          expect(await storeAnswer(tx, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0, status: 200, body: '{}' })).toBe('stored');
+          expect(await outcomeOf(storeAnswer(tx, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0, status: 200, body: '{}' }))).toBe('stored');
           throw new Error('the request died before its commit');
         }),
       ).rejects.toThrow('the request died before its commit');
@@ -592,6 +593,65 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     }
   });
 
+  it('sends a statement marked COMMITS_ITS_TRANSACTION with its commit: committed when it returns, or not at all', async () => {
+    const one = await openDatabase({ url: database.url ?? '', maxConnections: 1 });
+    const committing = (statement: ReturnType<typeof sql>) => sql`${sql.raw(COMMITS_ITS_TRANSACTION)}${statement}`;
+    try {
+      const owner = await seedOrganization(database.db);
+      const balance = () => getBalance(database.db, owner.organizationId);
+      const before = (await balance()) ?? 0;
+      const set = (cents: number) => sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
+      // Committed in its own round trip: another connection sees the change before Kysely's commit,
+      // and this connection is out of its transaction (the commit that follows sends nothing).
+      await one.db.transaction().execute(async (tx) => {
+        const { rows: backend } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx);
+        await set(before + 1).execute(tx);
+        await committing(set(before + 2)).execute(tx);
+        expect(await balance()).toBe(before + 2);
+        const { rows } = await sql<{ state: string }>`select state from pg_stat_activity where pid = ${backend[0]?.pid}`.execute(database.db);
+        expect(rows).toEqual([{ state: 'idle' }]);
+      });
+      expect(await balance()).toBe(before + 2);
+      // As the first statement: begin, the statement and commit in one round trip.
+      await one.db.transaction().execute((tx) => committing(set(before + 3)).execute(tx));
+      expect(await balance()).toBe(before + 3);
+      // A statement after it is refused, not run outside the transaction.
+      await expect(
+        one.db.transaction().execute(async (tx) => {
+          await committing(set(before + 4)).execute(tx);
+          await set(before + 5).execute(tx);
+        }),
+      ).rejects.toThrow('The transaction was committed by its last statement');
+      expect(await balance()).toBe(before + 4);
+      // It fails (a check constraint): the commit sent with it is skipped, the earlier statements are undone.
+      await expect(
+        one.db.transaction().execute(async (tx) => {
+          await set(before + 6).execute(tx);
+          await committing(set(-1)).execute(tx);
+        }),
+      ).rejects.toMatchObject({ code: '23514' });
+      expect(await balance()).toBe(before + 4);
+      // The commit fails (a deferred constraint): the statement fails with it, and nothing is kept.
+      await sql`create table if not exists deferred_check (id int unique deferrable initially deferred)`.execute(database.db);
+      await expect(
+        one.db.transaction().execute(async (tx) => {
+          await set(before + 7).execute(tx);
+          await sql`insert into deferred_check values (1)`.execute(tx);
+          await committing(sql`insert into deferred_check values (1)`).execute(tx);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect(await balance()).toBe(before + 4);
+      expect((await sql<{ n: number }>`select count(*)::int as n from deferred_check`.execute(database.db)).rows).toEqual([{ n: 0 }]);
+      // The connection serves the next transaction as usual.
+      await one.db.transaction().execute((tx) => set(before + 8).execute(tx));
+      expect(await balance()).toBe(before + 8);
+      const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where name = 'pps_commit'`.execute(one.db);
+      expect(rows).toEqual([{ statement: 'commit' }]);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('a connection the server ends while a transaction holds it fails that transaction, not the process; the next one works', async () => {
     const failures: Error[] = [];
     const one = await openDatabase({ url: database.url ?? '', maxConnections: 1, onConnectionError: (error) => failures.push(error) });
@@ -639,17 +699,17 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
           .transaction()
           .execute(async (tx) => {
             await insertTransfer(tx, transfer);
-            const outcome = await storeAnswer(tx, {
+            const outcome = await outcomeOf(storeAnswer(tx, {
               clientId: owner.clientId,
               key,
               fingerprint: 'F',
               nowMs: T0 + i,
               status: 200,
               body: JSON.stringify({ id: transfer.id }),
-            });
+            }));
+            if (outcome !== 'stored') throw new Error(outcome);
             // Hold the lock a moment, as a request between its answer and its commit.
             await sql`select pg_sleep(0.02)`.execute(tx);
-            if (outcome !== 'stored') throw new Error(outcome);
             return outcome;
           })
           .catch((error: unknown) => (error as Error).message),
