@@ -12,6 +12,7 @@ import {
 } from '../domain/available-balance.js';
 import type { Limits } from '../domain/card-limits.js';
 import type { CursorPosition } from '../domain/cursor.js';
+import { int8FromJson } from './connection.js';
 import type { DB, NewCardHolderRow, NewCardRow, NewDepartmentRow } from './schema.js';
 
 export interface DepartmentRecord {
@@ -108,18 +109,19 @@ type CardQueryRow = HolderColumns & {
   created_at: number;
 };
 
+/** Its integers checked: the row may have come inside a JSON value (cardWithUsageQuery's readers). */
 function cardOf(row: CardQueryRow): CardRecord {
   return {
     id: row.id,
     nickname: row.nickname,
     last4: row.last4,
     limits: {
-      daily: row.daily_limit,
-      monthly: row.monthly_limit,
-      atm: row.atm_limit,
-      approvalBased: row.approval_based_limit,
+      daily: int8FromJson(row.daily_limit, 'cards.daily_limit'),
+      monthly: int8FromJson(row.monthly_limit, 'cards.monthly_limit'),
+      atm: int8FromJson(row.atm_limit, 'cards.atm_limit'),
+      approvalBased: row.approval_based_limit === null ? null : int8FromJson(row.approval_based_limit, 'cards.approval_based_limit'),
     },
-    createdAt: row.created_at,
+    createdAt: int8FromJson(row.created_at, 'cards.created_at'),
     holder: holderOf(row),
   };
 }
@@ -146,8 +148,9 @@ export async function listCards(
     options.periods,
     sql`${keyset} order by c.created_at desc, c.id desc limit ${options.take}`,
   );
-  const { rows } = await query.execute(db);
-  return rows.map(cardWithUsageOf);
+  const { rows } = await sql<{ cards: CardWithUsageRow[] }>`
+    select coalesce(json_agg(page order by page.created_at desc, page.id desc), '[]') as cards from (${query}) page`.execute(db);
+  return (rows[0]?.cards ?? []).map(cardWithUsageOf);
 }
 
 /** The organization's card with its usage in `periods`, in one statement; undefined when unknown or foreign. */
@@ -157,8 +160,9 @@ export async function findCardWithUsage(
   cardId: string,
   periods: CairoPeriods,
 ): Promise<CardWithUsage | undefined> {
-  const { rows } = await cardWithUsageQuery(organizationId, periods, sql`and c.id = ${cardId}`).execute(db);
-  return rows[0] === undefined ? undefined : cardWithUsageOf(rows[0]);
+  const query = cardWithUsageQuery(organizationId, periods, sql`and c.id = ${cardId}`);
+  const { rows } = await sql<{ card: CardWithUsageRow }>`select to_json(card) as card from (${query}) card`.execute(db);
+  return rows[0] === undefined ? undefined : cardWithUsageOf(rows[0].card);
 }
 
 /**
@@ -205,9 +209,14 @@ const SETTLED_CASH = sql.join(SETTLED_CASH_REVIEW_STATUSES.map((status) => sql.l
  * Written as SQL text rather than with the query builder: it is the card read's whole work,
  * and building it node by node cost more than running it (about 40 µs a request).
  * `sum()` of bigints is numeric: absent sums are 0, and all come back as int8.
+ *
+ * Its readers (findCardWithUsage, listCards) have the database return the rows as one JSON
+ * value, as the ledger page does: a driver then parses one value instead of 21 columns, which
+ * takes about a fifth off the statement's CPU in the server on either database (README, "What
+ * changed").
  */
 export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods, rest: RawBuilder<unknown>) {
-  return sql<CardQueryRow & UsageColumns>`
+  return sql<CardWithUsageRow>`
     select c.id, c.nickname, c.last4, c.daily_limit, c.monthly_limit, c.atm_limit, c.approval_based_limit, c.created_at,
       h.id as holder_id, h.full_name as holder_full_name, h.user_external_id_one as holder_external_id_one,
       h.user_external_id_two as holder_external_id_two, h.user_external_id_three as holder_external_id_three,
@@ -246,6 +255,8 @@ export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods
   `;
 }
 
+type CardWithUsageRow = CardQueryRow & UsageColumns;
+
 interface UsageColumns {
   day_card_and_atm: number;
   month_card_and_atm: number;
@@ -255,12 +266,21 @@ interface UsageColumns {
   outstanding_cash: number;
 }
 
-function cardWithUsageOf(row: CardQueryRow & UsageColumns): CardWithUsage {
+function cardWithUsageOf(row: CardWithUsageRow): CardWithUsage {
+  const sum = (value: number, column: string): number => int8FromJson(value, `card usage ${column}`);
   return {
     card: cardOf(row),
     figures: {
-      usage: { dayCardAndAtm: row.day_card_and_atm, monthCardAndAtm: row.month_card_and_atm, monthAtm: row.month_atm },
-      approval: { spent: row.approval_spent, pending: row.approval_pending, outstandingCash: row.outstanding_cash },
+      usage: {
+        dayCardAndAtm: sum(row.day_card_and_atm, 'day_card_and_atm'),
+        monthCardAndAtm: sum(row.month_card_and_atm, 'month_card_and_atm'),
+        monthAtm: sum(row.month_atm, 'month_atm'),
+      },
+      approval: {
+        spent: sum(row.approval_spent, 'approval_spent'),
+        pending: sum(row.approval_pending, 'approval_pending'),
+        outstandingCash: sum(row.outstanding_cash, 'outstanding_cash'),
+      },
     },
   };
 }

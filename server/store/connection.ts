@@ -77,6 +77,16 @@ export function parseInt8(text: string): number {
 }
 
 /**
+ * An int8 column that arrived inside a JSON value (a statement that returns its rows as one JSON
+ * value, which both drivers parse with JSON.parse): held to the safe range as parseInt8 holds the
+ * columns, so that a value JSON.parse has rounded is refused, never used.
+ */
+export function int8FromJson(value: number, column: string): number {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${column} ${value} is not a safe integer; money and times must stay below 2^53`);
+  return value;
+}
+
+/**
  * The subset of PGlite this store uses (the instance Kysely's dialect needs, plus dumps).
  * Declared here so that only connection.ts depends on the package's own types.
  */

@@ -8,6 +8,7 @@ import type { ReviewStatus, TransactionMethod, TransactionStatus } from '../doma
 import type { Category } from '../domain/categories.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import { HOLDER_SELECTION, holderOf, type CardHolderRecord } from './cards.js';
+import { int8FromJson } from './connection.js';
 import type { DB, NewTransactionRow, TransactionTag } from './schema.js';
 
 export interface TransactionFilters {
@@ -93,16 +94,10 @@ function tagsOf(value: unknown): TransactionTag[] {
   });
 }
 
-/** An int8 column read from JSON: a number JavaScript holds exactly, or a bug. */
-function safeInteger(value: number, column: string): number {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`transactions.${column} ${value} is not a safe integer`);
-  return value;
-}
-
 function transactionOf(row: TransactionQueryRow): TransactionRecord {
   return {
     id: row.id,
-    authorizationDate: safeInteger(row.authorization_date, 'authorization_date'),
+    authorizationDate: int8FromJson(row.authorization_date, 'transactions.authorization_date'),
     merchant: row.merchant,
     person: holderOf(row),
     // The write paths (sandbox, tests) only store values of these enums.
@@ -111,7 +106,7 @@ function transactionOf(row: TransactionQueryRow): TransactionRecord {
     reviewStatus: row.review_status as ReviewStatus | null,
     status: row.status as TransactionStatus,
     currency: 'EGP',
-    amountCents: safeInteger(row.amount_cents, 'amount_cents'),
+    amountCents: int8FromJson(row.amount_cents, 'transactions.amount_cents'),
     tags: tagsOf(row.tags),
     note: row.note,
     description: row.description,
