@@ -15,7 +15,7 @@ import type autocannon from 'autocannon';
 import { createBenchDatabase, onboardBench, type BenchDatabase, type DatabaseKind } from './bench/database.js';
 import { runLoad, type LoadSpec, type LoadTarget, type Measurement } from './bench/load.js';
 import { RUN_NAMES, USAGE, UsageError, parseBenchArgs, type BenchOptions, type RunName } from './bench/options.js';
-import { buildService, startBaseline, startScriptNodeFlags, startService, type RunningServer } from './bench/processes.js';
+import { buildService, startBaseline, startScriptNodeFlags, startService, type BaselineKind, type RunningServer } from './bench/processes.js';
 import { machineBusyShare, postgresBackends } from './bench/proc-stats.js';
 import {
   describeMachine,
@@ -210,7 +210,7 @@ async function runMain(bench: Bench, serverUrl: string | undefined): Promise<Mai
   await writeFile(bankFile, session.bankListJson);
 
   const measurements = new Map<RunName, Measurement>();
-  const onBaseline = async (kind: 'http' | 'express'): Promise<Measurement> => {
+  const onBaseline = async (kind: BaselineKind): Promise<Measurement> => {
     const baseline: RunningServer = await startBaseline(kind, bankFile);
     try {
       return await measure(bench, `baseline-${kind}`, { pid: baseline.child.pid, baseUrl: baseline.baseUrl }, () => ({ request: listBanksRequest() }));
@@ -228,6 +228,9 @@ async function runMain(bench: Bench, serverUrl: string | undefined): Promise<Mai
         break;
       case 'baseline-express':
         m = await onBaseline('express');
+        break;
+      case 'baseline-express-validated':
+        m = await onBaseline('express-validated');
         break;
       case 'listBanks':
         m = await measure(bench, name, target, () => ({ request: listBanksRequest() }));

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 export const RUN_NAMES = [
   'baseline-http',
   'baseline-express',
+  'baseline-express-validated',
   'listBanks',
   'getCard',
   'listTransactions',

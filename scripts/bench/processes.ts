@@ -187,7 +187,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   };
 }
 
-export type BaselineKind = 'http' | 'express';
+export type BaselineKind = 'http' | 'express' | 'express-validated';
 
 /** Starts scripts/bench/baseline-<kind>.ts answering GET /v1/bank with the JSON in `bodyFile`. */
 export async function startBaseline(kind: BaselineKind, bodyFile: string): Promise<RunningServer> {

@@ -1,0 +1,31 @@
+/**
+ * `baseline-express-validated`: `baseline-express` with the toolkit's request validation
+ * (server/toolkit/openapi-validation.ts, express-openapi-validator) of the service's bundled
+ * document mounted as the service mounts it, answering GET /v1/bank with the service's own bank
+ * list. Beside `baseline-express` in the same run, it shows what validating a request costs
+ * before the service does anything of its own. Usage: baseline-express-validated.ts PORT BODY_FILE.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
+
+const [port, bodyFile] = process.argv.slice(2);
+if (port === undefined || bodyFile === undefined) throw new Error('usage: baseline-express-validated.ts PORT BODY_FILE');
+const list: unknown = JSON.parse(readFileSync(bodyFile, 'utf8'));
+
+// As in production: requests validated, answers not.
+const validation = createOpenApiValidation({
+  apiSpec: fileURLToPath(new URL('../../generated/openapi.json', import.meta.url)),
+  validateResponses: false,
+});
+const app = express();
+app.use(...validation.routing);
+app.get('/v1/bank', ...validation.operation, (_req, res) => {
+  res.json(list);
+});
+const server = app.listen(Number(port), '127.0.0.1');
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+});
