@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   REQUEST_TIMESTAMP_WINDOW_SECONDS,
+  createSignatureVerifier,
   decodeStrictBase64,
   parsePublicKey,
   signatureMessage,
@@ -156,5 +157,51 @@ describe('timestampWithinWindow', () => {
     [60, NOW_S - 61, false],
   ] as const)('honours a window of %i s (%i -> %s)', (window, ts, want) => {
     expect(timestampWithinWindow(ts, NOW_MS, window)).toBe(want);
+  });
+});
+
+describe('createSignatureVerifier', () => {
+  const counting = () => {
+    let calls = 0;
+    const verify = (keys: readonly KeyObject[], message: string, signature: string): boolean => {
+      calls += 1;
+      return verifySignature(keys, message, signature);
+    };
+    return { verify, calls: () => calls };
+  };
+
+  it('verifies a repeated signature once per key set, and never remembers a refusal', () => {
+    const once = counting();
+    const verify = createSignatureVerifier(once.verify);
+    const keys = [FIRST];
+    expect(verify(keys, MESSAGE, GOOD)).toBe(true);
+    expect(verify(keys, MESSAGE, GOOD)).toBe(true);
+    expect(once.calls()).toBe(1);
+    // The same keys loaded again (a new array) are verified again.
+    expect(verify([FIRST], MESSAGE, GOOD)).toBe(true);
+    expect(once.calls()).toBe(2);
+    // A key set without the signing key refuses it, however often the signature verified before.
+    expect(verify([SECOND], MESSAGE, GOOD)).toBe(false);
+    // Another message, or a signature one byte off, is verified (and refused) each time.
+    const other = signatureMessage('POST', '/v1/transfer', '1717000001');
+    expect(verify(keys, other, GOOD)).toBe(false);
+    expect(verify(keys, other, GOOD)).toBe(false);
+    expect(verify(keys, MESSAGE, flipByte(GOOD, 5))).toBe(false);
+    expect(verify(keys, MESSAGE, flipByte(GOOD, 5))).toBe(false);
+    expect(once.calls()).toBe(7);
+  });
+
+  it('forgets the oldest signature beyond its bound', () => {
+    const once = counting();
+    const verify = createSignatureVerifier(once.verify, 2);
+    const keys = [FIRST];
+    const messages = ['1', '2', '3'].map((second) => signatureMessage('POST', '/v1/transfer', second));
+    for (const message of messages) expect(verify(keys, message, signWith(first.privateKey, message))).toBe(true);
+    expect(once.calls()).toBe(3);
+    // The two newest are remembered; the first is verified again.
+    expect(verify(keys, messages[2] ?? '', signWith(first.privateKey, messages[2]))).toBe(true);
+    expect(once.calls()).toBe(3);
+    expect(verify(keys, messages[0] ?? '', signWith(first.privateKey, messages[0]))).toBe(true);
+    expect(once.calls()).toBe(4);
   });
 });

@@ -2,9 +2,9 @@ import type { KeyObject } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import {
   REQUEST_TIMESTAMP_WINDOW_SECONDS,
+  createSignatureVerifier,
   signatureMessage,
   timestampWithinWindow,
-  verifySignature,
 } from '../domain/signature.js';
 import type { Clock } from '../clock-and-ids.js';
 import { ApiError } from './errors.js';
@@ -41,6 +41,7 @@ function single(req: Request, name: string): string | undefined | ApiError {
 export function verifyWriteRequest(route: RouteDefinition, clock: Clock, publicKeysOf: PublicKeysOf): RequestHandler {
   // Every 401 carries the challenge the document requires of it.
   const challenge = { 'WWW-Authenticate': bearerChallenge(route) };
+  const verifySignature = createSignatureVerifier();
   return (req, res, next) => {
     const fail = (error: ApiError): void => next(error);
 
