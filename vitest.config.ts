@@ -15,6 +15,21 @@ const UNIT = [
   'test/contract/scaffold.test.ts',
   'test/architecture/*.test.ts',
 ];
+/**
+ * The toolkit and the project's tools, which open no database or only an embedded one whatever
+ * DATABASE_URL says: the generator, the dev loop, the linting and diff rules, the CLIs' own
+ * databases, the SDK's transport, the validator and PGlite patches. CI's pass on PostgreSQL
+ * leaves them out: they ran in the pass before it, unchanged.
+ */
+const TOOLING = [
+  'test/contract/*.test.ts',
+  'test/dev/*.test.ts',
+  'test/onboard/*.test.ts',
+  'test/sdk/tokens.test.ts',
+  'test/sdk/transport.test.ts',
+  'test/store/pglite-patches.test.ts',
+  'test/toolkit/*.test.ts',
+];
 /** The long proofs: fuzz, crash, several instances, security. */
 const PROOF = ['test/proof/**/*.test.ts'];
 /** Type-level tests, checked by the compiler and never run. */
@@ -25,7 +40,7 @@ const TYPES = ['{server,client,scripts,test}/**/*.test-d.ts'];
  * by the last run's durations where every file has one, else proofs, then the tests of the
  * service, then the unit tests, larger files first.
  */
-const KIND_ORDER = ['proof', 'integration', 'unit'];
+const KIND_ORDER = ['proof', 'integration', 'tooling', 'unit'];
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const { cache, config } = this.ctx;
@@ -55,7 +70,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...UNIT, ...PROOF], pool: 'forks' },
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...UNIT, ...TOOLING, ...PROOF], pool: 'forks' },
+      },
+      {
+        extends: true,
+        test: { name: 'tooling', include: TOOLING, exclude: [...configDefaults.exclude, ...UNIT], pool: 'forks' },
       },
       {
         extends: true,
