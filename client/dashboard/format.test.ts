@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cairoDayEnd, cairoDayStart, centsToInput, formatDateTime, formatMoney, parseMoney } from './format.js';
+import { cairoDayEnd, cairoDayStart, centsToInput, formatDateTime, formatMoney, parseMoney, wallClockOf } from './format.js';
 
 // Money from integer cents without float rounding, amounts typed in pounds, and Cairo's calendar.
 
@@ -71,5 +71,30 @@ describe('Cairo time', () => {
   it('text that is no date gives nothing', () => {
     expect(cairoDayStart('15/01/2026')).toBeUndefined();
     expect(cairoDayEnd('')).toBeUndefined();
+  });
+});
+
+describe('wallClockOf', () => {
+  const parts = (hour: string): Intl.DateTimeFormatPart[] => [
+    { type: 'month', value: '3' },
+    { type: 'literal', value: '/' },
+    { type: 'day', value: '1' },
+    { type: 'literal', value: '/' },
+    { type: 'year', value: '2026' },
+    { type: 'literal', value: ', ' },
+    { type: 'hour', value: hour },
+    { type: 'literal', value: ':' },
+    { type: 'minute', value: '05' },
+    { type: 'literal', value: ':' },
+    { type: 'second', value: '09' },
+  ];
+
+  it('reads the parts as a UTC time', () => {
+    expect(wallClockOf(parts('13'))).toBe(Date.UTC(2026, 2, 1, 13, 5, 9));
+  });
+
+  it('reads midnight written as hour 24 as hour 0 of the same day', () => {
+    expect(wallClockOf(parts('24'))).toBe(Date.UTC(2026, 2, 1, 0, 5, 9));
+    expect(wallClockOf(parts('00'))).toBe(Date.UTC(2026, 2, 1, 0, 5, 9));
   });
 });

@@ -61,11 +61,19 @@ export function formatDateTime(ms: number): string {
   return DATE_TIME.format(ms);
 }
 
+/**
+ * The wall-clock time the parts of a date say, as if it were UTC. Some engines write midnight as
+ * hour 24 of the same day even with `hourCycle: 'h23'` (as the server's calendar in
+ * server/domain/available-balance.ts also allows for): that is hour 0.
+ */
+export function wallClockOf(parts: readonly Intl.DateTimeFormatPart[]): number {
+  const part = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour') % 24, part('minute'), part('second'));
+}
+
 /** How far Cairo's wall clock is ahead of UTC at `ms`, in milliseconds (2 or 3 hours). */
 function cairoOffset(ms: number): number {
-  const part = (type: string): number => Number(PARTS.formatToParts(ms).find((p) => p.type === type)?.value ?? 0);
-  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-  return wall - Math.floor(ms / 1000) * 1000;
+  return wallClockOf(PARTS.formatToParts(ms)) - Math.floor(ms / 1000) * 1000;
 }
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
