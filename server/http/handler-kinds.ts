@@ -4,6 +4,7 @@ import type { CursorCodec } from '../domain/cursor.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
+import type { AtCommit } from '../store/at-commit.js';
 import type { DB } from '../store/schema.js';
 import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
 
@@ -49,6 +50,15 @@ export interface WriteContext extends RequestContext {
   readonly tx: Transaction<DB>;
   /** A signed write is always authenticated. */
   readonly principal: Principal;
+  /**
+   * Sends a statement after the handler returns, as the transaction's last, with the commit
+   * (server/store/at-commit.ts): for the one statement that takes a row every write of its kind
+   * needs, so that the row is held only inside the database. The handler answers as if the
+   * statement does its part, which the statement makes sure of by failing when it cannot
+   * (conditionHolds); then nothing commits and the handler runs once more, in a new transaction,
+   * with `atCommit` undefined: it runs that statement in place and answers from what it finds.
+   */
+  readonly atCommit: AtCommit | undefined;
 }
 
 /** Runs a handler of either kind for one request; the HTTP layer gives one to each request. */

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
+import type { Compilable } from 'kysely';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
+import { ConditionNotMet, executeAtCommit, type AtCommit } from '../store/at-commit.js';
 import { findAnswer, IdempotencyKeyTaken, storeAnswer } from '../store/idempotency.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
@@ -67,15 +69,37 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
         if (!signed) throw kindError('an idempotent write');
         if (principal === undefined) throw new Error(`${route.operationId}: a signed write must be authenticated`);
         const key = { clientId: principal.clientId, key: req.get('idempotency-key') ?? '', fingerprint: fingerprintOf(req), nowMs: now };
-        let taken: IdempotencyKeyTaken;
-        try {
-          return await services.db.transaction().execute(async (tx) => {
-            const answer = await handler({ tx, now, principal, services, header });
+        // A run of the handler in one transaction; `deferring`: with a statement it may send at the commit.
+        const attempt = (deferring: boolean): Promise<R> =>
+          services.db.transaction().execute(async (tx) => {
+            let last: Compilable<unknown> | undefined;
+            const atCommit: AtCommit | undefined = deferring
+              ? (statement) => {
+                  if (last !== undefined) throw new Error(`${route.operationId}: a write sends one statement at its commit`);
+                  last = statement;
+                }
+              : undefined;
+            const answer = await handler({ tx, now, principal, services, header, atCommit });
             if (answer.status >= 500) throw new UnstoredAnswer(answer);
-            // Its last statement, sent with the commit; it fails when the key is taken, and then nothing commits.
-            await storeAnswer(tx, { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) }, { commit: true });
+            const stored = { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) };
+            if (last === undefined) {
+              // Its last statement, sent with the commit; it fails when the key is taken, and then nothing commits.
+              await storeAnswer(tx, stored, { commit: true });
+            } else {
+              await storeAnswer(tx, stored);
+              await executeAtCommit(tx, last);
+            }
             return answer;
           });
+        let taken: IdempotencyKeyTaken;
+        try {
+          try {
+            return await attempt(true);
+          } catch (error) {
+            // The deferred statement could not do its part and everything was rolled back: run again, in place.
+            if (!(error instanceof ConditionNotMet)) throw error;
+            return await attempt(false);
+          }
         } catch (error) {
           if (error instanceof UnstoredAnswer) return error.answer as R;
           if (!(error instanceof IdempotencyKeyTaken)) throw error;

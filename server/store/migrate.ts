@@ -8,6 +8,7 @@ import { idempotencyInOneTransactionMigration } from './migrations/004-idempoten
 import { dashboardOperatorsMigration } from './migrations/005-dashboard-operators.js';
 import { pendingFirstIndexMigration } from './migrations/006-pending-first-index.js';
 import { idempotencyKeyTakenMigration } from './migrations/007-idempotency-key-taken.js';
+import { conditionHoldsMigration } from './migrations/008-condition-holds.js';
 import type { DB } from './schema.js';
 
 /**
@@ -23,6 +24,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '005-dashboard-operators': dashboardOperatorsMigration,
   '006-pending-first-index': pendingFirstIndexMigration,
   '007-idempotency-key-taken': idempotencyKeyTakenMigration,
+  '008-condition-holds': conditionHoldsMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
+import { conditionHolds, type AtCommit } from './at-commit.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import { canCancel, canExecute, canReject } from '../domain/transfer-state.js';
 import { inTransaction } from './in-transaction.js';
@@ -224,6 +225,11 @@ export async function rejectTransfer(
  * taken with one conditional update (`balance_cents >= amount`), in the statement that moves
  * the transfer to PROCESSING, so that no two executes ever spend the same cents, on any number
  * of instances (README, "Design").
+ *
+ * With `atCommit` that statement is the transaction's last, sent with its commit (at-commit.ts),
+ * and the result is the transfer as the statement makes it; when the balance falls short the
+ * statement fails with ConditionNotMet and nothing commits, and the caller runs this again
+ * without `atCommit` to answer insufficient funds.
  */
 export async function executeTransfer(
   db: Kysely<DB>,
@@ -233,6 +239,7 @@ export async function executeTransfer(
   settleAfter: number,
   /** The dashboard operator who approves it; absent for the partner API's execute. */
   operatorId?: string,
+  atCommit?: AtCommit,
 ): Promise<ExecuteTransferResult> {
   return inTransaction(db, async (tx) => {
     const current = await lockTransfer(tx, organizationId, id);
@@ -242,17 +249,34 @@ export async function executeTransfer(
     // which every execute of the organization needs, is locked by the last statement of the
     // handler and held only until the commit. A data-modifying CTE always runs to completion;
     // the transfer changes only when the reservation took the cents.
+    const reserve = (db: QueryCreator<DB>) =>
+      db
+        .updateTable('organizations')
+        .set((eb) => ({ balance_cents: eb('balance_cents', '-', current.amount_cents) }))
+        .where('id', '=', organizationId)
+        .where('balance_cents', '>=', current.amount_cents)
+        .returning('id');
+    const changes = { status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter, reviewed_by_operator_id: operatorId ?? null } as const;
+    if (atCommit !== undefined) {
+      atCommit(
+        tx
+          .with('reserved', reserve)
+          .with('moved', (db) =>
+            db
+              .updateTable('transfers')
+              .set(changes)
+              .where('id', '=', id)
+              .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
+              .returning('id'),
+          )
+          .selectNoFrom((eb) => conditionHolds(eb.exists(eb.selectFrom('moved').select('moved.id')), 'insufficient funds').as('held')),
+      );
+      return { kind: 'done', transfer: toTransfer({ ...current, ...changes }) };
+    }
     const row = await tx
-      .with('reserved', (db) =>
-        db
-          .updateTable('organizations')
-          .set((eb) => ({ balance_cents: eb('balance_cents', '-', current.amount_cents) }))
-          .where('id', '=', organizationId)
-          .where('balance_cents', '>=', current.amount_cents)
-          .returning('id'),
-      )
+      .with('reserved', reserve)
       .updateTable('transfers')
-      .set({ status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter, reviewed_by_operator_id: operatorId ?? null })
+      .set(changes)
       .where('id', '=', id)
       .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
       .returningAll()

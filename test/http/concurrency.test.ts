@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMITS_ITS_TRANSACTION } from '../../server/store/connection.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { startTestApp, type Partner, type TestApp, type TestInstance } from '../../scripts/proof/app.js';
-import { createTransfer, transferBody, type TransferJson } from './support.js';
+import { createTransfer, gate, transferBody, type TransferJson } from './support.js';
 
 // Issue 3, concurrency: two instances of the service sharing one PostgreSQL database (each with
 // its own connection pool, as two processes would have) take requests at the same moment. The
@@ -98,6 +100,37 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
     // The refused ones stayed PENDING: whatever is left over could not pay for any of them.
     const smallestRefused = Math.min(...transfers.filter((_, i) => responses[i]?.status !== 200).map((t) => t.amountCents));
     expect(start - executed).toBeLessThan(smallestRefused);
+  });
+
+  it("an execute asks for its organization's balance only in its last statement, sent with the commit", async () => {
+    const { partner, token } = await onBoth(50_000);
+    const transfer = await createTransfer(partner, { amountCents: 1_234 });
+    const { open: release, opened: released } = gate();
+    const { open: holding, opened: held } = gate();
+    // Another transaction holds the organization's row: the execute must wait for it, and the
+    // statement found waiting is the one sent with the commit.
+    const holder = app.db.transaction().execute(async (tx) => {
+      await sql`select balance_cents from organizations where id = ${partner.organizationId} for update`.execute(tx);
+      holding();
+      await released;
+    });
+    await held;
+    const executing = partner.request('POST', `/v1/transfer/${transfer.id}/execute`, { token });
+    let waiting: { query: string }[] = [];
+    for (let tries = 0; tries < 200 && waiting.length === 0; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      ({ rows: waiting } = await sql<{ query: string }>`
+        select query from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query like '%organizations%'`.execute(app.db));
+    }
+    release();
+    await holder;
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]?.query.startsWith(COMMITS_ITS_TRANSACTION)).toBe(true);
+    const response = await executing;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ id: transfer.id, status: 'PROCESSING' });
+    expect(await balanceOf(partner)).toBe(50_000 - 1_234);
   });
 
   it('cancel racing execute on the two instances: exactly one wins, and the money follows the winner', async () => {

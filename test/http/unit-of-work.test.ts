@@ -12,6 +12,7 @@ import type { Services, UnitOfWork } from '../../server/http/handler-kinds.js';
 import { createInvoke, requestFingerprint } from '../../server/http/unit-of-work.js';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
+import { conditionHolds } from '../../server/store/at-commit.js';
 import { storeAnswer } from '../../server/store/idempotency.js';
 import { outcomeOf } from '../helpers/store-answer.js';
 import { getBalance } from '../../server/store/organizations.js';
@@ -181,6 +182,75 @@ describe('an idempotent write', () => {
       values (${clientId}, ${key}, ${fingerprint}, 200, '{"old":true}', ${Date.now() - 25 * 60 * 60 * 1000})`.execute(database.db);
     expect(await write(key)).toEqual({ status: 200, body: { run: 1 }, replayed: false });
     expect(await write(key)).toEqual({ status: 200, body: { run: 1 }, replayed: true });
+  });
+});
+
+/**
+ * A write handler that adds a cent in place, then defers (when it may) a statement adding a cent
+ * to `target`'s balance, on the condition that the organization exists, and answers its run and
+ * whether it deferred; run in place, it answers 400 when `target` does not exist.
+ */
+function deferringCent(target: () => string, runs: { atCommit: boolean }[]): (unit: UnitOfWork) => Promise<AnyOperationResult> {
+  return (unit) =>
+    unit.idempotentWrite(async (ctx) => {
+      runs.push({ atCommit: ctx.atCommit !== undefined });
+      await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(ctx.tx);
+      const adding = ctx.tx.with('added', (db) =>
+        db
+          .updateTable('organizations')
+          .set((eb) => ({ balance_cents: eb('balance_cents', '+', 1) }))
+          .where('id', '=', target())
+          .returning('id'),
+      );
+      if (ctx.atCommit !== undefined) {
+        ctx.atCommit(adding.selectNoFrom((eb) => conditionHolds(eb.exists(eb.selectFrom('added').select('added.id')), 'the organization exists').as('held')));
+        return { status: 200, body: { run: runs.length, deferred: true } };
+      }
+      const added = await adding.selectNoFrom((eb) => eb.exists(eb.selectFrom('added').select('added.id')).as('held')).executeTakeFirstOrThrow();
+      return added.held ? { status: 200, body: { run: runs.length, deferred: false } } : { status: 400, body: { message: 'no such organization', type: 'InvalidRequest' } };
+    });
+}
+
+describe('a statement sent at the commit', () => {
+  it('runs after the stored answer and commits with it when its condition holds: the handler runs once', async () => {
+    const runs: { atCommit: boolean }[] = [];
+    handler = deferringCent(() => organizationId, runs);
+    const before = await balance();
+    expect(await write('unit-key-0101')).toEqual({ status: 200, body: { run: 1, deferred: true }, replayed: false });
+    expect(runs).toEqual([{ atCommit: true }]);
+    expect(await balance()).toBe(before + 2);
+    expect(await write('unit-key-0101')).toEqual({ status: 200, body: { run: 1, deferred: true }, replayed: true });
+    expect(await balance()).toBe(before + 2);
+  });
+
+  it('when its condition does not hold nothing of the run commits, and the handler runs again in place; that answer is stored', async () => {
+    const runs: { atCommit: boolean }[] = [];
+    handler = deferringCent(() => 'org_that_does_not_exist', runs);
+    const before = await balance();
+    const refused = { status: 400, body: { message: 'no such organization', type: 'InvalidRequest' } };
+    expect(await write('unit-key-0102')).toEqual({ ...refused, replayed: false });
+    expect(runs).toEqual([{ atCommit: true }, { atCommit: false }]);
+    // The first run's cent was rolled back with its deferred statement; the second run's committed.
+    expect(await balance()).toBe(before + 1);
+    expect(await storedKeys('unit-key-0102')).toBe(1);
+    // A replay's run fails at the stored answer, before its deferred statement: it does not run twice.
+    expect(await write('unit-key-0102')).toEqual({ ...refused, replayed: true });
+    expect(runs).toEqual([{ atCommit: true }, { atCommit: false }, { atCommit: true }]);
+  });
+
+  it('a handler that defers two statements fails loudly and commits nothing', async () => {
+    const before = await balance();
+    handler = (unit) =>
+      unit.idempotentWrite(async (ctx) => {
+        await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(ctx.tx);
+        const statement = ctx.tx.selectNoFrom(sql<boolean>`true`.as('held'));
+        ctx.atCommit?.(statement);
+        ctx.atCommit?.(statement);
+        return { status: 200, body: {} };
+      });
+    expect(await write('unit-key-0103')).toMatchObject({ status: 500, body: { type: 'InternalError' } });
+    expect(await storedKeys('unit-key-0103')).toBe(0);
+    expect(await balance()).toBe(before);
   });
 });
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
+import { ConditionNotMet, executeAtCommit } from '../../server/store/at-commit.js';
+import { createOperator } from '../../server/store/operators.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../server/store/connection.js';
 import { COMMITS_ITS_TRANSACTION, openDatabase } from '../../server/store/connection.js';
@@ -452,6 +454,43 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       });
       expect(await cancelTransfer(db, owner.organizationId, small.id, T0 + 30)).toMatchObject({ kind: 'not-pending' });
       expect(await getBalance(db, owner.organizationId)).toBe(400);
+    });
+
+    it('with atCommit, the reservation is the statement sent at the commit, and the answer is the transfer it makes', async () => {
+      const owner = await seedOrganization(db, 1_000);
+      const transfer = await insertTransfer(db, newTransfer(owner, { amountCents: 600 }));
+      const operatorId = `opr_${randomBytes(8).toString('hex')}`;
+      expect(await createOperator(db, { id: operatorId, organizationId: owner.organizationId, username: operatorId, passwordHash: 'x', role: 'approver', now: T0 })).toMatchObject({ kind: 'created' });
+      const answered = await db.transaction().execute(async (tx) => {
+        const deferred: Compilable<unknown>[] = [];
+        const outcome = await executeTransfer(tx, owner.organizationId, transfer.id, T0 + 40, T0 + 2_040, operatorId, (statement) => deferred.push(statement));
+        // Nothing is reserved until the deferred statement runs.
+        expect(await getBalance(tx, owner.organizationId)).toBe(1_000);
+        expect(deferred).toHaveLength(1);
+        for (const statement of deferred) await executeAtCommit(tx, statement);
+        return outcome;
+      });
+      expect(answered).toEqual({
+        kind: 'done',
+        transfer: { ...transfer, status: 'PROCESSING', reviewedAt: T0 + 40, settleAfter: T0 + 2_040, reviewedByOperatorId: operatorId },
+      });
+      expect(answered.kind === 'done' ? answered.transfer : undefined).toEqual(await getTransfer(db, owner.organizationId, transfer.id));
+      expect(await getBalance(db, owner.organizationId)).toBe(400);
+
+      // The balance now falls short: the deferred statement fails and nothing of its transaction commits.
+      const big = await insertTransfer(db, newTransfer(owner, { amountCents: 500 }));
+      await expect(
+        db.transaction().execute(async (tx) => {
+          let deferred: Compilable<unknown> | undefined;
+          await executeTransfer(tx, owner.organizationId, big.id, T0 + 50, T0 + 2_050, undefined, (statement) => (deferred = statement));
+          await sql`update organizations set name = 'changed in the same transaction' where id = ${owner.organizationId}`.execute(tx);
+          if (deferred !== undefined) await executeAtCommit(tx, deferred);
+        }),
+      ).rejects.toEqual(new ConditionNotMet('insufficient funds'));
+      expect(await getTransfer(db, owner.organizationId, big.id)).toEqual(big);
+      expect(await getBalance(db, owner.organizationId)).toBe(400);
+      const { rows } = await sql<{ name: string }>`select name from organizations where id = ${owner.organizationId}`.execute(db);
+      expect(rows[0]?.name).not.toBe('changed in the same transaction');
     });
 
     it('rolls the reservation back with the caller’s transaction', async () => {

@@ -133,6 +133,9 @@ export const executeTransfer = idempotentWrite<'executeTransfer'>(async (input, 
     input.path.id,
     ctx.now,
     ctx.now + ctx.services.paymentNetworkDelayMs,
+    undefined,
+    // The organization's balance is taken by the last statement, with the commit.
+    ctx.atCommit,
   );
   switch (outcome.kind) {
     case 'not-found':

@@ -1,0 +1,51 @@
+import { CompiledQuery, sql, type Compilable, type Expression, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { COMMITS_ITS_TRANSACTION } from './connection.js';
+import type { DB } from './schema.js';
+
+// A write's statement sent with its commit.
+//
+// A row that every write of a kind needs (an organization's balance) is held from the statement
+// that takes it until the commit. Taken in the middle of a transaction, it is held across each
+// round trip that follows and across each wait of the server's event loop between them: under
+// load, writes queue behind one another for as long as the busy server takes to come back to each
+// of them. Taken by the transaction's last statement, sent together with the commit
+// (COMMITS_ITS_TRANSACTION), it is held only inside the database, for as long as the statement and
+// the commit take.
+//
+// The write answers before that statement runs, as if it does its part. So the statement must fail
+// when it cannot (conditionHolds): then nothing of the write commits, and the write runs once more
+// with its statements in place (server/http/unit-of-work.ts).
+
+/**
+ * Defers a write's last statement to its commit. A write gets one on its first run, and none on
+ * its run after a ConditionNotMet: then it runs every statement in place.
+ */
+export type AtCommit = (statement: Compilable<unknown>) => void;
+
+/** The SQLSTATE of condition_holds (migrations/008-condition-holds.ts); its detail is the condition. */
+const CONDITION_NOT_MET = 'PK002';
+
+/** A statement sent at the commit could not do its part: its transaction is rolled back. */
+export class ConditionNotMet extends Error {
+  constructor(readonly condition: string) {
+    super(`condition not met: ${condition}`);
+    this.name = 'ConditionNotMet';
+  }
+}
+
+/** `held`, in SQL; when it is false the statement fails and executeAtCommit throws ConditionNotMet(condition). */
+export function conditionHolds(held: Expression<SqlBool>, condition: string): RawBuilder<boolean> {
+  return sql<boolean>`condition_holds(${held}, ${condition})`;
+}
+
+/** Runs a deferred statement as the last of its transaction, sent with the commit on PostgreSQL. */
+export async function executeAtCommit(tx: Transaction<DB>, statement: Compilable<unknown>): Promise<void> {
+  const compiled = statement.compile();
+  try {
+    await tx.executeQuery(CompiledQuery.raw(COMMITS_ITS_TRANSACTION + compiled.sql, [...compiled.parameters]));
+  } catch (error) {
+    const e = error as { code?: unknown; detail?: unknown };
+    if (e.code === CONDITION_NOT_MET && typeof e.detail === 'string') throw new ConditionNotMet(e.detail);
+    throw error;
+  }
+}
