@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import type { Compilable } from 'kysely';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
-import { ConditionNotMet, executeAtCommit, type AtCommit } from '../store/at-commit.js';
+import { inTransactionWithStatementAtCommit } from '../store/at-commit.js';
 import { findAnswer, IdempotencyKeyTaken, storeAnswer } from '../store/idempotency.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
@@ -45,7 +44,8 @@ const inFlight = (): ApiError =>
 /**
  * Runs one operation for a request with the kind of unit of work its handler declares, and sends
  * the answer. An idempotent write is one transaction: the handler's statements, then its answer
- * stored under the request's key (storeAnswer), committed together; a 5xx answer or a thrown error
+ * stored under the request's key (storeAnswer), then the statement the handler deferred to the
+ * commit if it did (atCommit), committed together; a 5xx answer or a thrown error
  * rolls everything back. When the key turns out to be answered already, the write rolls back too
  * and the stored answer is sent (a replay, marked Idempotent-Replayed) or the request is refused
  * (422 when it differs from the key's first request, 409 while another request is committing one).
@@ -69,37 +69,18 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
         if (!signed) throw kindError('an idempotent write');
         if (principal === undefined) throw new Error(`${route.operationId}: a signed write must be authenticated`);
         const key = { clientId: principal.clientId, key: req.get('idempotency-key') ?? '', fingerprint: fingerprintOf(req), nowMs: now };
-        // A run of the handler in one transaction; `deferring`: with a statement it may send at the commit.
-        const attempt = (deferring: boolean): Promise<R> =>
-          services.db.transaction().execute(async (tx) => {
-            let last: Compilable<unknown> | undefined;
-            const atCommit: AtCommit | undefined = deferring
-              ? (statement) => {
-                  if (last !== undefined) throw new Error(`${route.operationId}: a write sends one statement at its commit`);
-                  last = statement;
-                }
-              : undefined;
-            const answer = await handler({ tx, now, principal, services, header, atCommit });
-            if (answer.status >= 500) throw new UnstoredAnswer(answer);
-            const stored = { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) };
-            if (last === undefined) {
-              // Its last statement, sent with the commit; it fails when the key is taken, and then nothing commits.
-              await storeAnswer(tx, stored, { commit: true });
-            } else {
-              await storeAnswer(tx, stored);
-              await executeAtCommit(tx, last);
-            }
-            return answer;
-          });
         let taken: IdempotencyKeyTaken;
         try {
-          try {
-            return await attempt(true);
-          } catch (error) {
-            // The deferred statement could not do its part and everything was rolled back: run again, in place.
-            if (!(error instanceof ConditionNotMet)) throw error;
-            return await attempt(false);
-          }
+          return await inTransactionWithStatementAtCommit(
+            services.db,
+            (tx, atCommit) => handler({ tx, now, principal, services, header, atCommit }),
+            async (tx, answer, deferred) => {
+              if (answer.status >= 500) throw new UnstoredAnswer(answer);
+              // Sent with the commit unless the handler deferred a statement to go after it; it fails
+              // when the key is taken, and then nothing commits.
+              await storeAnswer(tx, { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) }, { commit: !deferred });
+            },
+          );
         } catch (error) {
           if (error instanceof UnstoredAnswer) return error.answer as R;
           if (!(error instanceof IdempotencyKeyTaken)) throw error;

@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Compilable, type Expression, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Expression, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { COMMITS_ITS_TRANSACTION } from './connection.js';
 import type { DB } from './schema.js';
 
@@ -14,7 +14,7 @@ import type { DB } from './schema.js';
 //
 // The write answers before that statement runs, as if it does its part. So the statement must fail
 // when it cannot (conditionHolds): then nothing of the write commits, and the write runs once more
-// with its statements in place (server/http/unit-of-work.ts).
+// with its statements in place (inTransactionWithStatementAtCommit).
 
 /**
  * Defers a write's last statement to its commit. A write gets one on its first run, and none on
@@ -47,5 +47,38 @@ export async function executeAtCommit(tx: Transaction<DB>, statement: Compilable
     const e = error as { code?: unknown; detail?: unknown };
     if (e.code === CONDITION_NOT_MET && typeof e.detail === 'string') throw new ConditionNotMet(e.detail);
     throw error;
+  }
+}
+
+/**
+ * Runs `work` in a new transaction with an AtCommit, then `finish` (the transaction's other last
+ * statements, told whether `work` deferred one), then the deferred statement with the commit. When
+ * that statement's condition does not hold, everything is rolled back, and `work` and `finish`
+ * run once more in a new transaction, without an AtCommit.
+ */
+export async function inTransactionWithStatementAtCommit<T>(
+  db: Kysely<DB>,
+  work: (tx: Transaction<DB>, atCommit: AtCommit | undefined) => Promise<T>,
+  finish: (tx: Transaction<DB>, result: T, deferred: boolean) => Promise<void> = async () => {},
+): Promise<T> {
+  const attempt = (deferring: boolean): Promise<T> =>
+    db.transaction().execute(async (tx) => {
+      let last: Compilable<unknown> | undefined;
+      const atCommit: AtCommit | undefined = deferring
+        ? (statement) => {
+            if (last !== undefined) throw new Error('a transaction sends one statement at its commit');
+            last = statement;
+          }
+        : undefined;
+      const result = await work(tx, atCommit);
+      await finish(tx, result, last !== undefined);
+      if (last !== undefined) await executeAtCommit(tx, last);
+      return result;
+    });
+  try {
+    return await attempt(true);
+  } catch (error) {
+    if (!(error instanceof ConditionNotMet)) throw error;
+    return attempt(false);
   }
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
-import { conditionHolds, type AtCommit } from './at-commit.js';
+import { conditionHolds, inTransactionWithStatementAtCommit, type AtCommit } from './at-commit.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import { canCancel, canExecute, canReject } from '../domain/transfer-state.js';
 import { inTransaction } from './in-transaction.js';
@@ -226,10 +226,11 @@ export async function rejectTransfer(
  * the transfer to PROCESSING, so that no two executes ever spend the same cents, on any number
  * of instances (README, "Design").
  *
- * With `atCommit` that statement is the transaction's last, sent with its commit (at-commit.ts),
- * and the result is the transfer as the statement makes it; when the balance falls short the
- * statement fails with ConditionNotMet and nothing commits, and the caller runs this again
- * without `atCommit` to answer insufficient funds.
+ * That statement is the transaction's last, sent with its commit (at-commit.ts): in a transaction
+ * of its own always, in the caller's when it gives `atCommit`. The result is then the transfer as
+ * the statement makes it; when the balance falls short the statement fails with ConditionNotMet
+ * and nothing commits, and this runs again with the statement in place to answer insufficient
+ * funds (in its own transaction by itself; in the caller's, the caller runs it again).
  */
 export async function executeTransfer(
   db: Kysely<DB>,
@@ -241,56 +242,57 @@ export async function executeTransfer(
   operatorId?: string,
   atCommit?: AtCommit,
 ): Promise<ExecuteTransferResult> {
-  return inTransaction(db, async (tx) => {
-    const current = await lockTransfer(tx, organizationId, id);
-    if (current === undefined) return { kind: 'not-found' };
-    if (!canExecute(current.status)) return { kind: 'not-pending', transfer: toTransfer(current) };
-    // The reservation and the transfer's new state are one statement: the organization's row,
-    // which every execute of the organization needs, is locked by the last statement of the
-    // handler and held only until the commit. A data-modifying CTE always runs to completion;
-    // the transfer changes only when the reservation took the cents.
-    const reserve = (db: QueryCreator<DB>) =>
+  if (!db.isTransaction) {
+    return inTransactionWithStatementAtCommit(db, (tx, deferTo) => executeTransfer(tx, organizationId, id, nowMs, settleAfter, operatorId, deferTo));
+  }
+  const current = await lockTransfer(db, organizationId, id);
+  if (current === undefined) return { kind: 'not-found' };
+  if (!canExecute(current.status)) return { kind: 'not-pending', transfer: toTransfer(current) };
+  // The reservation and the transfer's new state are one statement: the organization's row,
+  // which every execute of the organization needs, is locked by it and held until the commit. A
+  // data-modifying CTE always runs to completion; the transfer changes only when the reservation
+  // took the cents.
+  const reserve = (db: QueryCreator<DB>) =>
+    db
+      .updateTable('organizations')
+      .set((eb) => ({ balance_cents: eb('balance_cents', '-', current.amount_cents) }))
+      .where('id', '=', organizationId)
+      .where('balance_cents', '>=', current.amount_cents)
+      .returning('id');
+  const changes = { status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter, reviewed_by_operator_id: operatorId ?? null } as const;
+  if (atCommit !== undefined) {
+    atCommit(
       db
-        .updateTable('organizations')
-        .set((eb) => ({ balance_cents: eb('balance_cents', '-', current.amount_cents) }))
-        .where('id', '=', organizationId)
-        .where('balance_cents', '>=', current.amount_cents)
-        .returning('id');
-    const changes = { status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter, reviewed_by_operator_id: operatorId ?? null } as const;
-    if (atCommit !== undefined) {
-      atCommit(
-        tx
-          .with('reserved', reserve)
-          .with('moved', (db) =>
-            db
-              .updateTable('transfers')
-              .set(changes)
-              .where('id', '=', id)
-              .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
-              .returning('id'),
-          )
-          .selectNoFrom((eb) => conditionHolds(eb.exists(eb.selectFrom('moved').select('moved.id')), 'insufficient funds').as('held')),
-      );
-      return { kind: 'done', transfer: toTransfer({ ...current, ...changes }) };
-    }
-    const row = await tx
-      .with('reserved', reserve)
-      .updateTable('transfers')
-      .set(changes)
-      .where('id', '=', id)
-      .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
-      .returningAll()
-      .executeTakeFirst();
-    if (row === undefined) {
-      const organization = await tx
-        .selectFrom('organizations')
-        .select('balance_cents')
-        .where('id', '=', organizationId)
-        .executeTakeFirstOrThrow();
-      return { kind: 'insufficient-funds', transfer: toTransfer(current), availableCents: organization.balance_cents };
-    }
-    return { kind: 'done', transfer: toTransfer(row) };
-  });
+        .with('reserved', reserve)
+        .with('moved', (db) =>
+          db
+            .updateTable('transfers')
+            .set(changes)
+            .where('id', '=', id)
+            .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
+            .returning('id'),
+        )
+        .selectNoFrom((eb) => conditionHolds(eb.exists(eb.selectFrom('moved').select('moved.id')), 'insufficient funds').as('held')),
+    );
+    return { kind: 'done', transfer: toTransfer({ ...current, ...changes }) };
+  }
+  const row = await db
+    .with('reserved', reserve)
+    .updateTable('transfers')
+    .set(changes)
+    .where('id', '=', id)
+    .where((eb) => eb.exists(eb.selectFrom('reserved').select('reserved.id')))
+    .returningAll()
+    .executeTakeFirst();
+  if (row === undefined) {
+    const organization = await db
+      .selectFrom('organizations')
+      .select('balance_cents')
+      .where('id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return { kind: 'insufficient-funds', transfer: toTransfer(current), availableCents: organization.balance_cents };
+  }
+  return { kind: 'done', transfer: toTransfer(row) };
 }
 
 /**

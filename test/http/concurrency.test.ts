@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMITS_ITS_TRANSACTION } from '../../server/store/connection.js';
 import { getBalance } from '../../server/store/organizations.js';
+import { executeTransfer } from '../../server/store/transfers.js';
 import { startTestApp, type Partner, type TestApp, type TestInstance } from '../../scripts/proof/app.js';
 import { createTransfer, gate, transferBody, type TransferJson } from './support.js';
 
@@ -102,36 +103,40 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
     expect(start - executed).toBeLessThan(smallestRefused);
   });
 
-  it("an execute asks for its organization's balance only in its last statement, sent with the commit", async () => {
-    const { partner, token } = await onBoth(50_000);
-    const transfer = await createTransfer(partner, { amountCents: 1_234 });
-    const { open: release, opened: released } = gate();
-    const { open: holding, opened: held } = gate();
-    // Another transaction holds the organization's row: the execute must wait for it, and the
-    // statement found waiting is the one sent with the commit.
-    const holder = app.db.transaction().execute(async (tx) => {
-      await sql`select balance_cents from organizations where id = ${partner.organizationId} for update`.execute(tx);
-      holding();
-      await released;
-    });
-    await held;
-    const executing = partner.request('POST', `/v1/transfer/${transfer.id}/execute`, { token });
-    let waiting: { query: string }[] = [];
-    for (let tries = 0; tries < 200 && waiting.length === 0; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      ({ rows: waiting } = await sql<{ query: string }>`
-        select query from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' and query like '%organizations%'`.execute(app.db));
-    }
-    release();
-    await holder;
-    expect(waiting).toHaveLength(1);
-    expect(waiting[0]?.query.startsWith(COMMITS_ITS_TRANSACTION)).toBe(true);
-    const response = await executing;
-    expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ id: transfer.id, status: 'PROCESSING' });
-    expect(await balanceOf(partner)).toBe(50_000 - 1_234);
-  });
+  it.each(['the partner API', "the store, in a transaction of its own (the dashboard's approve)"])(
+    "an execute through %s asks for its organization's balance only in its last statement, sent with the commit",
+    async (via) => {
+      const { partner, token } = await onBoth(50_000);
+      const transfer = await createTransfer(partner, { amountCents: 1_234 });
+      const { open: release, opened: released } = gate();
+      const { open: holding, opened: held } = gate();
+      // Another transaction holds the organization's row: the execute must wait for it, and the
+      // statement found waiting is the one sent with the commit.
+      const holder = app.db.transaction().execute(async (tx) => {
+        await sql`select balance_cents from organizations where id = ${partner.organizationId} for update`.execute(tx);
+        holding();
+        await released;
+      });
+      await held;
+      const executing =
+        via === 'the partner API'
+          ? partner.request('POST', `/v1/transfer/${transfer.id}/execute`, { token }).then(async (response) => ({ status: response.status, body: (await response.json()) as unknown }))
+          : executeTransfer(app.db, partner.organizationId, transfer.id, Date.now(), Date.now() + 2_000).then((outcome) => ({ status: 200, body: outcome.kind === 'done' ? outcome.transfer : outcome }));
+      let waiting: { query: string }[] = [];
+      for (let tries = 0; tries < 200 && waiting.length === 0; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        ({ rows: waiting } = await sql<{ query: string }>`
+          select query from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query like '%organizations%'`.execute(app.db));
+      }
+      release();
+      await holder;
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]?.query.startsWith(COMMITS_ITS_TRANSACTION)).toBe(true);
+      expect(await executing).toMatchObject({ status: 200, body: { id: transfer.id, status: 'PROCESSING' } });
+      expect(await balanceOf(partner)).toBe(50_000 - 1_234);
+    },
+  );
 
   it('cancel racing execute on the two instances: exactly one wins, and the money follows the winner', async () => {
     const start = 1_000_000;
