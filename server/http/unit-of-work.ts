@@ -69,7 +69,6 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
         if (!signed) throw kindError('an idempotent write');
         if (principal === undefined) throw new Error(`${route.operationId}: a signed write must be authenticated`);
         const key = { clientId: principal.clientId, key: req.get('idempotency-key') ?? '', fingerprint: fingerprintOf(req), nowMs: now };
-        let taken: IdempotencyKeyTaken;
         try {
           return await inTransactionWithStatementAtCommit(
             services.db,
@@ -84,11 +83,13 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
         } catch (error) {
           if (error instanceof UnstoredAnswer) return error.answer as R;
           if (!(error instanceof IdempotencyKeyTaken)) throw error;
-          taken = error;
         }
-        if (taken.outcome === 'in-flight') throw inFlight();
+        // The key is taken. Whether it was held by a transaction still storing an answer or by
+        // one committed before, a committed answer is what this request gets: a transaction
+        // holding the key beside a committed answer is another retry of this request, which
+        // rolls back just as this one did. No committed answer means the first request is still
+        // running (or the key expired and was purged in the moment between): 409, retry shortly.
         const found = await findAnswer(services.db, key);
-        // undefined: the key expired and was purged in the moment between; the retry runs as new.
         if (found === undefined) throw inFlight();
         if (found.kind === 'mismatch') {
           throw new ApiError('idempotencyKeyReused', 'This Idempotency-Key was used for a different request.', {

@@ -11,8 +11,9 @@ import type { DB } from './schema.js';
 // the transaction holds the key's advisory lock (pg_try_advisory_xact_lock on a 64-bit hash of
 // the client and the key), which a transaction releases however it ends. A second request with
 // the key that reaches storeAnswer meanwhile does not wait: it is told 'in-flight' and rolls
-// back (409). One that comes after the commit finds the stored answer (a replay, or 422 when its
-// request differs). Two writes with one key can therefore both run their handlers, but only one
+// back, then reads the key (findAnswer): 409 while no answer is committed, the stored answer when
+// the holder was only another retry of an answered request. One that comes after the commit finds
+// the stored answer (a replay, or 422 when its request differs). Two writes with one key can therefore both run their handlers, but only one
 // of them commits. The unit of work sends storeAnswer together with the commit
 // (StoreAnswerOptions), so on PostgreSQL that window is a single round trip. On the embedded
 // database transactions run one at a time, so a second request always comes after the commit.

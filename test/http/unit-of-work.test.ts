@@ -174,6 +174,34 @@ describe('an idempotent write', () => {
     expect(await write(key)).toEqual({ status: 201, body: { held: true }, replayed: true });
   });
 
+  it.runIf(process.env['DATABASE_URL'] !== undefined)(
+    'a retry of an answered key gets the stored answer, not 409, while another retry of it holds the key (PostgreSQL)',
+    async () => {
+      handler = addingCent((run) => ({ status: 200, body: { run } }));
+      const key = 'unit-key-0016';
+      const first = await write(key);
+      expect(first).toMatchObject({ status: 200, replayed: false });
+      const before = await balance();
+      // Another retry of the same request, between its storeAnswer and its rollback: it holds the key's lock.
+      const { open: release, opened: released } = gate();
+      const { open: holding, opened: held } = gate();
+      const retry = database.db.transaction().execute(async (tx) => {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${clientId} || ' ' || ${key}, 0))`.execute(tx);
+        holding();
+        await released;
+      });
+      await held;
+      try {
+        expect(await write(key)).toEqual({ status: 200, body: first.body, replayed: true });
+        expect(await write(key, 'another')).toMatchObject({ status: 422, body: { type: 'DuplicateIdempotencyKey' } });
+      } finally {
+        release();
+        await retry;
+      }
+      expect(await balance()).toBe(before);
+    },
+  );
+
   it('a key older than the retention is forgotten: the request runs as new', async () => {
     handler = addingCent((run) => ({ status: 200, body: { run } }));
     const key = 'unit-key-0007';
