@@ -51,9 +51,10 @@ export interface WriteContext extends RequestContext {
   /** A signed write is always authenticated. */
   readonly principal: Principal;
   /**
-   * Sends a statement after the handler returns, as the transaction's last, with the commit
-   * (server/store/at-commit.ts): for the one statement that takes a row every write of its kind
-   * needs, so that the row is held only inside the database. The handler answers as if the
+   * Sends a statement after the handler returns, as the transaction's last, with the stored
+   * answer and the commit in one round trip (server/store/at-commit.ts): the statement that takes
+   * a row every write of its kind needs, so that the row is held only inside the database, or one
+   * whose result the answer does not need (a create's insert). The handler answers as if the
    * statement does its part, which the statement makes sure of by failing when it cannot
    * (conditionHolds); then nothing commits and the handler runs once more, in a new transaction,
    * with `atCommit` undefined: it runs that statement in place and answers from what it finds.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
 import { inTransactionWithStatementAtCommit } from '../store/at-commit.js';
-import { findAnswer, IdempotencyKeyTaken, storeAnswer } from '../store/idempotency.js';
+import { findAnswer, idempotencyKeyTakenOf, storeAnswer } from '../store/idempotency.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
 import { ApiError } from './errors.js';
@@ -75,14 +75,15 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
             (tx, atCommit) => handler({ tx, now, principal, services, header, atCommit }),
             async (tx, answer, deferred) => {
               if (answer.status >= 500) throw new UnstoredAnswer(answer);
-              // Sent with the commit unless the handler deferred a statement to go after it; it fails
-              // when the key is taken, and then nothing commits.
-              await storeAnswer(tx, { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) }, { commit: !deferred });
+              // Sent with the commit, or with the statement the handler deferred to the commit: one
+              // round trip either way. It fails when the key is taken, and then nothing commits.
+              await storeAnswer(tx, { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) }, { sent: deferred ? 'with-next' : 'with-commit' });
             },
           );
         } catch (error) {
           if (error instanceof UnstoredAnswer) return error.answer as R;
-          if (!(error instanceof IdempotencyKeyTaken)) throw error;
+          // Sent with the deferred statement, a taken key fails that statement instead of its own.
+          if (idempotencyKeyTakenOf(error) === undefined) throw error;
         }
         // The key is taken. Whether it was held by a transaction still storing an answer or by
         // one committed before, a committed answer is what this request gets: a transaction

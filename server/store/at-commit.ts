@@ -12,6 +12,10 @@ import type { DB } from './schema.js';
 // (COMMITS_ITS_TRANSACTION), it is held only inside the database, for as long as the statement and
 // the commit take.
 //
+// A statement whose result the write's answer does not need (a create's insert) goes there too:
+// with the stored answer sent along with it (StoreAnswerOptions in idempotency.ts), a write whose
+// handler runs nothing else is one round trip on PostgreSQL.
+//
 // The write answers before that statement runs, as if it does its part. So the statement must fail
 // when it cannot (conditionHolds): then nothing of the write commits, and the write runs once more
 // with its statements in place (inTransactionWithStatementAtCommit).

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
@@ -58,6 +59,17 @@ const MAX_PREPARED_TEXTS = 2_000;
  * simply follows, as its own call.
  */
 export const COMMITS_ITS_TRANSACTION = '/* commits its transaction */ ';
+
+/**
+ * A statement whose text begins with this SQL comment returns nothing its caller reads, and its
+ * failure fails its transaction: on PostgreSQL it is sent together with the transaction's next
+ * statement (or its commit), one round trip for both, and its own call resolves at once with no
+ * rows. When it fails, PostgreSQL skips what was sent after it up to the Sync, and the next
+ * statement's call fails with its error, which the caller must therefore expect there. A
+ * connection sends it by itself the first time, when it has not prepared it yet. On the embedded
+ * database it simply runs when it is called.
+ */
+export const SENT_WITH_NEXT = '/* sent with the next statement */ ';
 
 /** PostgreSQL's type id of int8 (bigint), the type of every money and time column and of count(*). */
 const INT8_OID = 20;
@@ -249,19 +261,27 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
     });
     // A `begin` not yet sent: it goes out with the transaction's first statement (below).
     let beginPending = false;
+    // Statements marked SENT_WITH_NEXT, not yet sent: they go out with the next statement.
+    let held: HeldStatement[] = [];
     // The transaction was committed by its last statement (COMMITS_ITS_TRANSACTION).
     let committed = false;
     let controlPrepared: Promise<void> | undefined;
-    const pipelined = async (config: pg.QueryConfig, withBegin: boolean, withCommit: boolean): Promise<pg.QueryResult> => {
+    const pipelined = async (
+      config: pg.QueryConfig,
+      sentWith: { begin: boolean; ahead: readonly HeldStatement[]; commit: boolean },
+    ): Promise<pg.QueryResult> => {
       controlPrepared ??= submitted<void>((done) => client.query(new PrepareTransactionControl(done) as unknown as pg.Submittable));
       await controlPrepared.catch((error: unknown) => {
         controlPrepared = undefined;
         throw error;
       });
       return submitted<pg.QueryResult>((callback) =>
-        client.query(new Pipelined({ ...config, queryMode: 'extended', callback }, withBegin, withCommit) as unknown as pg.Submittable),
+        client.query(new Pipelined({ ...config, queryMode: 'extended', callback }, sentWith) as unknown as pg.Submittable),
       );
     };
+    /** True when this connection has prepared the statement of that name (pg's own record of it). */
+    const isPrepared = (name: string): boolean =>
+      (client as unknown as { connection: { parsedStatements: Record<string, string | undefined> } }).connection.parsedStatements[name] !== undefined;
     const query = ((textOrCursor: unknown, parameters?: readonly unknown[]): unknown => {
       if (committed) {
         committed = false;
@@ -270,6 +290,7 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
         return Promise.reject(new Error(`The transaction was committed by its last statement; ${what} came after it and was not run.`));
       }
       if (typeof textOrCursor !== 'string') {
+        if (held.length > 0) return Promise.reject(new Error('A statement sent with the next one was followed by a cursor, which cannot carry it.'));
         if (!beginPending) return client.query(textOrCursor as pg.Submittable);
         beginPending = false;
         return client.query('begin').then(() => client.query(textOrCursor as pg.Submittable));
@@ -278,17 +299,30 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
         beginPending = true;
         return Promise.resolve(emptyResult('BEGIN'));
       }
+      if (textOrCursor === 'rollback') held = [];
+      const values = [...(parameters ?? [])];
+      const name = nameOf(textOrCursor, values.length);
+      if (textOrCursor.startsWith(SENT_WITH_NEXT) && name !== undefined && isPrepared(name)) {
+        held.push({ name, text: textOrCursor, values });
+        return Promise.resolve(emptyResult('SELECT'));
+      }
+      const ahead = held;
+      held = [];
       const withBegin = beginPending;
       beginPending = false;
       // A transaction that ran no statement has nothing to end.
-      if (withBegin && (textOrCursor === 'commit' || textOrCursor === 'rollback')) {
+      if (withBegin && ahead.length === 0 && (textOrCursor === 'commit' || textOrCursor === 'rollback')) {
         return Promise.resolve(emptyResult(textOrCursor.toUpperCase()));
       }
+      // A commit after held statements: the last of them carries it.
+      if (textOrCursor === 'commit' && ahead.length > 0) {
+        const last = ahead.pop() as HeldStatement;
+        return pipelined({ name: last.name, text: last.text, values: [...last.values] }, { begin: withBegin, ahead, commit: true }).then(() => emptyResult('COMMIT'));
+      }
       const withCommit = textOrCursor.startsWith(COMMITS_ITS_TRANSACTION);
-      const values = [...(parameters ?? [])];
-      const name = nameOf(textOrCursor, values.length);
       const config = { ...(name === undefined ? {} : { name }), text: textOrCursor, values };
-      const sent = withBegin || withCommit ? pipelined(config, withBegin, withCommit) : client.query(config);
+      const sent =
+        withBegin || withCommit || ahead.length > 0 ? pipelined(config, { begin: withBegin, ahead, commit: withCommit }) : client.query(config);
       return sent.then(
         (result) => {
           if (withCommit) committed = true;
@@ -299,7 +333,7 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
           // statement returns: PostgreSQL refuses it on this connection from then on. The request
           // fails (a 500, which a client may retry); the connection is closed when it goes back to
           // the pool, and its replacement prepares the statement afresh.
-          if (name !== undefined && (error as { code?: unknown }).code === CACHED_PLAN_CHANGED) stale = true;
+          if ((error as { code?: unknown }).code === CACHED_PLAN_CHANGED) stale = true;
           throw error;
         },
       );
@@ -309,6 +343,7 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
       release: (destroy) => {
         beginPending = false;
         committed = false;
+        held = [];
         client.release(destroy === true || stale);
       },
       // Known once the connection is up; Kysely reads it to cancel a query (an undocumented pg field).
@@ -337,10 +372,20 @@ function emptyResult(command: string): pg.QueryResult {
   return { command, rowCount: null, oid: 0, fields: [], rows: [] };
 }
 
+/** A statement marked SENT_WITH_NEXT, prepared on its connection, waiting to go out with the next one. */
+interface HeldStatement {
+  readonly name: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+/** pg's own conversion of a parameter to its text (pg's Query binds its values with it). */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
+
 /** The parts of pg's connection written to here (pg's own Query writes the same way). */
 interface ProtocolWriter {
   parse(message: { text: string; name?: string }): void;
-  bind(message: { statement?: string; values?: unknown[] }): void;
+  bind(message: { statement?: string; values?: readonly unknown[]; valueMapper?: (value: unknown) => unknown }): void;
   execute(message: { portal?: string | undefined; rows?: number }): void;
   sync(): void;
   readonly stream: { cork(): void; uncork(): void };
@@ -352,6 +397,7 @@ interface PgQuery {
   submit(connection: ProtocolWriter): Error | null;
   /** Writes the Execute (of `rows` rows, or all) and then Sync or Flush. */
   _getRows(connection: ProtocolWriter, rows: number | undefined): void;
+  handleDataRow(message: unknown): void;
   handleCommandComplete(message: unknown, connection: unknown): void;
 }
 type QueryConfigWithCallback = pg.QueryConfig & {
@@ -386,25 +432,32 @@ class PrepareTransactionControl {
 }
 
 /**
- * A statement sent together with the `begin` of its transaction, its `commit`, or both: the
- * connection writes the bind and execute of the prepared `begin`, the statement's own messages,
- * then the bind and execute of the prepared `commit`, with one Sync, so a transaction costs a
- * round trip less for each (each is a socket write and a read, about 60-85 µs of the server's CPU
- * on a loopback connection; README, "Where the time goes"). `pg` has no pipeline mode; this is its
- * Query, which serves any Submittable, with the completions of `begin` and `commit` set aside.
- * PostgreSQL runs the messages in order: a `begin` before Sync opens the transaction as the simple
- * one does; an error in the statement leaves it aborted, skipping the `commit`, to be rolled back
- * as before; an error in the `commit` (it rolled back) is the statement's error.
+ * A statement sent together with the `begin` of its transaction, the statements held for it
+ * (SENT_WITH_NEXT), its `commit`, or any of these: the connection writes the bind and execute of
+ * the prepared `begin`, of each held statement, the statement's own messages, then the bind and
+ * execute of the prepared `commit`, with one Sync, so a transaction costs a round trip less for
+ * each (each is a socket write and a read, about 60-85 µs of the server's CPU on a loopback
+ * connection; README, "Where the time goes"). `pg` has no pipeline mode; this is its Query, which
+ * serves any Submittable, with the completions and rows of the others set aside. PostgreSQL runs
+ * the messages in order: a `begin` before Sync opens the transaction as the simple one does; an
+ * error in any statement leaves it aborted, skipping everything after it up to the Sync, the
+ * `commit` included, to be rolled back as before; that error, or one in the `commit` (it rolled
+ * back), is the statement's error.
  */
 class Pipelined extends PgQuery {
   private completions = 0;
+  private readonly withBegin: boolean;
+  private readonly ahead: readonly HeldStatement[];
+  private readonly withCommit: boolean;
+  /** How many statements complete before this one: `begin` and the held ones. */
+  private readonly before: number;
 
-  constructor(
-    config: QueryConfigWithCallback,
-    private readonly withBegin: boolean,
-    private readonly withCommit: boolean,
-  ) {
+  constructor(config: QueryConfigWithCallback, sentWith: { begin: boolean; ahead: readonly HeldStatement[]; commit: boolean }) {
     super(config);
+    this.withBegin = sentWith.begin;
+    this.ahead = sentWith.ahead;
+    this.withCommit = sentWith.commit;
+    this.before = (sentWith.begin ? 1 : 0) + sentWith.ahead.length;
   }
 
   override submit(connection: ProtocolWriter): Error | null {
@@ -414,10 +467,20 @@ class Pipelined extends PgQuery {
         connection.bind({ statement: BEGIN_STATEMENT });
         connection.execute({});
       }
+      // Prepared already (the connection holds only those): bind and execute; their rows, if
+      // any, come without a description and are dropped (handleDataRow).
+      for (const statement of this.ahead) {
+        connection.bind({ statement: statement.name, values: statement.values, valueMapper: prepareValue });
+        connection.execute({});
+      }
       return super.submit(connection);
     } finally {
       connection.stream.uncork();
     }
+  }
+
+  override handleDataRow(message: unknown): void {
+    if (this.completions === this.before) super.handleDataRow(message);
   }
 
   /** pg's Query ends its messages here (execute, then Sync); the commit goes in before the Sync. */
@@ -434,7 +497,7 @@ class Pipelined extends PgQuery {
 
   override handleCommandComplete(message: unknown, connection: unknown): void {
     const index = this.completions++;
-    if (index === (this.withBegin ? 1 : 0)) super.handleCommandComplete(message, connection);
+    if (index === this.before) super.handleCommandComplete(message, connection);
   }
 }
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { COMMITS_ITS_TRANSACTION } from './connection.js';
+import { COMMITS_ITS_TRANSACTION, SENT_WITH_NEXT } from './connection.js';
 import type { DB } from './schema.js';
 
 // Idempotency keys in the database. A key is stored only with its answer, by the last statement
@@ -14,8 +14,9 @@ import type { DB } from './schema.js';
 // back, then reads the key (findAnswer): 409 while no answer is committed, the stored answer when
 // the holder was only another retry of an answered request. One that comes after the commit finds
 // the stored answer (a replay, or 422 when its request differs). Two writes with one key can therefore both run their handlers, but only one
-// of them commits. The unit of work sends storeAnswer together with the commit
-// (StoreAnswerOptions), so on PostgreSQL that window is a single round trip. On the embedded
+// of them commits. The unit of work sends storeAnswer together with the commit, or with the
+// statement the write sends at its commit (StoreAnswerOptions), so on PostgreSQL that window is
+// a single round trip. On the embedded
 // database transactions run one at a time, so a second request always comes after the commit.
 
 /** 24 hours: a key's answer is kept this long; after it the key is forgotten and may be used as new. */
@@ -55,11 +56,25 @@ const IDEMPOTENCY_KEY_TAKEN = 'PK001';
 
 export interface StoreAnswerOptions {
   /**
-   * The statement is its transaction's last and commits it: on PostgreSQL it is sent together
-   * with the commit, one round trip for both (connection.ts, COMMITS_ITS_TRANSACTION), and the
-   * transaction's own commit then sends nothing; no statement may follow it in the transaction.
+   * How the statement travels on PostgreSQL (connection.ts); on the embedded database it runs
+   * when called either way.
+   * - 'with-commit': it is its transaction's last and commits it, sent together with the commit
+   *   (COMMITS_ITS_TRANSACTION); the transaction's own commit then sends nothing, and no statement
+   *   may follow it in the transaction;
+   * - 'with-next': it is sent together with the transaction's next statement (SENT_WITH_NEXT), and
+   *   resolves before it has run: when the key is taken, that next statement fails instead, with
+   *   the error idempotencyKeyTakenOf recognizes.
+   * Unset: it is sent when called.
    */
-  readonly commit?: boolean;
+  readonly sent?: 'with-commit' | 'with-next';
+}
+
+/** The IdempotencyKeyTaken a failed statement stands for: storeAnswer's, however it travelled; undefined for any other error. */
+export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | undefined {
+  if (error instanceof IdempotencyKeyTaken) return error;
+  const e = error as { code?: unknown; detail?: unknown } | null;
+  if (e?.code === IDEMPOTENCY_KEY_TAKEN && (e.detail === 'in-flight' || e.detail === 'exists')) return new IdempotencyKeyTaken(e.detail);
+  return undefined;
 }
 
 /**
@@ -73,7 +88,8 @@ export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput, 
   const retentionMs = input.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
   // The lock's CTE runs once (it is volatile); the insert runs only when the lock was free. A
   // data-modifying CTE runs whether or not the query reads it, so the case below sees its result.
-  const statement = sql<{ stored: boolean }>`${sql.raw(options.commit === true ? COMMITS_ITS_TRANSACTION : '')}
+  const marker = options.sent === 'with-commit' ? COMMITS_ITS_TRANSACTION : options.sent === 'with-next' ? SENT_WITH_NEXT : '';
+  const statement = sql<{ stored: boolean }>`${sql.raw(marker)}
     with lock as (
       select pg_try_advisory_xact_lock(hashtextextended(${input.clientId} || ' ' || ${input.key}, 0)) as locked
     ), stored as (
@@ -94,9 +110,7 @@ export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput, 
   try {
     await statement.execute(tx);
   } catch (error) {
-    const e = error as { code?: unknown; detail?: unknown };
-    if (e.code === IDEMPOTENCY_KEY_TAKEN && (e.detail === 'in-flight' || e.detail === 'exists')) throw new IdempotencyKeyTaken(e.detail);
-    throw error;
+    throw idempotencyKeyTakenOf(error) ?? error;
   }
 }
 

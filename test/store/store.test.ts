@@ -5,7 +5,7 @@ import { ConditionNotMet, executeAtCommit } from '../../server/store/at-commit.j
 import { createOperator } from '../../server/store/operators.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../server/store/connection.js';
-import { COMMITS_ITS_TRANSACTION, openDatabase } from '../../server/store/connection.js';
+import { COMMITS_ITS_TRANSACTION, openDatabase, SENT_WITH_NEXT } from '../../server/store/connection.js';
 import {
   IDEMPOTENCY_RETENTION_MS,
   findAnswer,
@@ -686,6 +686,71 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       expect(await balance()).toBe(before + 8);
       const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where name = 'pps_commit'`.execute(one.db);
       expect(rows).toEqual([{ statement: 'commit' }]);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('sends a statement marked SENT_WITH_NEXT with the next one: its call resolves unsent, its failure fails the next', async () => {
+    const one = await openDatabase({ url: database.url ?? '', maxConnections: 1 });
+    try {
+      const owner = await seedOrganization(database.db);
+      const balance = () => getBalance(database.db, owner.organizationId);
+      const before = (await balance()) ?? 0;
+      // Returns a row, which nobody reads: it must not end up among the next statement's rows.
+      const held = (cents: number) =>
+        sql`${sql.raw(SENT_WITH_NEXT)}update organizations set balance_cents = ${cents} where id = ${owner.organizationId} returning id, 'held' as marker`;
+      const read = sql<{ balance_cents: number }>`select balance_cents from organizations where id = ${owner.organizationId}`;
+      const lastStatementOf = async (pid: number | undefined): Promise<string | undefined> => {
+        const { rows } = await sql<{ query: string }>`select query from pg_stat_activity where pid = ${pid}`.execute(database.db);
+        return rows[0]?.query;
+      };
+      const pidOf = async (tx: Kysely<DB>): Promise<number | undefined> =>
+        (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]?.pid;
+      // The first time on a connection it is not prepared there yet: it is sent by itself.
+      await one.db.transaction().execute(async (tx) => {
+        const pid = await pidOf(tx);
+        await held(before + 1).execute(tx);
+        expect(await lastStatementOf(pid)).toContain(SENT_WITH_NEXT.trim());
+      });
+      expect(await balance()).toBe(before + 1);
+      // Prepared: its call resolves before it is sent; the next statement carries it and sees its change.
+      await one.db.transaction().execute(async (tx) => {
+        const pid = await pidOf(tx);
+        const result = await held(before + 2).execute(tx);
+        expect(result.rows).toEqual([]);
+        expect(await lastStatementOf(pid)).toContain('pg_backend_pid');
+        expect((await read.execute(tx)).rows).toEqual([{ balance_cents: before + 2 }]);
+      });
+      expect(await balance()).toBe(before + 2);
+      // As the transaction's last: it carries the commit.
+      await one.db.transaction().execute((tx) => held(before + 3).execute(tx));
+      expect(await balance()).toBe(before + 3);
+      // With a statement sent at the commit: begin, it, that statement and the commit in one round trip.
+      await one.db.transaction().execute(async (tx) => {
+        await held(before + 4).execute(tx);
+        await sql`${sql.raw(COMMITS_ITS_TRANSACTION)}update organizations set balance_cents = balance_cents + 1 where id = ${owner.organizationId}`.execute(tx);
+      });
+      expect(await balance()).toBe(before + 5);
+      // It fails (a check constraint): the next statement fails with its error, and nothing is kept.
+      await expect(
+        one.db.transaction().execute(async (tx) => {
+          await held(-1).execute(tx);
+          await read.execute(tx);
+        }),
+      ).rejects.toMatchObject({ code: '23514' });
+      expect(await balance()).toBe(before + 5);
+      // Rolled back before anything followed it: it is never sent.
+      await expect(
+        one.db.transaction().execute(async (tx) => {
+          await held(before + 6).execute(tx);
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      expect(await balance()).toBe(before + 5);
+      // The connection serves the next transaction as usual.
+      await one.db.transaction().execute((tx) => sql`update organizations set balance_cents = ${before + 7} where id = ${owner.organizationId}`.execute(tx));
+      expect(await balance()).toBe(before + 7);
     } finally {
       await one.close();
     }

@@ -83,7 +83,7 @@ export const createTransfer = idempotentWrite<'createTransfer'>(async (input, ct
     memo: body.memo ?? null,
     note: body.note ?? null,
   };
-  return { status: 200, body: toTransfer(await insertTransfer(ctx.tx, transfer)) };
+  return { status: 200, body: toTransfer(await insertTransfer(ctx.tx, transfer, ctx.atCommit)) };
 });
 
 export const getTransfer = operation<'getTransfer'>(async (input, ctx) => {
