@@ -86,27 +86,23 @@ export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | und
 export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput, options: StoreAnswerOptions = {}): Promise<void> {
   if (!tx.isTransaction) throw new Error('storeAnswer belongs in the transaction of the write it answers');
   const retentionMs = input.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
-  // The lock's CTE runs once (it is volatile); the insert runs only when the lock was free. A
-  // data-modifying CTE runs whether or not the query reads it, so the case below sees its result.
+  // One insert: its row exists only when the key's advisory lock was free (a CASE evaluates its
+  // branches in order, so the lock is tried first and the statement fails at once when another
+  // transaction holds it, never waiting on the key's index entry); a row already there is
+  // replaced only when older than the retention, and otherwise fails the statement (OR evaluates
+  // left to right and stops at the first true).
   const marker = options.sent === 'with-commit' ? COMMITS_ITS_TRANSACTION : options.sent === 'with-next' ? SENT_WITH_NEXT : '';
-  const statement = sql<{ stored: boolean }>`${sql.raw(marker)}
-    with lock as (
-      select pg_try_advisory_xact_lock(hashtextextended(${input.clientId} || ' ' || ${input.key}, 0)) as locked
-    ), stored as (
-      insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
-      select ${input.clientId}, ${input.key}, ${input.fingerprint}, ${input.status}, ${input.body}, ${input.nowMs}
-      from lock where lock.locked
-      on conflict (client_id, key) do update
-        set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
-            response_body = excluded.response_body, created_at = excluded.created_at
-        where idempotency_keys.created_at <= ${input.nowMs - retentionMs}
-      returning 1
-    )
-    select case
-      when not (select locked from lock) then idempotency_key_taken('in-flight')
-      when not exists (select 1 from stored) then idempotency_key_taken('exists')
-      else true
-    end as stored`;
+  const statement = sql`${sql.raw(marker)}
+    insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
+    select ${input.clientId}, ${input.key}, ${input.fingerprint}, ${input.status}, ${input.body}, ${input.nowMs}
+    where case
+      when pg_try_advisory_xact_lock(hashtextextended(${input.clientId} || ' ' || ${input.key}, 0)) then true
+      else idempotency_key_taken('in-flight')
+    end
+    on conflict (client_id, key) do update
+      set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
+          response_body = excluded.response_body, created_at = excluded.created_at
+      where idempotency_keys.created_at <= ${input.nowMs - retentionMs} or idempotency_key_taken('exists')`;
   try {
     await statement.execute(tx);
   } catch (error) {
