@@ -67,9 +67,13 @@ export function startSettlementWorker(deps: {
   const pass = async (): Promise<void> => {
     await maintain();
     try {
-      // Drain: a full batch means more may be due right now.
+      // Drain: a full batch means more may be due right now. A turn of the event loop before
+      // each batch lets the requests that came meanwhile in: on the embedded database nothing
+      // in a batch waits for the network, and back-to-back batches held the whole process (an
+      // execute's p99 under load fell from ~50 to ~30 ms; README, "Where the time goes").
       let settled = SETTLEMENT_BATCH;
       while (!stopped && settled === SETTLEMENT_BATCH) {
+        await yieldToEventLoop();
         settled = await settleDueTransfers(deps.db, deps.clock.now());
         if (settled > 0) deps.logger.info({ settled }, 'transfers settled');
       }
@@ -93,3 +97,6 @@ export function startSettlementWorker(deps: {
     },
   };
 }
+
+/** Resolves after the event loop has taken a turn (its I/O included). */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
