@@ -185,8 +185,13 @@ async function fillTransferPool(bench: Bench, target: LoadTarget, session: Sessi
 interface MainResult {
   readonly database: DatabaseKind;
   readonly measurements: Map<RunName, Measurement>;
+  /** baseline-express measured again after the service's runs, when both were run. */
+  readonly expressAgain: Measurement | undefined;
   readonly signingCostUs: number;
 }
+
+/** The service's runs, which the Express baseline is measured around. */
+const SERVICE_RUN_NAMES: readonly RunName[] = ['listBanks', 'getCard', 'listTransactions', 'createTransfer', 'createTransferReplay', 'executeTransfer'];
 
 async function runMain(bench: Bench, serverUrl: string | undefined): Promise<MainResult> {
   const { options } = bench;
@@ -284,10 +289,19 @@ async function runMain(bench: Bench, serverUrl: string | undefined): Promise<Mai
     measurements.set(name, m);
   }
 
+  // Once more after the service's runs: a slow moment of the machine during the one baseline run
+  // would raise every ratio of the benchmark; the ratios use the faster of the two.
+  const servicesRun = options.runs.some((name) => SERVICE_RUN_NAMES.includes(name));
+  let expressAgain: Measurement | undefined;
+  if (measurements.has('baseline-express') && servicesRun) {
+    progress('Run baseline-express again...');
+    expressAgain = await onBaseline('express');
+  }
+
   await stopService();
   await rm(path.dirname(bankFile), { recursive: true, force: true });
   await dropDatabase();
-  return { database: database.kind, measurements, signingCostUs: signCost };
+  return { database: database.kind, measurements, expressAgain, signingCostUs: signCost };
 }
 
 /** The filtered page at one ledger size: a fresh database, onboarded, its own service. */
@@ -347,7 +361,11 @@ async function run(options: BenchOptions): Promise<number> {
   progress('Building the service (npm run build)...');
   buildService();
   const main = await runMain(bench, serverUrl);
-  const expressRps = main.measurements.get('baseline-express')?.rps;
+  const expressFirst = main.measurements.get('baseline-express');
+  const expressRuns = [expressFirst, main.expressAgain].filter((m): m is Measurement => m !== undefined);
+  const express = expressRuns.reduce<Measurement | undefined>((best, m) => (best === undefined || m.rps > best.rps ? m : best), undefined);
+  if (express !== undefined) main.measurements.set('baseline-express', express);
+  const expressRps = express?.rps;
   const runs: RunResult[] = [];
   const runDetails: RunDetail[] = [];
   for (const name of RUN_NAMES) {
@@ -377,6 +395,7 @@ async function run(options: BenchOptions): Promise<number> {
         ? 'every write signed as it is sent'
         : "one signature per (path, second) reused for creates and replays; executes signed before the run",
       signingCostUs: Math.round(main.signingCostUs),
+      expressBaselineRps: expressRuns.map((m) => Math.round(m.rps)),
       loadAverage,
     },
     details: { runs: runDetails, sweep },

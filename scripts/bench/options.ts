@@ -45,6 +45,8 @@ another on this machine, and checks the service's speed targets. The service run
 (NODE_ENV=production) on a fresh database: a new PostgreSQL database on the server DATABASE_URL
 names (created and dropped by the benchmark), or an embedded one in a temporary directory when
 DATABASE_URL is unset. The organization is onboarded with --demo and 100 000 ledger records.
+baseline-express is measured before the service's runs and again after them, and the ratios are to
+the faster of the two: a slow moment of the machine during one baseline run would raise them all.
 
   --duration S          seconds per run (default 10; 2 with --quick)
   --connections N       concurrent connections (default 10)

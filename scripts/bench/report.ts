@@ -86,6 +86,11 @@ export interface BenchReport {
     readonly waitQuietS: number;
     readonly signing: string;
     readonly signingCostUs: number;
+    /**
+     * baseline-express's req/s, before the service's runs and (when any ran) again after them;
+     * the ratios and the baseline-express row are the faster measurement.
+     */
+    readonly expressBaselineRps: readonly number[];
     readonly loadAverage: readonly number[];
   };
   readonly details: { readonly runs: RunDetail[]; readonly sweep: SweepDetail[] };
@@ -200,6 +205,9 @@ export function formatReport(report: BenchReport): string {
     ...(settings.serviceNodeFlags.length > 0 ? [`Service node flags: ${settings.serviceNodeFlags.join(' ')}`] : []),
     `Runs: ${settings.durationS} s each after a ${settings.warmupS} s warm-up, ${settings.connections} connections; ` +
       `load average before: ${settings.loadAverage.map((value) => value.toFixed(2)).join(' ')}`,
+    ...(settings.expressBaselineRps.length > 1
+      ? [`Express baseline: ${settings.expressBaselineRps.join(' req/s before the service\'s runs, ')} req/s after them; ratios are to the faster`]
+      : []),
     '',
   );
   out.push(
