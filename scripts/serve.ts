@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import type { Express, IRouter, RequestHandler } from 'express';
 import { createContractApp, type ContractRoute, type ContractSecurityScheme } from '../server/toolkit/contract-server.js';
+import { createHttpServer } from '../server/toolkit/http-server.js';
 import { BundleError } from './codegen/bundle.js';
 import { GeneratorError } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
@@ -81,8 +82,9 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     const prepared = await prepare(options, work);
     operations = prepared.operations;
     listening = await new Promise<Server>((resolve, reject) => {
-      const http = prepared.app.listen(options.port, '127.0.0.1', () => resolve(http));
+      const http = createHttpServer(prepared.app);
       http.once('error', reject);
+      http.listen(options.port, '127.0.0.1', () => resolve(http));
     });
   } catch (error) {
     await rm(work, { recursive: true, force: true });

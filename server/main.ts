@@ -13,6 +13,7 @@ import path from 'node:path';
 import { createApp } from './app.js';
 import { answerHttpParserErrors } from './http/http-parser-errors.js';
 import { createLogger, type Logger } from './logger.js';
+import { createHttpServer } from './toolkit/http-server.js';
 import { onboardOrganization, type OnboardingResult } from './onboarding.js';
 import { randomIds, systemClock } from './clock-and-ids.js';
 import { startSettlementWorker } from './settlement-worker.js';
@@ -135,9 +136,10 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
     ids: randomIds,
     logger,
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.port, () => resolve(listening));
-    listening.once('error', reject);
+  const server: Server = createHttpServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => resolve());
   });
   answerHttpParserErrors(server, randomIds);
   // The responses being written, so that a shutdown can ask their connections to close after them.

@@ -1,13 +1,15 @@
 /**
- * `baseline-express-validated`: `baseline-express` with the toolkit's request validation
+ * `baseline-express-validated`: Express served as the toolkit serves it (its HTTP server,
+ * server/toolkit/http-server.ts) with the toolkit's request validation
  * (server/toolkit/openapi-validation.ts, express-openapi-validator) of the service's bundled
  * document mounted as the service mounts it, answering GET /v1/bank with the service's own bank
- * list. Beside `baseline-express` in the same run, it shows what validating a request costs
- * before the service does anything of its own. Usage: baseline-express-validated.ts PORT BODY_FILE.
+ * list: the toolkit's part of a request and nothing else. Beside the service's bank list in the
+ * same run, it shows what the service adds to it. Usage: baseline-express-validated.ts PORT BODY_FILE.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
+import { createHttpServer } from '../../server/toolkit/http-server.js';
 import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
 
 const [port, bodyFile] = process.argv.slice(2);
@@ -24,7 +26,7 @@ app.use(...validation.routing);
 app.get('/v1/bank', ...validation.operation, (_req, res) => {
   res.json(list);
 });
-const server = app.listen(Number(port), '127.0.0.1');
+const server = createHttpServer(app).listen(Number(port), '127.0.0.1');
 process.on('SIGTERM', () => {
   server.close();
   server.closeAllConnections();

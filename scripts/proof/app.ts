@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { createApp } from '../../server/app.js';
 import { answerHttpParserErrors } from '../../server/http/http-parser-errors.js';
+import { createHttpServer } from '../../server/toolkit/http-server.js';
 import { CLIENT_POLICY_CACHE_MS } from '../../server/http/token-policy-cache.js';
 import { silentLogger, type Logger } from '../../server/logger.js';
 import { onboardOrganization, type OnboardingRequest, type OnboardingResult } from '../../server/onboarding.js';
@@ -115,7 +116,7 @@ async function serve(db: Kysely<DB>, clock: TestClock, options: TestAppOptions):
     ids: randomIds,
     logger: options.logger ?? silentLogger,
   });
-  const server = app.listen(0, '127.0.0.1');
+  const server = createHttpServer(app).listen(0, '127.0.0.1');
   answerHttpParserErrors(server, randomIds);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
