@@ -40,7 +40,6 @@ export interface TransactionRecord {
   readonly description: string | null;
   readonly refund: boolean;
   readonly authorizationCode: string | null;
-  readonly cardId: string | null;
   readonly last4: string | null;
   readonly cleared: boolean;
 }
@@ -67,14 +66,12 @@ function transactionQuery(db: Kysely<DB>, organizationId: string) {
       't.category',
       't.review_status',
       't.status',
-      't.currency',
       't.amount_cents',
       't.tags',
       't.note',
       't.description',
       't.refund',
       't.authorization_code',
-      't.card_id',
       't.last4',
       't.cleared',
       ...HOLDER_SELECTION,
@@ -112,7 +109,6 @@ function transactionOf(row: TransactionQueryRow): TransactionRecord {
     description: row.description,
     refund: row.refund,
     authorizationCode: row.authorization_code,
-    cardId: row.card_id,
     last4: row.last4,
     cleared: row.cleared,
   };
