@@ -34,8 +34,8 @@ export function testClock(start: number = Date.now()): TestClock {
 
 export interface RequestOptions {
   readonly body?: unknown;
-  /** Raw body text, sent as is (for malformed-JSON and byte-exact tests). */
-  readonly rawBody?: string;
+  /** Raw body text or bytes, sent as is (for malformed-JSON, byte-exact and compressed-body tests). */
+  readonly rawBody?: string | Uint8Array;
   readonly headers?: Record<string, string>;
   /** Sign as a write request (Idempotency-Key, timestamp, signature); on by default for writes. */
   readonly signed?: boolean;
@@ -221,7 +221,7 @@ export function partnerOf(baseUrl: string, clock: Clock, credentials: Onboarding
         headers['X-Partner-Request-Timestamp'] = String(timestamp);
         headers['X-Partner-Signature'] = partner.sign(method, path.split('?')[0] ?? path, timestamp);
       }
-      let body: string | undefined;
+      let body: string | Uint8Array | undefined;
       if (options.rawBody !== undefined) body = options.rawBody;
       else if (options.body !== undefined) body = JSON.stringify(options.body);
       if (body !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toTransfer } from '../../server/http/handlers/transfers.js';
@@ -61,6 +62,23 @@ describe('replay', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.text()).toBe(firstText);
     expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(await transfersWithKey(partner, key)).toBe(1);
+  });
+
+  it('the same body sent gzip-compressed is the same request: the fingerprint hashes the body with its Content-Encoding undone', async () => {
+    const key = randomUUID();
+    const body = transferBody({ amountCents: 4_322 });
+    const first = await partner.request('POST', '/v1/transfer', { body, idempotencyKey: key });
+    const firstText = await first.text();
+    expect(first.status).toBe(200);
+    const compressed = { rawBody: gzipSync(JSON.stringify(body)), headers: { 'Content-Encoding': 'gzip' }, idempotencyKey: key };
+    const again = await partner.request('POST', '/v1/transfer', compressed);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(firstText);
+    // Another body compressed is another request.
+    const other = await partner.request('POST', '/v1/transfer', { ...compressed, rawBody: gzipSync(JSON.stringify(transferBody({ amountCents: 4_323 }))) });
+    await expectError(other, 422, 'DuplicateIdempotencyKey');
     expect(await transfersWithKey(partner, key)).toBe(1);
   });
 
