@@ -3,7 +3,10 @@ import express, { type Request, type RequestHandler } from 'express';
 /** Bodies over 64 KiB are refused with 413 (the PayloadTooLarge response in openapi/). */
 export const BODY_LIMIT = '64kb';
 
-/** The exact bytes of the body: the idempotency fingerprint hashes them (method, path and body SHA-256). */
+/**
+ * The bytes of the body as read, its Content-Encoding undone (body-parser inflates before `verify`):
+ * the idempotency fingerprint hashes them (method, path and body SHA-256).
+ */
 export const RAW_BODY = Symbol('rawBody');
 export type RawBodyRequest = Request & { [RAW_BODY]?: Buffer };
 
