@@ -14,7 +14,7 @@ import path from 'node:path';
 import type autocannon from 'autocannon';
 import { createBenchDatabase, onboardBench, type BenchDatabase, type DatabaseKind } from './bench/database.js';
 import { runLoad, type LoadSpec, type LoadTarget, type Measurement } from './bench/load.js';
-import { RUN_NAMES, USAGE, UsageError, parseBenchArgs, type BenchOptions, type RunName } from './bench/options.js';
+import { RUN_NAMES, SERVICE_RUNS, USAGE, UsageError, parseBenchArgs, type BenchOptions, type RunName } from './bench/options.js';
 import { buildService, startBaseline, startScriptNodeFlags, startService, type BaselineKind, type RunningServer } from './bench/processes.js';
 import { machineBusyShare, postgresBackends } from './bench/proc-stats.js';
 import {
@@ -190,9 +190,6 @@ interface MainResult {
   readonly signingCostUs: number;
 }
 
-/** The service's runs, which the Express baseline is measured around. */
-const SERVICE_RUN_NAMES: readonly RunName[] = ['listBanks', 'getCard', 'listTransactions', 'createTransfer', 'createTransferReplay', 'executeTransfer'];
-
 async function runMain(bench: Bench, serverUrl: string | undefined): Promise<MainResult> {
   const { options } = bench;
   const database = await createBenchDatabase(serverUrl, `pps_bench_${stamp()}`);
@@ -291,7 +288,7 @@ async function runMain(bench: Bench, serverUrl: string | undefined): Promise<Mai
 
   // Once more after the service's runs: a slow moment of the machine during the one baseline run
   // would raise every ratio of the benchmark; the ratios use the faster of the two.
-  const servicesRun = options.runs.some((name) => SERVICE_RUN_NAMES.includes(name));
+  const servicesRun = options.runs.some((name) => SERVICE_RUNS.includes(name));
   let expressAgain: Measurement | undefined;
   if (measurements.has('baseline-express') && servicesRun) {
     progress('Run baseline-express again...');

@@ -5,7 +5,7 @@
  * binary would put a wrapper process in between).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -56,7 +56,6 @@ export function startNode(file: string, args: readonly string[], options: StartN
     }
   };
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    if (process.env['BENCH_CHILD_LOG'] && file.endsWith('main.js')) appendFileSync(process.env['BENCH_CHILD_LOG'], chunk);
     if (options.captureStdout === true) stdout += chunk;
     else keep(chunk);
   });

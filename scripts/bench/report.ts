@@ -2,7 +2,7 @@
 import { cpus, release, totalmem, type as osType } from 'node:os';
 import type { DatabaseKind } from './database.js';
 import type { Measurement } from './load.js';
-import type { RunName } from './options.js';
+import { SERVICE_RUNS, type RunName } from './options.js';
 
 export interface Machine {
   readonly cpus: number;
@@ -124,15 +124,19 @@ export function runDetail(name: RunName, m: Measurement): RunDetail {
   };
 }
 
-/** The service's runs (not the baselines) count for the memory target. */
-const SERVICE_RUNS: readonly RunName[] = ['listBanks', 'getCard', 'listTransactions', 'createTransfer', 'createTransferReplay', 'executeTransfer'];
-
 /** A run's least ratio to bare Express. */
 interface RatioTarget {
   readonly run: RunName;
-  readonly label: string;
   readonly minimum: number;
 }
+
+/** What the report calls the runs that have ratio targets. */
+const RUN_LABELS: Readonly<Partial<Record<RunName, string>>> = {
+  listBanks: 'bank list (listBanks)',
+  getCard: 'card read (getCard)',
+  listTransactions: 'page of 100 (listTransactions)',
+  createTransfer: 'signed transfer create (createTransfer)',
+};
 
 /** A run's greatest p99 latency at the benchmark's 10 connections. */
 interface LatencyTarget {
@@ -147,10 +151,10 @@ interface LatencyTarget {
 export const SPEED_TARGETS: Readonly<Record<DatabaseKind, { readonly ratios: readonly RatioTarget[]; readonly latencies: readonly LatencyTarget[] }>> = {
   postgres: {
     ratios: [
-      { run: 'listBanks', label: 'bank list (listBanks)', minimum: 0.9 },
-      { run: 'getCard', label: 'card read (getCard)', minimum: 0.5 },
-      { run: 'listTransactions', label: 'page of 100 (listTransactions)', minimum: 0.15 },
-      { run: 'createTransfer', label: 'signed transfer create (createTransfer)', minimum: 0.3 },
+      { run: 'listBanks', minimum: 0.9 },
+      { run: 'getCard', minimum: 0.5 },
+      { run: 'listTransactions', minimum: 0.15 },
+      { run: 'createTransfer', minimum: 0.3 },
     ],
     latencies: [
       { run: 'createTransfer', maxP99Ms: 20 },
@@ -159,10 +163,10 @@ export const SPEED_TARGETS: Readonly<Record<DatabaseKind, { readonly ratios: rea
   },
   pglite: {
     ratios: [
-      { run: 'listBanks', label: 'bank list (listBanks)', minimum: 0.7 },
-      { run: 'getCard', label: 'card read (getCard)', minimum: 0.3 },
-      { run: 'listTransactions', label: 'page of 100 (listTransactions)', minimum: 0.1 },
-      { run: 'createTransfer', label: 'signed transfer create (createTransfer)', minimum: 0.25 },
+      { run: 'listBanks', minimum: 0.7 },
+      { run: 'getCard', minimum: 0.3 },
+      { run: 'listTransactions', minimum: 0.1 },
+      { run: 'createTransfer', minimum: 0.25 },
     ],
     latencies: [
       { run: 'createTransfer', maxP99Ms: 25 },
@@ -180,7 +184,8 @@ export function evaluateTargets(
 ): TargetResult[] {
   const byName = new Map(runs.map((run) => [run.name, run]));
   const { ratios, latencies } = SPEED_TARGETS[database];
-  const targets: TargetResult[] = ratios.map(({ run, label, minimum }) => {
+  const targets: TargetResult[] = ratios.map(({ run, minimum }) => {
+    const label = RUN_LABELS[run] ?? run;
     const ratio = byName.get(run)?.ratioToExpress;
     if (ratio === undefined || ratio === null) return { target: `${label} ratio ≥ ${minimum}`, measured: 'not run', status: 'n/a' };
     return { target: `${label} ratio ≥ ${minimum}`, measured: ratio.toFixed(3), status: ratio >= minimum ? 'PASS' : 'MISS' };
