@@ -4,7 +4,8 @@
  * PORT (3000), DATABASE_URL (postgres://… for PostgreSQL; unset for the embedded database under
  * ./.data/; memory:// for an in-memory one), LOG_LEVEL (info), PAYMENT_NETWORK_DELAY_MS (2000),
  * NODE_ENV (response validation is on unless it is `production`, where the dashboard's session cookie
- * is also `Secure`), WEB_CONCURRENCY (workers, PostgreSQL only).
+ * is also `Secure`), WEB_CONCURRENCY (workers, PostgreSQL only), KEPT_READS_MB (8: the read answers
+ * each process keeps, http/kept-reads.ts; 0 keeps none).
  */
 import cluster from 'node:cluster';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -31,6 +32,7 @@ interface Config {
   /** The dashboard's session cookie is `Secure` in production only: the local sandbox is plain http. */
   readonly secureCookies: boolean;
   readonly workers: number;
+  readonly keptReadsMb: number;
 }
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -57,6 +59,7 @@ function readConfig(): Config {
     validateResponses: process.env.NODE_ENV !== 'production',
     secureCookies: process.env.NODE_ENV === 'production',
     workers,
+    keptReadsMb: integer('KEPT_READS_MB', 8, 0, 4096),
   };
 }
 
@@ -129,6 +132,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
       validateResponses: config.validateResponses,
       secureCookies: config.secureCookies,
       paymentNetworkDelayMs: config.paymentNetworkDelayMs,
+      keptReadsMb: config.keptReadsMb,
       dashboardPagesDir: DASHBOARD_PAGES_DIR,
     },
     db: database.db,

@@ -289,7 +289,7 @@ export function formatReport(report: BenchReport): string {
   if (report.details.sweep.length > 0) {
     out.push(
       '',
-      'Filtered transaction page (listTransactions) by ledger size, a fresh database each:',
+      'Filtered transaction page (listTransactions), each request a page not kept, by ledger size, a fresh database each:',
       table(
         ['rows', 'req/s', 'p50 ms', 'p99 ms', 'server µs/req', 'db µs/req', 'other CPU %', 'seed s'],
         report.details.sweep.map((point) => [

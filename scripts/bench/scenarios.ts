@@ -33,8 +33,8 @@ const DAY_MS = 86_400_000;
  * The bulk ledger covers the year before the current month and the sandbox ledger the last 90
  * days, so a 180-day bound keeps a full page of matches at every table size.
  */
-export function transactionQuery(now: number): string {
-  const fromDate = Math.floor((now - 180 * DAY_MS) / DAY_MS) * DAY_MS;
+export function transactionQuery(now: number, earlierMs = 0): string {
+  const fromDate = Math.floor((now - 180 * DAY_MS) / DAY_MS) * DAY_MS - earlierMs;
   return `/v1/transaction?limit=100&statuses=SUCCEEDED,DECLINED&categories=FOOD_BEVERAGE,TRANSPORTATION,TRAVEL&fromDate=${fromDate}`;
 }
 
@@ -167,8 +167,28 @@ export function getCardRequest(session: Session): autocannon.Request {
   return { method: 'GET', path: `/v1/card/${session.cardId}`, headers: { authorization: `Bearer ${session.token}` } };
 }
 
+/** The same filtered page each request: after the first, the service serves the page it keeps. */
 export function listTransactionsRequest(token: string, now: number): autocannon.Request {
   return { method: 'GET', path: transactionQuery(now), headers: { authorization: `Bearer ${token}` } };
+}
+
+/**
+ * A filtered page no request asked for before (its fromDate one millisecond earlier than the
+ * last one's, the same records), so none is served from what the service keeps: what a page costs
+ * the database and the server each time.
+ */
+export function listTransactionsUnkeptRequest(token: string, now: number): autocannon.Request {
+  let earlierMs = 0;
+  return {
+    method: 'GET',
+    path: transactionQuery(now),
+    headers: { authorization: `Bearer ${token}` },
+    setupRequest: (request) => {
+      earlierMs += 1;
+      request.path = transactionQuery(now, earlierMs);
+      return request;
+    },
+  };
 }
 
 /** A new transfer each request (fresh Idempotency-Key); the ids go to the execute run's pool. */

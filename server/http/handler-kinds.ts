@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { AtCommit } from '../store/at-commit.js';
 import type { DB } from '../store/schema.js';
+import type { KeptReads } from './kept-reads.js';
 import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
 
 /**
@@ -28,6 +29,8 @@ export interface Services {
   readonly tokensDatedAt: (ms: number) => TokenService;
   readonly cursors: CursorCodec;
   readonly paymentNetworkDelayMs: number;
+  /** Read answers kept while their organization's rows stay as they were. */
+  readonly keptReads: KeptReads;
 }
 
 interface RequestContext {

@@ -9,6 +9,7 @@ import { dashboardOperatorsMigration } from './migrations/005-dashboard-operator
 import { pendingFirstIndexMigration } from './migrations/006-pending-first-index.js';
 import { idempotencyKeyTakenMigration } from './migrations/007-idempotency-key-taken.js';
 import { conditionHoldsMigration } from './migrations/008-condition-holds.js';
+import { organizationVersionsMigration } from './migrations/009-organization-versions.js';
 import type { DB } from './schema.js';
 
 /**
@@ -25,6 +26,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '006-pending-first-index': pendingFirstIndexMigration,
   '007-idempotency-key-taken': idempotencyKeyTakenMigration,
   '008-condition-holds': conditionHoldsMigration,
+  '009-organization-versions': organizationVersionsMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

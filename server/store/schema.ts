@@ -179,6 +179,12 @@ export interface TransactionsTable {
   cleared: boolean;
 }
 
+/** Moves whenever the organization's cards, card holders, departments or ledger change (migration 009). */
+export interface OrganizationVersionsTable {
+  organization_id: string;
+  version: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   clients: ClientsTable;
@@ -193,6 +199,7 @@ export interface DB {
   transactions: TransactionsTable;
   operators: OperatorsTable;
   operator_sessions: OperatorSessionsTable;
+  organization_versions: OrganizationVersionsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

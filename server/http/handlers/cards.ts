@@ -77,11 +77,24 @@ export async function cardPage(
   };
 }
 
-export const listCards = operation<'listCards'>(async (input, ctx) => cardPage(ctx.services, ctx.db, organizationOf(ctx), ctx.now, input.query));
+// A card's balance depends on its organization's rows and on the Cairo day (which fixes the
+// month): both reads are kept per day (kept-reads.ts).
+
+export const listCards = operation<'listCards'>(async (input, ctx) => {
+  const organizationId = organizationOf(ctx);
+  const day = cairoPeriods(ctx.now).dayStartMs;
+  return ctx.services.keptReads.answer(ctx.db, organizationId, `listCards ${day} ${JSON.stringify(input.query)}`, () =>
+    cardPage(ctx.services, ctx.db, organizationId, ctx.now, input.query),
+  );
+});
 
 export const getCard = operation<'getCard'>(async (input, ctx) => {
-  const found = await findCardWithUsage(ctx.db, organizationOf(ctx), input.path.id, cairoPeriods(ctx.now));
-  return found === undefined ? notFound(input.path.id) : { status: 200, body: toCard(found) };
+  const organizationId = organizationOf(ctx);
+  const periods = cairoPeriods(ctx.now);
+  return ctx.services.keptReads.answer(ctx.db, organizationId, `getCard ${periods.dayStartMs} ${input.path.id}`, async () => {
+    const found = await findCardWithUsage(ctx.db, organizationId, input.path.id, periods);
+    return found === undefined ? notFound(input.path.id) : { status: 200 as const, body: toCard(found) };
+  });
 });
 
 /**

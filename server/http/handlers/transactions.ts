@@ -94,9 +94,13 @@ export async function transactionPage(
   };
 }
 
-export const listTransactions = operation<'listTransactions'>(async (input, ctx) =>
-  transactionPage(ctx.services, ctx.db, organizationOf(ctx), input.query),
-);
+/** Kept while the organization's rows stay as they were (kept-reads.ts): a page depends on nothing else. */
+export const listTransactions = operation<'listTransactions'>(async (input, ctx) => {
+  const organizationId = organizationOf(ctx);
+  return ctx.services.keptReads.answer(ctx.db, organizationId, `listTransactions ${JSON.stringify(input.query)}`, () =>
+    transactionPage(ctx.services, ctx.db, organizationId, input.query),
+  );
+});
 
 export const getTransaction = operation<'getTransaction'>(async (input, ctx) => {
   const record = await findTransaction(ctx.db, organizationOf(ctx), input.path.id);
