@@ -106,6 +106,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       logger,
       cursors: services.cursors,
       paymentNetworkDelayMs: services.paymentNetworkDelayMs,
+      keptReads: services.keptReads,
       validateResponses: config.validateResponses,
       secureCookies: config.secureCookies ?? false,
     }),

@@ -13,7 +13,7 @@
  *   several instances on one database serve only what the database holds;
  * - a rolled-back change moves nothing.
  * What else an answer depends on is in its key: the operation, the request's input and, for a
- * card's balance, the day.
+ * card's balance, the day. An answer is kept from the second time its key is asked for.
  *
  * The answers are shared between requests: nothing may change an answer once it is kept (sending
  * one, and validating it, reads it only).
@@ -40,23 +40,38 @@ interface Kept {
   readonly size: number;
 }
 
+/**
+ * How many keys asked for once are remembered: an answer is kept the second time its key is asked
+ * for, so that reads asked for once (a walk through the pages of a ledger) keep nothing, cost no
+ * version read, and leave what is kept in place.
+ */
+const ASKED_ONCE_KEYS = 4096;
+
 /** Keeps up to `megabytes` of answers' JSON, least recently used first out; 0 keeps none and reads no version. */
 export function createKeptReads(megabytes: number): KeptReads {
   if (megabytes === 0) return { answer: (_db, _organizationId, _key, read) => read() };
   const maxJsonChars = megabytes * 1024 * 1024;
   const kept = new LRUCache<string, Kept>({ maxSize: maxJsonChars, sizeCalculation: (entry) => entry.size });
+  const askedOnce = new LRUCache<string, true>({ max: ASKED_ONCE_KEYS });
   return {
     async answer<T extends object>(db: Kysely<DB>, organizationId: string, key: string, read: () => Promise<T>): Promise<T> {
-      const version = await organizationVersion(db, organizationId);
       const keptKey = `${organizationId} ${key}`;
       const found = kept.get(keptKey);
+      if (found === undefined && !askedOnce.has(keptKey)) {
+        askedOnce.set(keptKey, true);
+        return read();
+      }
+      const version = await organizationVersion(db, organizationId);
       // Kept under this key, so by the read that answers this key: of type T.
       if (found !== undefined && found.version >= version) return found.answer as T;
       const answer = await read();
       const size = keptKey.length + JSON.stringify(answer).length;
       // Another request may have kept a newer one meanwhile.
       const latest = kept.peek(keptKey);
-      if (size <= maxJsonChars && (latest === undefined || latest.version < version)) kept.set(keptKey, { version, answer, size });
+      if (size <= maxJsonChars && (latest === undefined || latest.version < version)) {
+        kept.set(keptKey, { version, answer, size });
+        askedOnce.delete(keptKey);
+      }
       return answer;
     },
   };

@@ -11,6 +11,7 @@ import {
   type TransactionRecord,
 } from '../../store/transactions.js';
 import { operation, organizationOf } from '../handler-kinds.js';
+import type { KeptReads } from '../kept-reads.js';
 import { pageOf, pageRequest } from '../pagination.js';
 import { toCardHolder } from './cards.js';
 
@@ -54,11 +55,20 @@ type TransactionsQuery = OperationInput<'listTransactions'>['query'];
 
 /** A page of the organization's ledger with the partner API's filters: its listTransactions, and the dashboard's. */
 export async function transactionPage(
-  services: { readonly cursors: CursorCodec },
+  services: { readonly cursors: CursorCodec; readonly keptReads: KeptReads },
   db: Kysely<DB>,
   organizationId: string,
   query: TransactionsQuery,
-): Promise<{ status: 200; body: { transactions: Transaction[]; nextCursor?: string } } | { status: 400; body: ErrorBody }> {
+): Promise<TransactionPageAnswer> {
+  // A page depends on the organization's rows and the query alone: kept (kept-reads.ts).
+  return services.keptReads.answer(db, organizationId, `transactionPage ${JSON.stringify(query)}`, () =>
+    readTransactionPage(services.cursors, db, organizationId, query),
+  );
+}
+
+type TransactionPageAnswer = { status: 200; body: { transactions: Transaction[]; nextCursor?: string } } | { status: 400; body: ErrorBody };
+
+async function readTransactionPage(cursors: CursorCodec, db: Kysely<DB>, organizationId: string, query: TransactionsQuery): Promise<TransactionPageAnswer> {
   const { fromDate, toDate } = query;
   if (fromDate !== undefined && toDate !== undefined && fromDate > toDate) {
     return {
@@ -80,27 +90,23 @@ export async function transactionPage(
     departmentIds: asSet(query.departmentIds),
   };
   // The list's name is part of the binding, so a cursor of another list is refused here.
-  const page = pageRequest(services.cursors, query, { list: 'transactions', ...filters });
+  const page = pageRequest(cursors, query, { list: 'transactions', ...filters });
   const rows = await listStoredTransactions(db, {
     organizationId,
     filters,
     after: page.after,
     take: page.limit + 1,
   });
-  const { items, nextCursor } = pageOf(services.cursors, page, rows, (row) => ({ sort: row.authorizationDate, id: row.id }));
+  const { items, nextCursor } = pageOf(cursors, page, rows, (row) => ({ sort: row.authorizationDate, id: row.id }));
   return {
     status: 200,
     body: { transactions: items.map(toTransaction), ...(nextCursor !== undefined ? { nextCursor } : {}) },
   };
 }
 
-/** Kept while the organization's rows stay as they were (kept-reads.ts): a page depends on nothing else. */
-export const listTransactions = operation<'listTransactions'>(async (input, ctx) => {
-  const organizationId = organizationOf(ctx);
-  return ctx.services.keptReads.answer(ctx.db, organizationId, `listTransactions ${JSON.stringify(input.query)}`, () =>
-    transactionPage(ctx.services, ctx.db, organizationId, input.query),
-  );
-});
+export const listTransactions = operation<'listTransactions'>(async (input, ctx) =>
+  transactionPage(ctx.services, ctx.db, organizationOf(ctx), input.query),
+);
 
 export const getTransaction = operation<'getTransaction'>(async (input, ctx) => {
   const record = await findTransaction(ctx.db, organizationOf(ctx), input.path.id);
