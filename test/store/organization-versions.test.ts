@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationVersion } from '../../server/store/organization-versions.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { addCard, addDepartment, addHolder, addOrganization, addRecords } from '../helpers/ledger.js';
+import { eventually, gate } from '../http/support.js';
 
 // An organization's version moves in the same transaction as any change of its cards, card
 // holders, departments or ledger (migration 009), and only then: what the service keeps of a
@@ -84,6 +85,37 @@ describe('organization versions', () => {
       }),
     ).rejects.toThrow('rolled back');
     expect(await organizationVersion(database.db, organizationId)).toBe(before);
+  });
+
+  // Two writers of one organization: the second waits for the first's lock on the version row.
+  // Whatever value the second took before it waited is older than what the first committed after
+  // it; the version must still move past what the first committed. PostgreSQL only: PGlite runs
+  // one transaction at a time.
+  it.skipIf(process.env.DATABASE_URL === undefined)('moves past what another writer committed while this one waited', async () => {
+    const record = () => [{ personId: holderId, cardId, authorizationDate: NOW }];
+    const firstWrote = gate();
+    const firstMayCommit = gate();
+    let committedByFirst = 0;
+    const first = database.db.transaction().execute(async (tx) => {
+      await addRecords(tx, organizationId, record());
+      firstWrote.open();
+      await firstMayCommit.opened;
+      await addRecords(tx, organizationId, record());
+      committedByFirst = await organizationVersion(tx, organizationId);
+    });
+    await firstWrote.opened;
+    const second = database.db.transaction().execute(async (tx) => {
+      await addRecords(tx, organizationId, record());
+    });
+    await eventually(async () => {
+      const waiting = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+      return (waiting.rows[0]?.n ?? 0) > 0;
+    });
+    firstMayCommit.open();
+    await first;
+    await second;
+    expect(await organizationVersion(database.db, organizationId)).toBeGreaterThan(committedByFirst);
   });
 
   it('moves, and never comes back to an earlier value, when the ledger is emptied and the versions with it', async () => {

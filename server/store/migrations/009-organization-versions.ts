@@ -16,6 +16,16 @@ import type { Migration } from 'kysely/migration';
 
 const WATCHED_TABLES = ['transactions', 'cards', 'card_holders', 'departments'] as const;
 
+/** A trigger for each event, as a transition table exists only for the events that have one. */
+const TRANSITION_TABLES: Readonly<Record<string, string>> = {
+  insert: 'referencing new table as changed_rows_new',
+  update: 'referencing old table as changed_rows_old new table as changed_rows_new',
+  delete: 'referencing old table as changed_rows_old',
+  truncate: '',
+};
+
+const triggerName = (table: string, event: string): string => `${table}_${event}_moves_organization_version`;
+
 export const organizationVersionsMigration: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
     await sql`create sequence organization_version_seq`.execute(db);
@@ -34,54 +44,41 @@ export const organizationVersionsMigration: Migration = {
           update organization_versions set version = nextval('organization_version_seq');
           return null;
         end if;
-        -- Each branch reads only the transition tables its event has.
+        -- Each branch reads only the transition tables its event has. A row that exists takes its
+        -- value once it is locked: a value taken before waiting for another writer's commit could
+        -- be older than the one that writer committed, and the version would go back.
         if tg_op = 'INSERT' then
           insert into organization_versions (organization_id, version)
           select organization_id, nextval('organization_version_seq') from (select distinct organization_id from changed_rows_new) touched
-          on conflict (organization_id) do update set version = excluded.version;
+          on conflict (organization_id) do update set version = nextval('organization_version_seq');
         elsif tg_op = 'DELETE' then
           insert into organization_versions (organization_id, version)
           select organization_id, nextval('organization_version_seq') from (select distinct organization_id from changed_rows_old) touched
-          on conflict (organization_id) do update set version = excluded.version;
+          on conflict (organization_id) do update set version = nextval('organization_version_seq');
         else
           insert into organization_versions (organization_id, version)
           select organization_id, nextval('organization_version_seq')
           from (select organization_id from changed_rows_new union select organization_id from changed_rows_old) touched
-          on conflict (organization_id) do update set version = excluded.version;
+          on conflict (organization_id) do update set version = nextval('organization_version_seq');
         end if;
         return null;
       end
       $$
     `.execute(db);
     for (const table of WATCHED_TABLES) {
-      const name = (event: string): string => `${table}_${event}_moves_organization_version`;
-      // A transition table exists only for the events that have one, so each event has its own
-      // trigger.
-      await sql`
-        create trigger ${sql.id(name('insert'))} after insert on ${sql.table(table)}
-        referencing new table as changed_rows_new
-        for each statement execute function move_organization_versions()
-      `.execute(db);
-      await sql`
-        create trigger ${sql.id(name('update'))} after update on ${sql.table(table)}
-        referencing old table as changed_rows_old new table as changed_rows_new
-        for each statement execute function move_organization_versions()
-      `.execute(db);
-      await sql`
-        create trigger ${sql.id(name('delete'))} after delete on ${sql.table(table)}
-        referencing old table as changed_rows_old
-        for each statement execute function move_organization_versions()
-      `.execute(db);
-      await sql`
-        create trigger ${sql.id(name('truncate'))} after truncate on ${sql.table(table)}
-        for each statement execute function move_organization_versions()
-      `.execute(db);
+      for (const [event, transitionTables] of Object.entries(TRANSITION_TABLES)) {
+        await sql`
+          create trigger ${sql.id(triggerName(table, event))} after ${sql.raw(event)} on ${sql.table(table)}
+          ${sql.raw(transitionTables)}
+          for each statement execute function move_organization_versions()
+        `.execute(db);
+      }
     }
   },
   async down(db: Kysely<unknown>): Promise<void> {
     for (const table of WATCHED_TABLES) {
-      for (const event of ['insert', 'update', 'delete', 'truncate']) {
-        await sql`drop trigger ${sql.id(`${table}_${event}_moves_organization_version`)} on ${sql.table(table)}`.execute(db);
+      for (const event of Object.keys(TRANSITION_TABLES)) {
+        await sql`drop trigger ${sql.id(triggerName(table, event))} on ${sql.table(table)}`.execute(db);
       }
     }
     await sql`drop function move_organization_versions()`.execute(db);
