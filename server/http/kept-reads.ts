@@ -21,9 +21,10 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { organizationVersion } from '../store/organization-versions.js';
+import { serializeOnce } from '../toolkit/send-result.js';
 import type { DB } from '../store/schema.js';
 
-/** Megabytes of JSON the kept answers add up to by default: some 160 ledger pages of 100, or 10,000 cards. */
+/** Megabytes of JSON (UTF-8) the kept answers' bodies add up to by default: some 160 ledger pages of 100, or 10,000 cards. */
 export const DEFAULT_KEPT_READS_MB = 8;
 
 export interface KeptReads {
@@ -31,12 +32,18 @@ export interface KeptReads {
    * The answer kept for `key` in the organization, or `read()`'s, kept. `key` names the operation
    * and everything besides the organization's rows that the answer depends on.
    */
-  answer<T extends object>(db: Kysely<DB>, organizationId: string, key: string, read: () => Promise<T>): Promise<T>;
+  answer<T extends KeepableAnswer>(db: Kysely<DB>, organizationId: string, key: string, read: () => Promise<T>): Promise<T>;
+}
+
+/** A handler's answer; its JSON body is serialized once when it is kept, and sent as those bytes. */
+interface KeepableAnswer {
+  readonly status: number;
+  readonly body: object;
 }
 
 interface Kept {
   readonly version: number;
-  readonly answer: object;
+  readonly answer: KeepableAnswer;
   readonly size: number;
 }
 
@@ -54,7 +61,7 @@ export function createKeptReads(megabytes: number): KeptReads {
   const kept = new LRUCache<string, Kept>({ maxSize: maxJsonChars, sizeCalculation: (entry) => entry.size });
   const askedOnce = new LRUCache<string, true>({ max: ASKED_ONCE_KEYS });
   return {
-    async answer<T extends object>(db: Kysely<DB>, organizationId: string, key: string, read: () => Promise<T>): Promise<T> {
+    async answer<T extends KeepableAnswer>(db: Kysely<DB>, organizationId: string, key: string, read: () => Promise<T>): Promise<T> {
       const keptKey = `${organizationId} ${key}`;
       const found = kept.get(keptKey);
       if (found === undefined && !askedOnce.has(keptKey)) {
@@ -65,7 +72,7 @@ export function createKeptReads(megabytes: number): KeptReads {
       // Kept under this key, so by the read that answers this key: of type T.
       if (found !== undefined && found.version >= version) return found.answer as T;
       const answer = await read();
-      const size = keptKey.length + JSON.stringify(answer).length;
+      const size = keptKey.length + serializeOnce(answer.body);
       // Another request may have kept a newer one meanwhile.
       const latest = kept.peek(keptKey);
       if (size <= maxJsonChars && (latest === undefined || latest.version < version)) {

@@ -1,5 +1,6 @@
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { RESPONSE_VALIDATED } from './send-result.js';
 
 /**
  * Request and response validation of an Express server against its OpenAPI document, by
@@ -84,8 +85,14 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
     routing: named(ROUTING),
     // With validateSecurity off its security middleware only passes the request on: not mounted.
     security: options.securityHandlers === undefined ? [] : named(SECURITY),
-    operation: named(OPERATION),
+    operation: options.validateResponses ? [...named(OPERATION), markResponseValidated] : named(OPERATION),
   };
+}
+
+/** Tells sendResult that this response is validated, so that it always goes through `res.json`. */
+function markResponseValidated(_req: Request, res: Response, next: NextFunction): void {
+  (res.locals as { [RESPONSE_VALIDATED]?: boolean })[RESPONSE_VALIDATED] = true;
+  next();
 }
 
 /** Why a request or an answer was refused, in terms a server can turn into its own error shape. */

@@ -8,6 +8,29 @@ export interface OperationResultToSend {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * Set on `res.locals` by the toolkit's validation (openapi-validation.ts) when it validates this
+ * response: sendResult then always hands the body to `res.json`, which the validator checks.
+ */
+export const RESPONSE_VALIDATED: unique symbol = Symbol('response validated');
+
+/** Bodies serialized once (serializeOnce): sent as these bytes while the response is not validated. */
+const serializedBodies = new WeakMap<object, Buffer>();
+
+/**
+ * Serializes a JSON body once and returns its size in bytes: a server that answers the same body
+ * object again (an answer kept between requests) then sends these bytes instead of serializing
+ * it each time. The body must not change afterwards.
+ */
+export function serializeOnce(body: object): number {
+  let bytes = serializedBodies.get(body);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(body));
+    serializedBodies.set(body, bytes);
+  }
+  return bytes.length;
+}
+
 /** A JSON media type: `application/json` or any `application/…+json`, parameters aside. */
 export const isJsonMediaType = (mediaType: string): boolean => /^application\/(?:[\w.+-]+\+)?json$/i.test(mediaType.split(';')[0]?.trim() ?? '');
 
@@ -24,7 +47,13 @@ export function sendResult(res: Response, result: OperationResultToSend): void {
     return;
   }
   if (result.contentType === undefined) {
-    res.json(result.body);
+    const bytes = typeof result.body === 'object' && result.body !== null ? serializedBodies.get(result.body) : undefined;
+    if (bytes === undefined || (res.locals as { [RESPONSE_VALIDATED]?: boolean })[RESPONSE_VALIDATED] === true) {
+      res.json(result.body);
+      return;
+    }
+    // What res.json sends: the same bytes, as application/json; charset=utf-8.
+    res.type('application/json').send(bytes);
     return;
   }
   if (isJsonMediaType(result.contentType)) {

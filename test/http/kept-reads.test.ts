@@ -120,19 +120,19 @@ describe('createKeptReads', () => {
   /** A read that counts its calls and answers with the count. */
   const counting = () => {
     let calls = 0;
-    return { read: async () => ({ calls: (calls += 1) }), calls: () => calls };
+    return { read: async () => ({ status: 200, body: { calls: (calls += 1) } }), calls: () => calls };
   };
 
   it('keeps an answer from the second time its key is asked for, while the version stays', async () => {
     const kept = createKeptReads(1);
     const { read, calls } = counting();
-    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ calls: 1 });
-    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ calls: 2 });
-    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ calls: 2 });
-    expect(await kept.answer(app.db, organizationId, 'other key', read)).toEqual({ calls: 3 });
+    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ status: 200, body: { calls: 1 } });
+    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ status: 200, body: { calls: 2 } });
+    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ status: 200, body: { calls: 2 } });
+    expect(await kept.answer(app.db, organizationId, 'other key', read)).toEqual({ status: 200, body: { calls: 3 } });
     await addRecords(app.db, organizationId, [{ personId: holderId, authorizationDate: NOW }]);
-    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ calls: 4 });
-    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ calls: 4 });
+    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ status: 200, body: { calls: 4 } });
+    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ status: 200, body: { calls: 4 } });
     expect(calls()).toBe(4);
   });
 
@@ -141,7 +141,7 @@ describe('createKeptReads', () => {
     await closed.close();
     const kept = createKeptReads(1);
     const { read } = counting();
-    expect(await kept.answer(closed.db, organizationId, 'k', read)).toEqual({ calls: 1 });
+    expect(await kept.answer(closed.db, organizationId, 'k', read)).toEqual({ status: 200, body: { calls: 1 } });
     await expect(kept.answer(closed.db, organizationId, 'k', read)).rejects.toThrow();
   });
 
@@ -150,11 +150,11 @@ describe('createKeptReads', () => {
     const { read } = counting();
     const another = (await app.onboard({ name: 'Another Ltd' })).organizationId;
     await kept.answer(app.db, organizationId, 'k', read);
-    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ calls: 2 });
-    expect(await kept.answer(app.db, another, 'k', read)).toEqual({ calls: 3 });
-    expect(await kept.answer(app.db, another, 'k', read)).toEqual({ calls: 4 });
-    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ calls: 2 });
-    expect(await kept.answer(app.db, another, 'k', read)).toEqual({ calls: 4 });
+    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ status: 200, body: { calls: 2 } });
+    expect(await kept.answer(app.db, another, 'k', read)).toEqual({ status: 200, body: { calls: 3 } });
+    expect(await kept.answer(app.db, another, 'k', read)).toEqual({ status: 200, body: { calls: 4 } });
+    expect(await kept.answer(app.db, organizationId, 'k', read)).toEqual({ status: 200, body: { calls: 2 } });
+    expect(await kept.answer(app.db, another, 'k', read)).toEqual({ status: 200, body: { calls: 4 } });
   });
 
   it('keeps none with 0 megabytes, or an answer larger than its bound', async () => {
@@ -165,7 +165,7 @@ describe('createKeptReads', () => {
 
     const kept = createKeptReads(1);
     let calls = 0;
-    const large = async () => ({ text: 'x'.repeat(1024 * 1024), calls: (calls += 1) });
+    const large = async () => ({ status: 200, body: { text: 'x'.repeat(1024 * 1024), calls: (calls += 1) } });
     for (let i = 0; i < 3; i += 1) await kept.answer(app.db, organizationId, 'large', large);
     expect(calls).toBe(3);
   });
@@ -173,7 +173,7 @@ describe('createKeptReads', () => {
   it('forgets the least recently used answers beyond its bound', async () => {
     const kept = createKeptReads(1);
     let calls = 0;
-    const half = async () => ({ text: 'x'.repeat(400 * 1024), calls: (calls += 1) });
+    const half = async () => ({ status: 200, body: { text: 'x'.repeat(400 * 1024), calls: (calls += 1) } });
     const ask = (key: string) => kept.answer(app.db, organizationId, key, half);
     // Asked twice each: both kept (800 KB of the 1 MB).
     for (const key of ['a', 'a', 'b', 'b']) await ask(key);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { validationFailureOf } from '../../server/toolkit/openapi-validation.js';
+import { serializeOnce } from '../../server/toolkit/send-result.js';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
 
 /**
@@ -87,13 +88,15 @@ const DOCUMENT = {
   },
 };
 
+const ROUTES = [
+  ['post', '/things/:id'],
+  ['get', '/things/:id'],
+] as const;
+
 let server: ValidatedServer;
 beforeAll(async () => {
   server = await startValidatedServer(DOCUMENT, {
-    routes: [
-      ['post', '/things/:id'],
-      ['get', '/things/:id'],
-    ],
+    routes: ROUTES,
     ignorePaths: /^\/healthz$/,
   });
 });
@@ -265,6 +268,44 @@ describe('responses', () => {
     const response = await fetch(`${server.baseUrl}/things/abc`);
     expect(response.status).toBe(500);
     expect(server.failures.at(-1)).toMatchObject({ status: 500, of: 'response' });
+  });
+});
+
+// A body serialized once (serializeOnce, for answers kept between requests) is sent as those bytes
+// only where responses are not validated; where they are, it goes through res.json and is checked.
+// Changing the body after serializing it (which a server must not do) shows which way it went.
+describe('a body serialized once', () => {
+  it('is validated as any other where responses are validated', async () => {
+    const body = { cents: 2, version: 1, note: 'kept' };
+    serializeOnce(body);
+    body.note = 'changed';
+    server.answer = { status: 200, body };
+    const response = await fetch(`${server.baseUrl}/things/abc`);
+    expect([response.status, await response.json()]).toEqual([200, { cents: 2, version: 1, note: 'changed' }]);
+    const off = { cents: -1, version: 1 };
+    serializeOnce(off);
+    server.answer = { status: 200, body: off };
+    expect((await fetch(`${server.baseUrl}/things/abc`)).status).toBe(500);
+  });
+
+  it('is sent as its bytes, with the type res.json gives, where they are not', async () => {
+    const unvalidated = await startValidatedServer(DOCUMENT, { routes: ROUTES, validateResponses: false });
+    try {
+      const read = async () => {
+        const response = await fetch(`${unvalidated.baseUrl}/things/abc`);
+        return { type: response.headers.get('content-type'), length: response.headers.get('content-length'), bytes: Buffer.from(await response.arrayBuffer()) };
+      };
+      const body = { cents: 2, version: 1, note: 'ünïcode "quoted" \\ text' };
+      unvalidated.answer = { status: 200, body: { ...body } };
+      const plain = await read();
+      const kept = { ...body };
+      serializeOnce(kept);
+      kept.note = 'changed';
+      unvalidated.answer = { status: 200, body: kept };
+      expect(await read()).toEqual(plain);
+    } finally {
+      await unvalidated.close();
+    }
   });
 });
 

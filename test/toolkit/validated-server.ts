@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { createOpenApiValidation, validationFailureOf, type ValidationFailure } from '../../server/toolkit/openapi-validation.js';
+import { sendResult } from '../../server/toolkit/send-result.js';
 
 /**
  * An Express server around a document of a test's own, validated by the toolkit as the service
  * is: routing on the app, each operation's checks on its route after the JSON parser. Each route
- * answers what the test sets in `answer`, and records what its handler received.
+ * answers what the test sets in `answer` (through the toolkit's sendResult), and records what its
+ * handler received.
  */
 export interface Answer {
   readonly status: number;
@@ -66,11 +68,7 @@ export async function startValidatedServer(document: object, options: ValidatedS
   app.use(...validation.routing);
   const handler: RequestHandler = (req: Request, res: Response) => {
     state.received = { query: req.query, params: req.params, headers: req.headers, body: req.body as unknown, observed: options.observe?.(req, res) };
-    const { status, body, headers } = state.answer;
-    res.set(headers ?? {});
-    res.status(status);
-    if (body === undefined) res.end();
-    else res.json(body);
+    sendResult(res, state.answer);
   };
   const parsers = [express.json({ type: ['application/json', 'application/merge-patch+json'] })];
   for (const [method, path] of options.routes) app[method](path, ...parsers, ...validation.operation, handler);
