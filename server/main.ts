@@ -13,6 +13,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { createApp } from './app.js';
 import { answerHttpParserErrors } from './http/http-parser-errors.js';
+import { DEFAULT_KEPT_READS_MB } from './http/kept-reads.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpServer } from './toolkit/http-server.js';
 import { onboardOrganization, type OnboardingResult } from './onboarding.js';
@@ -59,7 +60,7 @@ function readConfig(): Config {
     validateResponses: process.env.NODE_ENV !== 'production',
     secureCookies: process.env.NODE_ENV === 'production',
     workers,
-    keptReadsMb: integer('KEPT_READS_MB', 8, 0, 4096),
+    keptReadsMb: integer('KEPT_READS_MB', DEFAULT_KEPT_READS_MB, 0, 4096),
   };
 }
 

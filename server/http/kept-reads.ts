@@ -56,11 +56,11 @@ interface Kept {
  */
 const ASKED_ONCE_KEYS = 256;
 
-/** Keeps up to `megabytes` of answers' JSON, least recently used first out; 0 keeps none and reads no version. */
+/** Keeps up to `megabytes` of answers' JSON (UTF-8), least recently used first out; 0 keeps none and reads no version. */
 export function createKeptReads(megabytes: number): KeptReads {
   if (megabytes === 0) return { answer: (_db, _organizationId, _key, read) => read() };
-  const maxJsonChars = megabytes * 1024 * 1024;
-  const kept = new LRUCache<string, Kept>({ maxSize: maxJsonChars, sizeCalculation: (entry) => entry.size });
+  const maxJsonBytes = megabytes * 1024 * 1024;
+  const kept = new LRUCache<string, Kept>({ maxSize: maxJsonBytes, sizeCalculation: (entry) => entry.size });
   const askedOnce = new LRUCache<string, true>({ max: ASKED_ONCE_KEYS });
   return {
     async answer<T extends KeepableAnswer>(db: Kysely<DB>, organizationId: string, key: string, read: () => Promise<T>): Promise<T> {
@@ -77,7 +77,7 @@ export function createKeptReads(megabytes: number): KeptReads {
       const size = keptKey.length + serializeOnce(answer.body);
       // Another request may have kept a newer one meanwhile.
       const latest = kept.peek(keptKey);
-      if (size <= maxJsonChars && (latest === undefined || latest.version < version)) {
+      if (size <= maxJsonBytes && (latest === undefined || latest.version < version)) {
         kept.set(keptKey, { version, answer, size });
         askedOnce.delete(keptKey);
       }

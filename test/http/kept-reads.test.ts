@@ -91,6 +91,21 @@ describe('kept reads', () => {
     expect(await card()).toEqual(today);
   });
 
+  // Another organization's card is as absent as an unknown one, kept or not (the getCard
+  // description); and a page shows only the asking organization's ledger.
+  it("never answers another organization with what this one's reads keep", async () => {
+    await card();
+    const mine = await page();
+    expect(mine.transactions.length).toBeGreaterThan(0);
+    const stranger = await app.onboard({ name: 'Stranger Ltd' });
+    for (let i = 0; i < 2; i += 1) {
+      const foreign = await stranger.request('GET', `/v1/card/${cardId}`);
+      expect(foreign.status).toBe(404);
+      expect(((await foreign.json()) as { type: string }).type).toBe('NotFound');
+      expect((await page(stranger)).transactions).toEqual([]);
+    }
+  });
+
   it('keeps nothing of a change that rolls back', async () => {
     const before = await page();
     await expect(
