@@ -19,7 +19,7 @@ import { createHttpServer } from './toolkit/http-server.js';
 import { onboardOrganization, type OnboardingResult } from './onboarding.js';
 import { randomIds, systemClock } from './clock-and-ids.js';
 import { startSettlementWorker } from './settlement-worker.js';
-import { openDatabase, type Database } from './store/connection.js';
+import { DEFAULT_MAX_CONNECTIONS, openDatabase, type Database } from './store/connection.js';
 import { migrateToLatest } from './store/migrate.js';
 import { countOrganizations } from './store/organizations.js';
 import { seedSandboxData } from './sandbox/demo-organization.js';
@@ -34,6 +34,8 @@ interface Config {
   readonly secureCookies: boolean;
   readonly workers: number;
   readonly keptReadsMb: number;
+  /** PostgreSQL connections each process opens at most. */
+  readonly databasePoolSize: number;
 }
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -61,6 +63,7 @@ function readConfig(): Config {
     secureCookies: process.env.NODE_ENV === 'production',
     workers,
     keptReadsMb: integer('KEPT_READS_MB', DEFAULT_KEPT_READS_MB, 0, 4096),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', DEFAULT_MAX_CONNECTIONS, 1, 100),
   };
 }
 
@@ -122,7 +125,7 @@ async function printDemo(demo: OnboardingResult, port: number, persisted: boolea
 }
 
 async function serve(config: Config, logger: Logger, { primary }: { primary: boolean }): Promise<void> {
-  const database = await openDatabase({ url: config.databaseUrl });
+  const database = await openDatabase({ url: config.databaseUrl, maxConnections: config.databasePoolSize });
   if (primary) {
     const { applied } = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');

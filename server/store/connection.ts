@@ -31,7 +31,7 @@ export interface OpenDatabaseOptions {
    * start from a migrated template this way instead of paying for initdb.
    */
   loadDataDir?: Blob;
-  /** PostgreSQL pool size; default 10. */
+  /** PostgreSQL pool size; default DEFAULT_MAX_CONNECTIONS. */
   maxConnections?: number;
   /** Told when an idle PostgreSQL connection fails (the pool replaces it); default: ignored. */
   onConnectionError?: (error: Error) => void;
@@ -40,8 +40,15 @@ export interface OpenDatabaseOptions {
 /** Where the embedded database lives when DATABASE_URL is unset (under `./.data/`, git-ignored). */
 export const DEFAULT_DATA_DIR = './.data/pglite';
 
-/** 10: pg's own default; the service's transactions are short, so few connections suffice. */
-const DEFAULT_MAX_CONNECTIONS = 10;
+/**
+ * PostgreSQL connections a process opens at most, unless told otherwise (`DATABASE_POOL_SIZE`,
+ * server/main.ts). A process runs one request's JavaScript at a time, and its transactions are
+ * short: a few connections keep the database busy meanwhile. More let more transactions wait on
+ * one another at once (every execute of an organization takes its balance row), which costs the
+ * database CPU: with pg's own default of 10, a PostgreSQL execute cost PostgreSQL 986–1,129 µs of
+ * CPU and a create 468–732, against 735–983 and 314–472 with 4 (README, "What changed").
+ */
+export const DEFAULT_MAX_CONNECTIONS = 4;
 
 /**
  * At most this many distinct statement texts are kept prepared, per PostgreSQL connection and in

@@ -181,3 +181,18 @@ describe('npm start', () => {
     expect(stderr).toBe('');
   }, 60_000);
 });
+
+describe("the server's settings", () => {
+  it('refuses a DATABASE_POOL_SIZE it cannot use, naming the setting, before opening anything', () => {
+    for (const value of ['0', '101', 'four']) {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'main.ts')], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_POOL_SIZE: value, PORT: '0' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`DATABASE_POOL_SIZE must be an integer from 1 to 100 (got ${JSON.stringify(value)})`);
+    }
+  });
+});

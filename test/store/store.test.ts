@@ -5,7 +5,7 @@ import { ConditionNotMet, executeAtCommit } from '../../server/store/at-commit.j
 import { createOperator } from '../../server/store/operators.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../server/store/connection.js';
-import { COMMITS_ITS_TRANSACTION, openDatabase, SENT_WITH_NEXT } from '../../server/store/connection.js';
+import { COMMITS_ITS_TRANSACTION, DEFAULT_MAX_CONNECTIONS, openDatabase, SENT_WITH_NEXT } from '../../server/store/connection.js';
 import {
   IDEMPOTENCY_RETENTION_MS,
   findAnswer,
@@ -575,6 +575,20 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     } finally {
       await other.close();
       await empty.close();
+    }
+  });
+
+  it('opens at most DEFAULT_MAX_CONNECTIONS connections when not told how many, however many statements wait', async () => {
+    const pool = await openDatabase({ url: database.url ?? '' });
+    try {
+      const backends = await Promise.all(
+        Array.from({ length: 3 * DEFAULT_MAX_CONNECTIONS }, () =>
+          sql<{ pid: number }>`select pg_backend_pid() as pid from pg_sleep(0.05)`.execute(pool.db).then(({ rows }) => rows[0]?.pid),
+        ),
+      );
+      expect(new Set(backends).size).toBe(DEFAULT_MAX_CONNECTIONS);
+    } finally {
+      await pool.close();
     }
   });
 
