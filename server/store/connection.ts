@@ -45,10 +45,12 @@ export const DEFAULT_DATA_DIR = './.data/pglite';
  * server/main.ts). A process runs one request's JavaScript at a time, and its transactions are
  * short: a few connections keep the database busy meanwhile. More let more transactions wait on
  * one another at once (every execute of an organization takes its balance row), which costs the
- * database CPU: with pg's own default of 10, a PostgreSQL execute cost PostgreSQL 986–1,129 µs of
- * CPU and a create 468–732, against 735–983 and 314–472 with 4 (README, "What changed").
+ * database CPU; fewer cap the reads served again, each of which checks its organization's version
+ * in one round trip. Measured in README, "What changed" (the sixteenth change): with pg's own
+ * default of 10 an execute cost PostgreSQL 986–1,129 µs of CPU and a create 468–732, with 6
+ * 827–949 and 307–398; with 4 a ledger page served again fell to 0.38–0.45 × bare Express.
  */
-export const DEFAULT_MAX_CONNECTIONS = 4;
+export const DEFAULT_MAX_CONNECTIONS = 6;
 
 /**
  * At most this many distinct statement texts are kept prepared, per PostgreSQL connection and in
