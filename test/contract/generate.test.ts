@@ -142,7 +142,8 @@ describe('npm run generate on the command line', () => {
     const stale = await cli(['--input', input, '--out', 'out', '--check'], dir);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('out/openapi-types.ts (differs)');
-  });
+    // Four runs of the generator, 4–7 s each while the rest of the suite runs beside them.
+  }, 90_000);
 
   it('names the construct it cannot carry, with its JSON pointer, and exits 1', async () => {
     await writeFile(

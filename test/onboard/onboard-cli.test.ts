@@ -8,13 +8,15 @@ import { describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+/** Each run starts its own embedded database (~7–12 s, more on a busy machine); a test runs at most two. */
+const ONBOARD_RUN_TIMEOUT_MS = 60_000;
 
 async function onboard(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(TSX, ['scripts/onboard.ts', ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: 'memory://' },
-      timeout: 60_000,
+      timeout: ONBOARD_RUN_TIMEOUT_MS,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -23,7 +25,7 @@ async function onboard(args: string[]): Promise<{ code: number; stdout: string; 
   }
 }
 
-describe('npm run onboard', () => {
+describe('npm run onboard', { timeout: 2 * ONBOARD_RUN_TIMEOUT_MS }, () => {
   it('prints exactly the JSON document with --json, sandbox data included', async () => {
     const { code, stdout } = await onboard(['--name', 'Cairo Logistics', '--demo', '--transactions', '500', '--operator', 'amira.hassan', '--json']);
     expect(code).toBe(0);
