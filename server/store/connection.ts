@@ -46,9 +46,8 @@ export const DEFAULT_DATA_DIR = './.data/pglite';
  * short: a few connections keep the database busy meanwhile. More let more transactions wait on
  * one another at once (every execute of an organization takes its balance row), which costs the
  * database CPU; fewer cap the reads served again, each of which checks its organization's version
- * in one round trip. Measured in README, "What changed" (the sixteenth change): with pg's own
- * default of 10 an execute cost PostgreSQL 986–1,129 µs of CPU and a create 468–732, with 6
- * 827–949 and 307–398; with 4 a ledger page served again fell to 0.38–0.45 × bare Express.
+ * in one round trip. The runs that chose 6 over pg's own default of 10 (and over 4) are in the
+ * README, "What changed", the sixteenth change.
  */
 export const DEFAULT_MAX_CONNECTIONS = 6;
 
