@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
 import { inTransactionWithStatementAtCommit } from '../store/at-commit.js';
-import { findAnswer, idempotencyKeyTakenOf, storeAnswer } from '../store/idempotency.js';
+import { findAnswer, idempotencyKeyTakenOf, storedAnswerStatement } from '../store/idempotency.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
 import { ApiError } from './errors.js';
@@ -44,8 +44,8 @@ const inFlight = (): ApiError =>
 /**
  * Runs one operation for a request with the kind of unit of work its handler declares, and sends
  * the answer. An idempotent write is one transaction: the handler's statements, then its answer
- * stored under the request's key (storeAnswer), then the statement the handler deferred to the
- * commit if it did (atCommit), committed together; a 5xx answer or a thrown error
+ * stored under the request's key (storedAnswerStatement) with the commit, inside the statement the
+ * handler deferred to the commit if it did (atCommit); a 5xx answer or a thrown error
  * rolls everything back. When the key turns out to be answered already, the write rolls back too
  * and the stored answer is sent (a replay, marked Idempotent-Replayed) or the request is refused
  * (422 when it differs from the key's first request, 409 while another request is committing one).
@@ -73,16 +73,17 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
           return await inTransactionWithStatementAtCommit(
             services.db,
             (tx, atCommit) => handler({ tx, now, principal, services, header, atCommit }),
-            async (tx, answer, deferred) => {
+            (tx, answer) => {
               if (answer.status >= 500) throw new UnstoredAnswer(answer);
-              // Sent with the commit, or with the statement the handler deferred to the commit: one
-              // round trip either way. It fails when the key is taken, and then nothing commits.
-              await storeAnswer(tx, { ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) }, { sent: deferred ? 'with-next' : 'with-commit' });
+              // Sent with the commit, inside the statement the handler deferred to the commit if it
+              // did. It fails when the key is taken, and then nothing commits.
+              const stored = storedAnswerStatement({ ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) });
+              return { compile: () => stored.compile(tx) };
             },
           );
         } catch (error) {
           if (error instanceof UnstoredAnswer) return error.answer as R;
-          // Sent with the deferred statement, a taken key fails that statement instead of its own.
+          // A taken key fails the statement that stores the answer, whichever statement carried it.
           if (idempotencyKeyTakenOf(error) === undefined) throw error;
         }
         // The key is taken. Whether it was held by a transaction still storing an answer or by

@@ -12,9 +12,10 @@ import type { DB } from './schema.js';
 // (COMMITS_ITS_TRANSACTION), it is held only inside the database, for as long as the statement and
 // the commit take.
 //
-// A statement whose result the write's answer does not need (a create's insert) goes there too:
-// with the stored answer sent along with it (StoreAnswerOptions in idempotency.ts), a write whose
-// handler runs nothing else is one round trip on PostgreSQL.
+// A statement whose result the write's answer does not need (a create's insert) goes there too,
+// and a statement the write must end with (its stored answer, idempotency.ts) travels inside it
+// (withAlongside): a write whose handler runs nothing else is then a transaction of one statement,
+// which the connection runs without begin and commit (connection.ts).
 //
 // The write answers before that statement runs, as if it does its part. So the statement must fail
 // when it cannot (conditionHolds): then nothing of the write commits, and the write runs once more
@@ -43,8 +44,8 @@ export function conditionHolds(held: Expression<SqlBool>, condition: string): Ra
 }
 
 /** Runs a deferred statement as the last of its transaction, sent with the commit on PostgreSQL. */
-export async function executeAtCommit(tx: Transaction<DB>, statement: Compilable<unknown>): Promise<void> {
-  const compiled = statement.compile();
+export async function executeAtCommit(tx: Transaction<DB>, statement: Compilable<unknown> | CompiledQuery): Promise<void> {
+  const compiled = 'compile' in statement ? statement.compile() : statement;
   try {
     await tx.executeQuery(CompiledQuery.raw(COMMITS_ITS_TRANSACTION + compiled.sql, [...compiled.parameters]));
   } catch (error) {
@@ -54,16 +55,40 @@ export async function executeAtCommit(tx: Transaction<DB>, statement: Compilable
   }
 }
 
+/** The name of the alongside statement's CTE in a deferred statement: unlikely to be one of its own. */
+const ALONGSIDE = 'statement_alongside_at_commit';
+
+/** Leading WITH of a statement (and RECURSIVE, which allows recursion and changes nothing else). */
+const LEADING_WITH = /^\s*with\s+(?:recursive\s+)?/i;
+
 /**
- * Runs `work` in a new transaction with an AtCommit, then `finish` (the transaction's other last
- * statements, told whether `work` deferred one), then the deferred statement with the commit. When
- * that statement's condition does not hold, everything is rolled back, and `work` and `finish`
- * run once more in a new transaction, without an AtCommit.
+ * One statement that runs `deferred` and, as a data-modifying CTE of it, `alongside`: PostgreSQL runs
+ * every data-modifying statement in WITH to completion, whether or not the statement reads it,
+ * and when either fails the statement fails as a whole. `alongside` must be a data-modifying
+ * statement with no WITH of its own and no `$` in its text but its parameters' placeholders,
+ * which are renumbered after `deferred`'s (whose text is left as it is).
+ */
+export function withAlongside(deferred: CompiledQuery, alongside: CompiledQuery): CompiledQuery {
+  const offset = deferred.parameters.length;
+  const renumbered = alongside.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  const cte = `${ALONGSIDE} as (${renumbered})`;
+  const leading = LEADING_WITH.exec(deferred.sql);
+  const text =
+    leading === null ? `with ${cte} ${deferred.sql}` : `${leading[0]}${cte}, ${deferred.sql.slice(leading[0].length)}`;
+  return CompiledQuery.raw(text, [...deferred.parameters, ...alongside.parameters]);
+}
+
+/**
+ * Runs `work` in a new transaction with an AtCommit, then the deferred statement with the commit,
+ * with `alongside`'s statement inside it when given (withAlongside); when `work` deferred nothing,
+ * that statement is the statement sent with the commit. When the deferred statement's
+ * condition does not hold, everything is rolled back, and `work` runs once more in a new
+ * transaction, without an AtCommit.
  */
 export async function inTransactionWithStatementAtCommit<T>(
   db: Kysely<DB>,
   work: (tx: Transaction<DB>, atCommit: AtCommit | undefined) => Promise<T>,
-  finish: (tx: Transaction<DB>, result: T, deferred: boolean) => Promise<void> = async () => {},
+  alongside?: (tx: Transaction<DB>, result: T) => Compilable<unknown>,
 ): Promise<T> {
   const attempt = (deferring: boolean): Promise<T> =>
     db.transaction().execute(async (tx) => {
@@ -75,8 +100,9 @@ export async function inTransactionWithStatementAtCommit<T>(
           }
         : undefined;
       const result = await work(tx, atCommit);
-      await finish(tx, result, last !== undefined);
-      if (last !== undefined) await executeAtCommit(tx, last);
+      const also = alongside?.(tx, result);
+      if (last !== undefined) await executeAtCommit(tx, also === undefined ? last : withAlongside(last.compile(), also.compile()));
+      else if (also !== undefined) await executeAtCommit(tx, also);
       return result;
     });
   try {

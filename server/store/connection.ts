@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
@@ -59,25 +58,17 @@ const MAX_PREPARED_TEXTS = 2_000;
 
 /**
  * A statement whose text begins with this SQL comment is the last of its transaction and commits
- * it. On PostgreSQL it is sent together with the prepared `commit`, one round trip for both: when
- * it succeeds the transaction is committed and the transaction's own `commit` sends nothing; when
- * it fails PostgreSQL skips the `commit` (an error discards the messages up to Sync) and the
- * transaction is rolled back as after any failed statement. Any other statement after it fails
- * with an error instead of running outside the transaction. On the embedded database the commit
- * simply follows, as its own call.
+ * it; the transaction's own `commit` then sends nothing, and any other statement after it fails
+ * with an error instead of running outside the transaction.
+ * - As the transaction's only statement it runs by itself, without begin and commit, on both
+ *   databases: one statement is atomic on its own, and it is committed when it returns or not at
+ *   all (a transaction that does nothing else needs no more).
+ * - After other statements, on PostgreSQL it is sent together with the prepared `commit`, one
+ *   round trip for both: when it fails PostgreSQL skips the `commit` (an error discards the
+ *   messages up to Sync) and the transaction is rolled back as after any failed statement. On the
+ *   embedded database the commit follows it, as its own call.
  */
 export const COMMITS_ITS_TRANSACTION = '/* commits its transaction */ ';
-
-/**
- * A statement whose text begins with this SQL comment returns nothing its caller reads, and its
- * failure fails its transaction: on PostgreSQL it is sent together with the transaction's next
- * statement (or its commit), one round trip for both, and its own call resolves at once with no
- * rows. When it fails, PostgreSQL skips what was sent after it up to the Sync, and the next
- * statement's call fails with its error, which the caller must therefore expect there. A
- * connection sends it by itself the first time, when it has not prepared it yet. On the embedded
- * database it simply runs when it is called.
- */
-export const SENT_WITH_NEXT = '/* sent with the next statement */ ';
 
 /** PostgreSQL's type id of int8 (bigint), the type of every money and time column and of count(*). */
 const INT8_OID = 20;
@@ -157,7 +148,7 @@ export async function createPGlite(options: CreatePGliteOptions = {}): Promise<P
 
 /** Wraps a started embedded database; `onClose` runs after it is closed (lock release). */
 export function databaseFromPGlite(pglite: PGliteInstance, onClose: () => void = () => {}): Database {
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite: beginningAtFirstStatement(pglite) }) });
   return {
     db,
     kind: 'pglite',
@@ -171,6 +162,110 @@ export function databaseFromPGlite(pglite: PGliteInstance, onClose: () => void =
       }
     }),
   };
+}
+
+/** What Kysely's dialect uses of an embedded database. */
+type DialectPGlite = Pick<PGliteInstance, 'close' | 'closed' | 'ready' | 'waitReady' | 'query' | 'transaction'>;
+
+/**
+ * The embedded database as Kysely's dialect sees it, with its transactions begun at their first
+ * statement: one whose only statement commits it (COMMITS_ITS_TRANSACTION) runs that statement
+ * by itself, one call into the database instead of a BEGIN and a COMMIT of two calls each around
+ * it (a create's write, 330 µs of CPU alone against 450 with them, README "What changed"). Any
+ * other transaction is PGlite's own, from its first statement to its end (committed by such a
+ * statement before it returns); one that runs no statement opens none. A statement after the one
+ * that commits is refused.
+ */
+function beginningAtFirstStatement(pglite: PGliteInstance): DialectPGlite {
+  return {
+    close: () => pglite.close(),
+    get closed() {
+      return pglite.closed;
+    },
+    get ready() {
+      return pglite.ready;
+    },
+    get waitReady() {
+      return pglite.waitReady;
+    },
+    query: (text, parameters, options) => pglite.query(text, parameters, options),
+    async transaction<T>(callback: (tx: PGliteInstanceTransaction) => Promise<T>): Promise<T> {
+      let open: OpenTransaction | undefined;
+      let ended = false;
+      const tx: PGliteInstanceTransaction = {
+        query: async <R>(text: string, parameters?: unknown[], options?: { rowMode?: 'array' | 'object' }) => {
+          if (ended) throw new Error(`The transaction was committed by its last statement; "${text.slice(0, 60)}" came after it and was not run.`);
+          const commits = text.startsWith(COMMITS_ITS_TRANSACTION);
+          if (open === undefined && commits) {
+            ended = true;
+            return pglite.query<R>(text, parameters, options);
+          }
+          open ??= openTransaction(pglite);
+          const result = await (await open.tx).query<R>(text, parameters, options);
+          if (commits) {
+            // Committed when it returns, as on PostgreSQL.
+            ended = true;
+            const committed = open;
+            open = undefined;
+            committed.end(true);
+            await committed.ended;
+          }
+          return result;
+        },
+        rollback: async () => {
+          if (open !== undefined) await (await open.tx).rollback();
+        },
+      };
+      let result: T;
+      try {
+        result = await callback(tx);
+      } catch (error) {
+        if (open !== undefined) {
+          open.end(false);
+          await open.ended.catch(() => {});
+        }
+        throw error;
+      }
+      if (open !== undefined) {
+        open.end(true);
+        await open.ended;
+      }
+      return result;
+    },
+  };
+}
+
+interface OpenTransaction {
+  /** The transaction, once PGlite has begun it; rejects when it could not. */
+  readonly tx: Promise<PGliteInstanceTransaction>;
+  /** Commits it (true) or rolls it back. */
+  end(commit: boolean): void;
+  /** Settles when it has ended: rejects when its commit failed (PGlite's 25P02 for one that had failed before). */
+  readonly ended: Promise<void>;
+}
+
+/** Rolls back a transaction of PGlite's (thrown from its callback, then dropped). */
+class RollBack extends Error {}
+
+function openTransaction(pglite: PGliteInstance): OpenTransaction {
+  let end: (commit: boolean) => void = () => {};
+  const decided = new Promise<boolean>((resolve) => {
+    end = resolve;
+  });
+  let begun: (tx: PGliteInstanceTransaction) => void = () => {};
+  const started = new Promise<PGliteInstanceTransaction>((resolve) => {
+    begun = resolve;
+  });
+  const ended = pglite.transaction(async (tx) => {
+    begun(tx);
+    if (!(await decided)) throw new RollBack();
+  });
+  const failedToBegin = ended.then(() => {
+    throw new Error('The transaction ended before it began.');
+  });
+  return { tx: Promise.race([started, failedToBegin]), end, ended: ended.catch((error: unknown) => {
+    if (!(error instanceof RollBack)) throw error;
+  }) };
 }
 
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
@@ -269,15 +364,11 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
     });
     // A `begin` not yet sent: it goes out with the transaction's first statement (below).
     let beginPending = false;
-    // Statements marked SENT_WITH_NEXT, not yet sent: they go out with the next statement.
-    let held: HeldStatement[] = [];
-    // The transaction was committed by its last statement (COMMITS_ITS_TRANSACTION).
-    let committed = false;
+    // The transaction was ended by its last statement (COMMITS_ITS_TRANSACTION): committed by it,
+    // or run without begin and commit as the only one, however that went. Nothing is open on the server.
+    let ended = false;
     let controlPrepared: Promise<void> | undefined;
-    const pipelined = async (
-      config: pg.QueryConfig,
-      sentWith: { begin: boolean; ahead: readonly HeldStatement[]; commit: boolean },
-    ): Promise<pg.QueryResult> => {
+    const pipelined = async (config: pg.QueryConfig, sentWith: { begin: boolean; commit: boolean }): Promise<pg.QueryResult> => {
       controlPrepared ??= submitted<void>((done) => client.query(new PrepareTransactionControl(done) as unknown as pg.Submittable));
       await controlPrepared.catch((error: unknown) => {
         controlPrepared = undefined;
@@ -287,18 +378,14 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
         client.query(new Pipelined({ ...config, queryMode: 'extended', callback }, sentWith) as unknown as pg.Submittable),
       );
     };
-    /** True when this connection has prepared the statement of that name (pg's own record of it). */
-    const isPrepared = (name: string): boolean =>
-      (client as unknown as { connection: { parsedStatements: Record<string, string | undefined> } }).connection.parsedStatements[name] !== undefined;
     const query = ((textOrCursor: unknown, parameters?: readonly unknown[]): unknown => {
-      if (committed) {
-        committed = false;
-        if (textOrCursor === 'commit') return Promise.resolve(emptyResult('COMMIT'));
+      if (ended) {
+        ended = false;
+        if (textOrCursor === 'commit' || textOrCursor === 'rollback') return Promise.resolve(emptyResult(textOrCursor.toUpperCase()));
         const what = typeof textOrCursor === 'string' ? `"${textOrCursor.slice(0, 60)}"` : 'a statement';
         return Promise.reject(new Error(`The transaction was committed by its last statement; ${what} came after it and was not run.`));
       }
       if (typeof textOrCursor !== 'string') {
-        if (held.length > 0) return Promise.reject(new Error('A statement sent with the next one was followed by a cursor, which cannot carry it.'));
         if (!beginPending) return client.query(textOrCursor as pg.Submittable);
         beginPending = false;
         return client.query('begin').then(() => client.query(textOrCursor as pg.Submittable));
@@ -307,33 +394,23 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
         beginPending = true;
         return Promise.resolve(emptyResult('BEGIN'));
       }
-      if (textOrCursor === 'rollback') held = [];
       const values = [...(parameters ?? [])];
       const name = nameOf(textOrCursor, values.length);
-      if (textOrCursor.startsWith(SENT_WITH_NEXT) && name !== undefined && isPrepared(name)) {
-        held.push({ name, text: textOrCursor, values });
-        return Promise.resolve(emptyResult('SELECT'));
-      }
-      const ahead = held;
-      held = [];
       const withBegin = beginPending;
       beginPending = false;
       // A transaction that ran no statement has nothing to end.
-      if (withBegin && ahead.length === 0 && (textOrCursor === 'commit' || textOrCursor === 'rollback')) {
+      if (withBegin && (textOrCursor === 'commit' || textOrCursor === 'rollback')) {
         return Promise.resolve(emptyResult(textOrCursor.toUpperCase()));
-      }
-      // A commit after held statements: the last of them carries it.
-      if (textOrCursor === 'commit' && ahead.length > 0) {
-        const last = ahead.pop() as HeldStatement;
-        return pipelined({ name: last.name, text: last.text, values: [...last.values] }, { begin: withBegin, ahead, commit: true }).then(() => emptyResult('COMMIT'));
       }
       const withCommit = textOrCursor.startsWith(COMMITS_ITS_TRANSACTION);
       const config = { ...(name === undefined ? {} : { name }), text: textOrCursor, values };
-      const sent =
-        withBegin || withCommit || ahead.length > 0 ? pipelined(config, { begin: withBegin, ahead, commit: withCommit }) : client.query(config);
+      // The transaction's only statement, which commits it: it runs by itself (COMMITS_ITS_TRANSACTION).
+      const alone = withBegin && withCommit;
+      if (alone) ended = true;
+      const sent = !alone && (withBegin || withCommit) ? pipelined(config, { begin: withBegin, commit: withCommit }) : client.query(config);
       return sent.then(
         (result) => {
-          if (withCommit) committed = true;
+          if (withCommit) ended = true;
           return result;
         },
         (error: unknown) => {
@@ -350,8 +427,7 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
       query,
       release: (destroy) => {
         beginPending = false;
-        committed = false;
-        held = [];
+        ended = false;
         client.release(destroy === true || stale);
       },
       // Known once the connection is up; Kysely reads it to cancel a query (an undocumented pg field).
@@ -380,20 +456,10 @@ function emptyResult(command: string): pg.QueryResult {
   return { command, rowCount: null, oid: 0, fields: [], rows: [] };
 }
 
-/** A statement marked SENT_WITH_NEXT, prepared on its connection, waiting to go out with the next one. */
-interface HeldStatement {
-  readonly name: string;
-  readonly text: string;
-  readonly values: readonly unknown[];
-}
-
-/** pg's own conversion of a parameter to its text (pg's Query binds its values with it). */
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
-
 /** The parts of pg's connection written to here (pg's own Query writes the same way). */
 interface ProtocolWriter {
   parse(message: { text: string; name?: string }): void;
-  bind(message: { statement?: string; values?: readonly unknown[]; valueMapper?: (value: unknown) => unknown }): void;
+  bind(message: { statement?: string }): void;
   execute(message: { portal?: string | undefined; rows?: number }): void;
   sync(): void;
   readonly stream: { cork(): void; uncork(): void };
@@ -405,7 +471,6 @@ interface PgQuery {
   submit(connection: ProtocolWriter): Error | null;
   /** Writes the Execute (of `rows` rows, or all) and then Sync or Flush. */
   _getRows(connection: ProtocolWriter, rows: number | undefined): void;
-  handleDataRow(message: unknown): void;
   handleCommandComplete(message: unknown, connection: unknown): void;
 }
 type QueryConfigWithCallback = pg.QueryConfig & {
@@ -440,32 +505,26 @@ class PrepareTransactionControl {
 }
 
 /**
- * A statement sent together with the `begin` of its transaction, the statements held for it
- * (SENT_WITH_NEXT), its `commit`, or any of these: the connection writes the bind and execute of
- * the prepared `begin`, of each held statement, the statement's own messages, then the bind and
- * execute of the prepared `commit`, with one Sync, so a transaction costs a round trip less for
- * each (each is a socket write and a read, about 60-85 µs of the server's CPU on a loopback
- * connection; README, "Where the time goes"). `pg` has no pipeline mode; this is its Query, which
- * serves any Submittable, with the completions and rows of the others set aside. PostgreSQL runs
- * the messages in order: a `begin` before Sync opens the transaction as the simple one does; an
- * error in any statement leaves it aborted, skipping everything after it up to the Sync, the
+ * A statement sent together with the `begin` of its transaction, its `commit`, or both: the
+ * connection writes the bind and execute of the prepared `begin`, the statement's own messages,
+ * then the bind and execute of the prepared `commit`, with one Sync, so a transaction costs a
+ * round trip less for each (each is a socket write and a read, about 60-85 µs of the server's CPU
+ * on a loopback connection; README, "Where the time goes"). `pg` has no pipeline mode; this is its
+ * Query, which serves any Submittable, with the completion of the `begin` set aside. PostgreSQL
+ * runs the messages in order: a `begin` before Sync opens the transaction as the simple one does;
+ * an error in the statement leaves it aborted, skipping everything after it up to the Sync, the
  * `commit` included, to be rolled back as before; that error, or one in the `commit` (it rolled
  * back), is the statement's error.
  */
 class Pipelined extends PgQuery {
   private completions = 0;
   private readonly withBegin: boolean;
-  private readonly ahead: readonly HeldStatement[];
   private readonly withCommit: boolean;
-  /** How many statements complete before this one: `begin` and the held ones. */
-  private readonly before: number;
 
-  constructor(config: QueryConfigWithCallback, sentWith: { begin: boolean; ahead: readonly HeldStatement[]; commit: boolean }) {
+  constructor(config: QueryConfigWithCallback, sentWith: { begin: boolean; commit: boolean }) {
     super(config);
     this.withBegin = sentWith.begin;
-    this.ahead = sentWith.ahead;
     this.withCommit = sentWith.commit;
-    this.before = (sentWith.begin ? 1 : 0) + sentWith.ahead.length;
   }
 
   override submit(connection: ProtocolWriter): Error | null {
@@ -475,20 +534,10 @@ class Pipelined extends PgQuery {
         connection.bind({ statement: BEGIN_STATEMENT });
         connection.execute({});
       }
-      // Prepared already (the connection holds only those): bind and execute; their rows, if
-      // any, come without a description and are dropped (handleDataRow).
-      for (const statement of this.ahead) {
-        connection.bind({ statement: statement.name, values: statement.values, valueMapper: prepareValue });
-        connection.execute({});
-      }
       return super.submit(connection);
     } finally {
       connection.stream.uncork();
     }
-  }
-
-  override handleDataRow(message: unknown): void {
-    if (this.completions === this.before) super.handleDataRow(message);
   }
 
   /** pg's Query ends its messages here (execute, then Sync); the commit goes in before the Sync. */
@@ -504,8 +553,9 @@ class Pipelined extends PgQuery {
   }
 
   override handleCommandComplete(message: unknown, connection: unknown): void {
+    // The `begin`'s completion comes first, when it was sent.
     const index = this.completions++;
-    if (index === this.before) super.handleCommandComplete(message, connection);
+    if (index === (this.withBegin ? 1 : 0)) super.handleCommandComplete(message, connection);
   }
 }
 

@@ -1,5 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import { COMMITS_ITS_TRANSACTION, SENT_WITH_NEXT } from './connection.js';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 
 // Idempotency keys in the database. A key is stored only with its answer, by the last statement
@@ -7,17 +6,17 @@ import type { DB } from './schema.js';
 // commit together or not at all, and a request that dies (or answers 5xx) leaves nothing behind
 // (its transaction rolls back), so a retry runs as new.
 //
-// While the write runs, nothing marks the key; from its storeAnswer statement until its commit
-// the transaction holds the key's advisory lock (pg_try_advisory_xact_lock on a 64-bit hash of
-// the client and the key), which a transaction releases however it ends. A second request with
-// the key that reaches storeAnswer meanwhile does not wait: it is told 'in-flight' and rolls
-// back, then reads the key (findAnswer): 409 while no answer is committed, the stored answer when
-// the holder was only another retry of an answered request. One that comes after the commit finds
-// the stored answer (a replay, or 422 when its request differs). Two writes with one key can therefore both run their handlers, but only one
-// of them commits. The unit of work sends storeAnswer together with the commit, or with the
-// statement the write sends at its commit (StoreAnswerOptions), so on PostgreSQL that window is
-// a single round trip. On the embedded
-// database transactions run one at a time, so a second request always comes after the commit.
+// While the write runs, nothing marks the key; from the statement that stores its answer until
+// its commit the transaction holds the key's advisory lock (pg_try_advisory_xact_lock on a 64-bit
+// hash of the client and the key), which a transaction releases however it ends. A second request
+// with the key that reaches that statement meanwhile does not wait: it is told 'in-flight' and
+// rolls back, then reads the key (findAnswer): 409 while no answer is committed, the stored answer
+// when the holder was only another retry of an answered request. One that comes after the commit
+// finds the stored answer (a replay, or 422 when its request differs). Two writes with one key can
+// therefore both run their handlers, but only one of them commits. The unit of work sends the
+// answer with the commit, inside the statement the write sends at its commit when it defers one
+// (at-commit.ts), so on PostgreSQL that window is a single round trip. On the embedded database
+// transactions run one at a time, so a second request always comes after the commit.
 
 /** 24 hours: a key's answer is kept this long; after it the key is forgotten and may be used as new. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -41,7 +40,7 @@ export interface StoreAnswerInput {
 export type KeyTakenOutcome = 'in-flight' | 'exists';
 
 /**
- * storeAnswer could not store the answer: the key is taken. Its transaction is aborted (the
+ * The answer could not be stored: the key is taken. Its transaction is aborted (the
  * statement failed); the caller rolls it back, then reads the key with findAnswer.
  */
 export class IdempotencyKeyTaken extends Error {
@@ -54,22 +53,7 @@ export class IdempotencyKeyTaken extends Error {
 /** The SQLSTATE of idempotency_key_taken (migrations/007-idempotency-key-taken.ts); its detail is the outcome. */
 const IDEMPOTENCY_KEY_TAKEN = 'PK001';
 
-export interface StoreAnswerOptions {
-  /**
-   * How the statement travels on PostgreSQL (connection.ts); on the embedded database it runs
-   * when called either way.
-   * - 'with-commit': it is its transaction's last and commits it, sent together with the commit
-   *   (COMMITS_ITS_TRANSACTION); the transaction's own commit then sends nothing, and no statement
-   *   may follow it in the transaction;
-   * - 'with-next': it is sent together with the transaction's next statement (SENT_WITH_NEXT), and
-   *   resolves before it has run: when the key is taken, that next statement fails instead, with
-   *   the error idempotencyKeyTakenOf recognizes.
-   * Unset: it is sent when called.
-   */
-  readonly sent?: 'with-commit' | 'with-next';
-}
-
-/** The IdempotencyKeyTaken a failed statement stands for: storeAnswer's, however it travelled; undefined for any other error. */
+/** The IdempotencyKeyTaken a failed statement stands for: storedAnswerStatement's, however it travelled; undefined for any other error. */
 export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | undefined {
   if (error instanceof IdempotencyKeyTaken) return error;
   const e = error as { code?: unknown; detail?: unknown } | null;
@@ -78,22 +62,21 @@ export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | und
 }
 
 /**
- * Stores the answer of the write whose transaction `tx` is, as that write's last statement: one
- * statement takes the key's advisory lock without waiting and inserts the key with its answer,
- * replacing a row older than the retention. When the key is taken the statement fails and this
- * throws IdempotencyKeyTaken, so that nothing of the write can commit.
+ * The statement that stores the answer of a write, as that write's last statement: it takes the
+ * key's advisory lock without waiting and inserts the key with its answer, replacing a row older
+ * than the retention. When the key is taken it fails with the error idempotencyKeyTakenOf
+ * recognizes, so that nothing of the write can commit. A data-modifying statement with no WITH of
+ * its own and no `$` but its parameters' placeholders, so that it can also travel inside the
+ * statement a write sends at its commit (at-commit.ts).
  */
-export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput, options: StoreAnswerOptions = {}): Promise<void> {
-  if (!tx.isTransaction) throw new Error('storeAnswer belongs in the transaction of the write it answers');
+export function storedAnswerStatement(input: StoreAnswerInput): RawBuilder<unknown> {
   const retentionMs = input.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
   // One insert: its row exists only when the key's advisory lock was free (a CASE evaluates its
   // branches in order, so the lock is tried first and the statement fails at once when another
   // transaction holds it, never waiting on the key's index entry); a row already there is
   // replaced only when older than the retention, and otherwise fails the statement (OR evaluates
   // left to right and stops at the first true).
-  const marker = options.sent === 'with-commit' ? COMMITS_ITS_TRANSACTION : options.sent === 'with-next' ? SENT_WITH_NEXT : '';
-  const statement = sql`${sql.raw(marker)}
-    insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
+  return sql`insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
     select ${input.clientId}, ${input.key}, ${input.fingerprint}, ${input.status}, ${input.body}, ${input.nowMs}
     where case
       when pg_try_advisory_xact_lock(hashtextextended(${input.clientId} || ' ' || ${input.key}, 0)) then true
@@ -103,8 +86,17 @@ export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput, 
       set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
           response_body = excluded.response_body, created_at = excluded.created_at
       where idempotency_keys.created_at <= ${input.nowMs - retentionMs} or idempotency_key_taken('exists')`;
+}
+
+/**
+ * Stores the answer of the write whose transaction `tx` is (storedAnswerStatement), when called;
+ * the unit of work sends the same statement with the commit instead (at-commit.ts). When the key is
+ * taken this throws IdempotencyKeyTaken, and the transaction can only be rolled back.
+ */
+export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput): Promise<void> {
+  if (!tx.isTransaction) throw new Error('storeAnswer belongs in the transaction of the write it answers');
   try {
-    await statement.execute(tx);
+    await storedAnswerStatement(input).execute(tx);
   } catch (error) {
     throw idempotencyKeyTakenOf(error) ?? error;
   }

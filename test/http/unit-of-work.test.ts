@@ -242,16 +242,14 @@ function deferringCent(target: () => string, runs: { atCommit: boolean }[]): (un
 }
 
 describe('a statement sent at the commit', () => {
-  it('runs after the stored answer and commits with it when its condition holds: the handler runs once', async () => {
+  it('carries the stored answer and commits with it when its condition holds: the handler runs once', async () => {
     const runs: { atCommit: boolean }[] = [];
     handler = deferringCent(() => organizationId, runs);
     const before = await balance();
     expect(await write('unit-key-0101')).toEqual({ status: 200, body: { run: 1, deferred: true }, replayed: false });
     expect(runs).toEqual([{ atCommit: true }]);
     expect(await balance()).toBe(before + 2);
-    // On PostgreSQL the stored answer travels with the deferred statement once its connection has
-    // prepared it (SENT_WITH_NEXT): then the taken key fails the deferred statement, not its own
-    // call. Sequential requests reuse the pool's last connection, so the later replays take that path.
+    // The stored answer travels inside the deferred statement: the taken key fails that statement.
     for (let replay = 0; replay < 3; replay += 1) {
       expect(await write('unit-key-0101')).toEqual({ status: 200, body: { run: 1, deferred: true }, replayed: true });
     }
@@ -268,9 +266,13 @@ describe('a statement sent at the commit', () => {
     // The first run's cent was rolled back with its deferred statement; the second run's committed.
     expect(await balance()).toBe(before + 1);
     expect(await storedKeys('unit-key-0102')).toBe(1);
-    // A replay's run fails at the stored answer, before its deferred statement: it does not run twice.
+    // A replay's deferred statement, which carries its stored answer, fails on its condition first
+    // (PostgreSQL runs a statement's main query before the data-modifying CTEs it does not read):
+    // the handler runs again in place, the stored answer then fails, and nothing of either run commits.
     expect(await write('unit-key-0102')).toEqual({ ...refused, replayed: true });
-    expect(runs).toEqual([{ atCommit: true }, { atCommit: false }, { atCommit: true }]);
+    expect(runs).toEqual([{ atCommit: true }, { atCommit: false }, { atCommit: true }, { atCommit: false }]);
+    expect(await balance()).toBe(before + 1);
+    expect(await storedKeys('unit-key-0102')).toBe(1);
   });
 
   it('a handler that defers two statements fails loudly and commits nothing', async () => {

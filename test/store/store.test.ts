@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Compilable, Kysely } from 'kysely';
-import { ConditionNotMet, executeAtCommit } from '../../server/store/at-commit.js';
+import { ConditionNotMet, executeAtCommit, withAlongside } from '../../server/store/at-commit.js';
 import { createOperator } from '../../server/store/operators.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../server/store/connection.js';
-import { COMMITS_ITS_TRANSACTION, DEFAULT_MAX_CONNECTIONS, openDatabase, SENT_WITH_NEXT } from '../../server/store/connection.js';
+import { COMMITS_ITS_TRANSACTION, DEFAULT_MAX_CONNECTIONS, openDatabase } from '../../server/store/connection.js';
 import {
   IDEMPOTENCY_RETENTION_MS,
   findAnswer,
@@ -244,6 +244,72 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       const again = await getOrCreateSecret(db, name, () => ((called = true), 'other'), T0);
       expect(again).toBe(values[0]);
       expect(called).toBe(false);
+    });
+  });
+
+  describe('a statement that commits its transaction (COMMITS_ITS_TRANSACTION)', () => {
+    const committing = (statement: ReturnType<typeof sql>) => sql`${sql.raw(COMMITS_ITS_TRANSACTION)}${statement}`;
+    // VACUUM refuses to run inside a transaction block: it runs only in a transaction of its own.
+    const vacuum = committing(sql`vacuum organizations`);
+
+    it('as the only statement runs by itself, committed when it returns or not at all; after others, inside their transaction', async () => {
+      const owner = await seedOrganization(db);
+      const before = (await getBalance(db, owner.organizationId)) ?? 0;
+      const set = (cents: number) => sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
+      await db.transaction().execute((tx) => vacuum.execute(tx));
+      await expect(
+        db.transaction().execute(async (tx) => {
+          await set(before + 1).execute(tx);
+          await vacuum.execute(tx);
+        }),
+      ).rejects.toMatchObject({ code: '25001' });
+      expect(await getBalance(db, owner.organizationId)).toBe(before);
+
+      await db.transaction().execute((tx) => committing(set(before + 2)).execute(tx));
+      expect(await getBalance(db, owner.organizationId)).toBe(before + 2);
+      // It fails (a check constraint): nothing of it is kept, and the next transaction runs as usual.
+      await expect(db.transaction().execute((tx) => committing(set(-1)).execute(tx))).rejects.toMatchObject({ code: '23514' });
+      expect(await getBalance(db, owner.organizationId)).toBe(before + 2);
+      // A statement after it is refused, not run outside a transaction; alone or after others.
+      for (const first of [false, true]) {
+        await expect(
+          db.transaction().execute(async (tx) => {
+            if (first) await set(before + 3).execute(tx);
+            await committing(set(before + 4)).execute(tx);
+            await set(before + 5).execute(tx);
+          }),
+        ).rejects.toThrow('The transaction was committed by its last statement');
+        expect(await getBalance(db, owner.organizationId)).toBe(before + 4);
+        await set(before + 2).execute(db);
+      }
+      // A transaction that runs nothing, or fails before its first statement, leaves the database as it was.
+      await db.transaction().execute(async () => {});
+      await expect(db.transaction().execute(async () => Promise.reject(new Error('before anything')))).rejects.toThrow('before anything');
+      await db.transaction().execute((tx) => set(before + 6).execute(tx));
+      expect(await getBalance(db, owner.organizationId)).toBe(before + 6);
+    });
+
+    it('carries a statement alongside (withAlongside): both commit, or neither when either fails', async () => {
+      // Each changes rows of its own: PostgreSQL keeps only one of two changes to a row in one statement.
+      const owner = await seedOrganization(db);
+      const other = await seedOrganization(db);
+      const add = (cents: number) => sql`update organizations set balance_cents = balance_cents + ${cents} where id = ${owner.organizationId}`;
+      const set = (cents: number) => sql`update organizations set balance_cents = ${cents} where id = ${other.organizationId}`;
+      const balances = async () => [await getBalance(db, owner.organizationId), await getBalance(db, other.organizationId)];
+      const run = (deferred: ReturnType<typeof sql>, alongside: ReturnType<typeof sql>) =>
+        db.transaction().execute((tx) => executeAtCommit(tx, withAlongside(deferred.compile(tx), alongside.compile(tx))));
+      const [before] = await balances();
+      // A deferred statement with no WITH, and one with a WITH (RECURSIVE, too) of its own, whose parameters come first.
+      await run(add(1), set(1));
+      expect(await balances()).toEqual([(before ?? 0) + 1, 1]);
+      await run(sql`with added as (${add(2)} returning id) select ${'x'} as x from added`, set(2));
+      expect(await balances()).toEqual([(before ?? 0) + 3, 2]);
+      await run(sql`WITH RECURSIVE added as (${add(3)} returning id) select count(*) from added where ${4} > 0`, set(3));
+      expect(await balances()).toEqual([(before ?? 0) + 6, 3]);
+      // Either fails: neither is kept.
+      await expect(run(add(-1_000_000_000), set(4))).rejects.toMatchObject({ code: '23514' });
+      await expect(run(add(4), set(-1))).rejects.toMatchObject({ code: '23514' });
+      expect(await balances()).toEqual([(before ?? 0) + 6, 3]);
     });
   });
 
@@ -665,7 +731,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
         expect(rows).toEqual([{ state: 'idle' }]);
       });
       expect(await balance()).toBe(before + 2);
-      // As the first statement: begin, the statement and commit in one round trip.
+      // As the only statement: it runs by itself (the suite on both databases, below, proves how).
       await one.db.transaction().execute((tx) => committing(set(before + 3)).execute(tx));
       expect(await balance()).toBe(before + 3);
       // A statement after it is refused, not run outside the transaction.
@@ -700,71 +766,6 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       expect(await balance()).toBe(before + 8);
       const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where name = 'pps_commit'`.execute(one.db);
       expect(rows).toEqual([{ statement: 'commit' }]);
-    } finally {
-      await one.close();
-    }
-  });
-
-  it('sends a statement marked SENT_WITH_NEXT with the next one: its call resolves unsent, its failure fails the next', async () => {
-    const one = await openDatabase({ url: database.url ?? '', maxConnections: 1 });
-    try {
-      const owner = await seedOrganization(database.db);
-      const balance = () => getBalance(database.db, owner.organizationId);
-      const before = (await balance()) ?? 0;
-      // Returns a row, which nobody reads: it must not end up among the next statement's rows.
-      const held = (cents: number) =>
-        sql`${sql.raw(SENT_WITH_NEXT)}update organizations set balance_cents = ${cents} where id = ${owner.organizationId} returning id, 'held' as marker`;
-      const read = sql<{ balance_cents: number }>`select balance_cents from organizations where id = ${owner.organizationId}`;
-      const lastStatementOf = async (pid: number | undefined): Promise<string | undefined> => {
-        const { rows } = await sql<{ query: string }>`select query from pg_stat_activity where pid = ${pid}`.execute(database.db);
-        return rows[0]?.query;
-      };
-      const pidOf = async (tx: Kysely<DB>): Promise<number | undefined> =>
-        (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]?.pid;
-      // The first time on a connection it is not prepared there yet: it is sent by itself.
-      await one.db.transaction().execute(async (tx) => {
-        const pid = await pidOf(tx);
-        await held(before + 1).execute(tx);
-        expect(await lastStatementOf(pid)).toContain(SENT_WITH_NEXT.trim());
-      });
-      expect(await balance()).toBe(before + 1);
-      // Prepared: its call resolves before it is sent; the next statement carries it and sees its change.
-      await one.db.transaction().execute(async (tx) => {
-        const pid = await pidOf(tx);
-        const result = await held(before + 2).execute(tx);
-        expect(result.rows).toEqual([]);
-        expect(await lastStatementOf(pid)).toContain('pg_backend_pid');
-        expect((await read.execute(tx)).rows).toEqual([{ balance_cents: before + 2 }]);
-      });
-      expect(await balance()).toBe(before + 2);
-      // As the transaction's last: it carries the commit.
-      await one.db.transaction().execute((tx) => held(before + 3).execute(tx));
-      expect(await balance()).toBe(before + 3);
-      // With a statement sent at the commit: begin, it, that statement and the commit in one round trip.
-      await one.db.transaction().execute(async (tx) => {
-        await held(before + 4).execute(tx);
-        await sql`${sql.raw(COMMITS_ITS_TRANSACTION)}update organizations set balance_cents = balance_cents + 1 where id = ${owner.organizationId}`.execute(tx);
-      });
-      expect(await balance()).toBe(before + 5);
-      // It fails (a check constraint): the next statement fails with its error, and nothing is kept.
-      await expect(
-        one.db.transaction().execute(async (tx) => {
-          await held(-1).execute(tx);
-          await read.execute(tx);
-        }),
-      ).rejects.toMatchObject({ code: '23514' });
-      expect(await balance()).toBe(before + 5);
-      // Rolled back before anything followed it: it is never sent.
-      await expect(
-        one.db.transaction().execute(async (tx) => {
-          await held(before + 6).execute(tx);
-          throw new Error('undo');
-        }),
-      ).rejects.toThrow('undo');
-      expect(await balance()).toBe(before + 5);
-      // The connection serves the next transaction as usual.
-      await one.db.transaction().execute((tx) => sql`update organizations set balance_cents = ${before + 7} where id = ${owner.organizationId}`.execute(tx));
-      expect(await balance()).toBe(before + 7);
     } finally {
       await one.close();
     }

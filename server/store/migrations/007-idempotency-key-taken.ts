@@ -2,9 +2,10 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 
-// storeAnswer (idempotency.ts) fails, rather than answers, when the key it would store is taken,
-// so that the statement can travel with its transaction's commit: a failed statement aborts the
-// transaction and the commit sent after it is never run. SQL has no statement that raises an
+// The statement that stores an answer (storedAnswerStatement, idempotency.ts) fails, rather than
+// answers, when the key it would store is taken, so that the statement can travel with its
+// transaction's commit: a failed statement aborts the transaction and the commit sent after it is
+// never run. SQL has no statement that raises an
 // error, so this function does; IDEMPOTENCY_KEY_TAKEN in idempotency.ts is its SQLSTATE.
 
 export const idempotencyKeyTakenMigration: Migration = {
