@@ -73,12 +73,11 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
           return await inTransactionWithStatementAtCommit(
             services.db,
             (tx, atCommit) => handler({ tx, now, principal, services, header, atCommit }),
-            (tx, answer) => {
+            (answer) => {
               if (answer.status >= 500) throw new UnstoredAnswer(answer);
               // Sent with the commit, inside the statement the handler deferred to the commit if it
               // did. It fails when the key is taken, and then nothing commits.
-              const stored = storedAnswerStatement({ ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) });
-              return { compile: () => stored.compile(tx) };
+              return storedAnswerStatement({ ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) });
             },
           );
         } catch (error) {

@@ -69,14 +69,24 @@ const LEADING_WITH = /^\s*with\s+(?:recursive\s+)?/i;
  * which are renumbered after `deferred`'s (whose text is left as it is).
  */
 export function withAlongside(deferred: CompiledQuery, alongside: CompiledQuery): CompiledQuery {
-  const offset = deferred.parameters.length;
-  const renumbered = alongside.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-  const cte = `${ALONGSIDE} as (${renumbered})`;
-  const leading = LEADING_WITH.exec(deferred.sql);
-  const text =
-    leading === null ? `with ${cte} ${deferred.sql}` : `${leading[0]}${cte}, ${deferred.sql.slice(leading[0].length)}`;
+  const key = `${deferred.sql}\u0000${alongside.sql}`;
+  let text = combinedTexts.get(key);
+  if (text === undefined) {
+    const offset = deferred.parameters.length;
+    const renumbered = alongside.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    const cte = `${ALONGSIDE} as (${renumbered})`;
+    const leading = LEADING_WITH.exec(deferred.sql);
+    text = leading === null ? `with ${cte} ${deferred.sql}` : `${leading[0]}${cte}, ${deferred.sql.slice(leading[0].length)}`;
+    // The texts are a handful of statement shapes; a bound keeps it so if a caller's are not.
+    if (combinedTexts.size >= MAX_COMBINED_TEXTS) combinedTexts.clear();
+    combinedTexts.set(key, text);
+  }
   return CompiledQuery.raw(text, [...deferred.parameters, ...alongside.parameters]);
 }
+
+/** Combined texts by their parts' texts (withAlongside), at most MAX_COMBINED_TEXTS. */
+const combinedTexts = new Map<string, string>();
+const MAX_COMBINED_TEXTS = 100;
 
 /**
  * Runs `work` in a new transaction with an AtCommit, then the deferred statement with the commit,
@@ -88,7 +98,7 @@ export function withAlongside(deferred: CompiledQuery, alongside: CompiledQuery)
 export async function inTransactionWithStatementAtCommit<T>(
   db: Kysely<DB>,
   work: (tx: Transaction<DB>, atCommit: AtCommit | undefined) => Promise<T>,
-  alongside?: (tx: Transaction<DB>, result: T) => Compilable<unknown>,
+  alongside?: (result: T) => CompiledQuery,
 ): Promise<T> {
   const attempt = (deferring: boolean): Promise<T> =>
     db.transaction().execute(async (tx) => {
@@ -100,8 +110,8 @@ export async function inTransactionWithStatementAtCommit<T>(
           }
         : undefined;
       const result = await work(tx, atCommit);
-      const also = alongside?.(tx, result);
-      if (last !== undefined) await executeAtCommit(tx, also === undefined ? last : withAlongside(last.compile(), also.compile()));
+      const also = alongside?.(result);
+      if (last !== undefined) await executeAtCommit(tx, also === undefined ? last : withAlongside(last.compile(), also));
       else if (also !== undefined) await executeAtCommit(tx, also);
       return result;
     });

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 
 // Idempotency keys in the database. A key is stored only with its answer, by the last statement
@@ -67,26 +67,37 @@ export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | und
  * than the retention. When the key is taken it fails with the error idempotencyKeyTakenOf
  * recognizes, so that nothing of the write can commit. A data-modifying statement with no WITH of
  * its own and no `$` but its parameters' placeholders, so that it can also travel inside the
- * statement a write sends at its commit (at-commit.ts).
+ * statement a write sends at its commit (withAlongside in at-commit.ts). Its text is the same for
+ * every answer, so it is written once, not built each time.
  */
-export function storedAnswerStatement(input: StoreAnswerInput): RawBuilder<unknown> {
+export function storedAnswerStatement(input: StoreAnswerInput): CompiledQuery {
   const retentionMs = input.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
-  // One insert: its row exists only when the key's advisory lock was free (a CASE evaluates its
-  // branches in order, so the lock is tried first and the statement fails at once when another
-  // transaction holds it, never waiting on the key's index entry); a row already there is
-  // replaced only when older than the retention, and otherwise fails the statement (OR evaluates
-  // left to right and stops at the first true).
-  return sql`insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
-    select ${input.clientId}, ${input.key}, ${input.fingerprint}, ${input.status}, ${input.body}, ${input.nowMs}
+  return CompiledQuery.raw(STORE_ANSWER, [
+    input.clientId,
+    input.key,
+    input.fingerprint,
+    input.status,
+    input.body,
+    input.nowMs,
+    input.nowMs - retentionMs,
+  ]);
+}
+
+// One insert: its row exists only when the key's advisory lock was free (a CASE evaluates its
+// branches in order, so the lock is tried first and the statement fails at once when another
+// transaction holds it, never waiting on the key's index entry); a row already there is replaced
+// only when older than the retention ($7), and otherwise fails the statement (OR evaluates left to
+// right and stops at the first true).
+const STORE_ANSWER = `insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
+    select $1, $2, $3, $4, $5, $6
     where case
-      when pg_try_advisory_xact_lock(hashtextextended(${input.clientId} || ' ' || ${input.key}, 0)) then true
+      when pg_try_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0)) then true
       else idempotency_key_taken('in-flight')
     end
     on conflict (client_id, key) do update
       set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
           response_body = excluded.response_body, created_at = excluded.created_at
-      where idempotency_keys.created_at <= ${input.nowMs - retentionMs} or idempotency_key_taken('exists')`;
-}
+      where idempotency_keys.created_at <= $7 or idempotency_key_taken('exists')`;
 
 /**
  * Stores the answer of the write whose transaction `tx` is (storedAnswerStatement), when called;
@@ -96,7 +107,7 @@ export function storedAnswerStatement(input: StoreAnswerInput): RawBuilder<unkno
 export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput): Promise<void> {
   if (!tx.isTransaction) throw new Error('storeAnswer belongs in the transaction of the write it answers');
   try {
-    await storedAnswerStatement(input).execute(tx);
+    await tx.executeQuery(storedAnswerStatement(input));
   } catch (error) {
     throw idempotencyKeyTakenOf(error) ?? error;
   }
