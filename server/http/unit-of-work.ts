@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
 import { inTransactionWithStatementAtCommit } from '../store/at-commit.js';
@@ -8,7 +8,7 @@ import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
 import { ApiError } from './errors.js';
 import type { OperationContext, Services, UnitOfWork, WriteContext } from './handler-kinds.js';
 import { isSignedWrite } from './route-policy.js';
-import { sendResult } from '../toolkit/send-result.js';
+import { sendResult, serializedAs } from '../toolkit/send-result.js';
 
 /**
  * The idempotency fingerprint: method, path (as signed: no query string) and a SHA-256 of the
@@ -21,10 +21,7 @@ export function fingerprintOf(req: Request): string {
 
 /** The fingerprint of a request from its parts (tests use it to store a key as a request would). */
 export function requestFingerprint(method: string, path: string, body: Uint8Array): string {
-  return createHash('sha256')
-    .update(`${method.toUpperCase()} ${path}\n`)
-    .update(createHash('sha256').update(body).digest('hex'))
-    .digest('hex');
+  return hash('sha256', `${method.toUpperCase()} ${path}\n${hash('sha256', body, 'hex')}`, 'hex');
 }
 
 
@@ -77,7 +74,9 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
               if (answer.status >= 500) throw new UnstoredAnswer(answer);
               // Sent with the commit, inside the statement the handler deferred to the commit if it
               // did. It fails when the key is taken, and then nothing commits.
-              return storedAnswerStatement({ ...key, status: answer.status, body: JSON.stringify(answer.body ?? null) });
+              const body = JSON.stringify(answer.body ?? null);
+              serializedAs(answer.body, body);
+              return storedAnswerStatement({ ...key, status: answer.status, body });
             },
           );
         } catch (error) {
@@ -103,6 +102,8 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
           body: JSON.parse(found.body) as unknown,
           headers: { 'Idempotent-Replayed': 'true' },
         };
+        // Sent as the bytes first sent.
+        serializedAs(replay.body, found.body);
         return replay as R;
       },
     };

@@ -31,6 +31,15 @@ export function serializeOnce(body: object): number {
   return bytes.length;
 }
 
+/**
+ * Records the JSON text a body was serialized to already (`JSON.stringify(body)`, as a stored
+ * answer is): the body is then sent as that text's bytes, as after serializeOnce. For an object
+ * body; anything else is sent as usual.
+ */
+export function serializedAs(body: unknown, text: string): void {
+  if (typeof body === 'object' && body !== null) serializedBodies.set(body, Buffer.from(text));
+}
+
 /** A JSON media type: `application/json` or any `application/…+json`, parameters aside. */
 export const isJsonMediaType = (mediaType: string): boolean => /^application\/(?:[\w.+-]+\+)?json$/i.test(mediaType.split(';')[0]?.trim() ?? '');
 

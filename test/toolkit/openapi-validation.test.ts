@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { validationFailureOf } from '../../server/toolkit/openapi-validation.js';
-import { serializeOnce } from '../../server/toolkit/send-result.js';
+import { serializedAs, serializeOnce } from '../../server/toolkit/send-result.js';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
 
 /**
@@ -271,7 +271,8 @@ describe('responses', () => {
   });
 });
 
-// A body serialized once (serializeOnce, for answers kept between requests) is sent as those bytes
+// A body serialized once (serializeOnce, for answers kept between requests; serializedAs, for
+// stored idempotent answers) is sent as those bytes
 // only where responses are not validated; where they are, it goes through res.json and is checked.
 // Changing the body after serializing it (which a server must not do) shows which way it went.
 describe('a body serialized once', () => {
@@ -302,6 +303,12 @@ describe('a body serialized once', () => {
       serializeOnce(kept);
       kept.note = 'changed';
       unvalidated.answer = { status: 200, body: kept };
+      expect(await read()).toEqual(plain);
+      // Its text given (serializedAs, a stored idempotent answer): sent as that text's bytes.
+      const stored = { ...body };
+      serializedAs(stored, JSON.stringify(stored));
+      stored.note = 'changed';
+      unvalidated.answer = { status: 200, body: stored };
       expect(await read()).toEqual(plain);
     } finally {
       await unvalidated.close();
