@@ -23,7 +23,9 @@ import type { DB } from './schema.js';
 
 /**
  * Defers a write's last statement to its commit. A write gets one on its first run, and none on
- * its run after a ConditionNotMet: then it runs every statement in place.
+ * its run after a ConditionNotMet: then it runs every statement in place. The statement may have a
+ * WITH of its own; what must go with it (the stored answer) joins it as another CTE
+ * (withAlongside), so it must not change the rows that does.
  */
 export type AtCommit = (statement: Compilable<unknown>) => void;
 
