@@ -68,7 +68,8 @@ const LEADING_WITH = /^\s*with\s+(?:recursive\s+)?/i;
  * every data-modifying statement in WITH to completion, whether or not the statement reads it,
  * and when either fails the statement fails as a whole. `alongside` must be a data-modifying
  * statement with no WITH of its own and no `$` in its text but its parameters' placeholders,
- * which are renumbered after `deferred`'s (whose text is left as it is).
+ * which are renumbered after `deferred`'s (whose text is left as it is, and opens with its WITH
+ * when it has one, as Kysely compiles it).
  */
 export function withAlongside(deferred: CompiledQuery, alongside: CompiledQuery): CompiledQuery {
   const key = `${deferred.sql}\u0000${alongside.sql}`;
