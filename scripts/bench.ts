@@ -15,7 +15,7 @@ import type autocannon from 'autocannon';
 import { createBenchDatabase, onboardBench, type BenchDatabase, type DatabaseKind } from './bench/database.js';
 import { runLoad, type LoadSpec, type LoadTarget, type Measurement } from './bench/load.js';
 import { RUN_NAMES, SERVICE_RUNS, USAGE, UsageError, parseBenchArgs, type BenchOptions, type RunName } from './bench/options.js';
-import { buildService, startBaseline, startScriptNodeFlags, startService, type BaselineKind, type RunningServer } from './bench/processes.js';
+import { buildService, startBaseline, startScriptEnvironment, startScriptNodeFlags, startService, type BaselineKind, type RunningServer } from './bench/processes.js';
 import { machineBusyShare, postgresBackends } from './bench/proc-stats.js';
 import {
   describeMachine,
@@ -392,6 +392,7 @@ async function run(options: BenchOptions): Promise<number> {
       connections: options.connections,
       transactions: options.transactions,
       serviceNodeFlags: [...startScriptNodeFlags(), ...options.nodeFlags],
+      serviceEnvironment: startScriptEnvironment(),
       waitQuietS: options.waitQuietS,
       signing: options.signEachRequest
         ? 'every write signed as it is sent'

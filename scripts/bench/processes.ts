@@ -137,16 +137,40 @@ export interface ServiceOptions {
   readonly logLevel: string;
 }
 
+/** `npm start`'s command for the server (package.json): its variables, node, node's flags, the compiled server. */
+const START_COMMAND = /((?:\b[A-Z_][A-Z0-9_]*=\S+ )*)node((?: --[^ ]+)*) \.build\/server\/main\.js/;
+
+function startCommand(): RegExpExecArray {
+  const manifest = JSON.parse(readFileSync(`${PROJECT_ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
+  const match = START_COMMAND.exec(manifest.scripts['start'] ?? '');
+  if (match === null) throw new Error('package.json\'s start script does not run [NAME=VALUE …] node … .build/server/main.js');
+  return match;
+}
+
 /**
  * The node flags of `npm start` (package.json), so that the service is measured as it runs:
  * `--max-semi-space-size=8` among them, which keeps the young generation to 24 MB (V8's default
  * lets it grow to 48 MB, some 25 MB more RSS under load for no measurable speed here).
  */
 export function startScriptNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(`${PROJECT_ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
-  const match = /\bnode((?: --[^ ]+)*) \.build\/server\/main\.js/.exec(manifest.scripts['start'] ?? '');
-  if (match === null) throw new Error('package.json\'s start script does not run node … .build/server/main.js');
-  return (match[1] ?? '').trim().split(' ').filter((flag) => flag !== '');
+  return (startCommand()[2] ?? '').trim().split(' ').filter((flag) => flag !== '');
+}
+
+/**
+ * The variables `npm start` sets for the server (package.json), as the shell would set them in
+ * `environment`: `NAME=value`, or `NAME=${NAME:-value}` (the value only when `environment` has
+ * none). `MALLOC_ARENA_MAX=2` among them (README, "What changed", the eighteenth change).
+ */
+export function startScriptEnvironment(environment: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const assigned: Record<string, string> = {};
+  for (const assignment of (startCommand()[1] ?? '').trim().split(' ').filter((part) => part !== '')) {
+    const [, name = '', value = ''] = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(assignment) ?? [];
+    const fallback = /^\$\{([A-Z_][A-Z0-9_]*):-(.*)\}$/.exec(value);
+    if (fallback === null) assigned[name] = value;
+    else if (fallback[1] !== name) throw new Error(`package.json's start script sets ${name} from another variable, ${fallback[1] ?? ''}`);
+    else assigned[name] = environment[name] ?? fallback[2] ?? '';
+  }
+  return assigned;
 }
 
 /** `npm run build`: the JavaScript `npm start` runs, compiled from server/ and generated/. */
@@ -158,7 +182,7 @@ export function buildService(): void {
 /** Starts the built server (buildService first) in production mode (response validation off) and waits for /readyz. */
 export async function startService(options: ServiceOptions): Promise<RunningServer> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: options.logLevel };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...startScriptEnvironment(), PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: options.logLevel };
   delete env['DATABASE_URL'];
   delete env['WEB_CONCURRENCY'];
   if (options.databaseUrl !== undefined) env['DATABASE_URL'] = options.databaseUrl;

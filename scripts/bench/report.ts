@@ -82,6 +82,8 @@ export interface BenchReport {
     readonly connections: number;
     readonly transactions: number;
     readonly serviceNodeFlags: readonly string[];
+    /** The variables `npm start` sets for the service (startScriptEnvironment). */
+    readonly serviceEnvironment: Readonly<Record<string, string>>;
     /** --wait-quiet: the longest wait for an idle machine before each run, in seconds. */
     readonly waitQuietS: number;
     readonly signing: string;
@@ -249,6 +251,9 @@ export function formatReport(report: BenchReport): string {
     `Database: ${report.database === 'postgres' ? 'PostgreSQL (a fresh database on DATABASE_URL\'s server)' : 'PGlite (embedded, in the server process)'}; ` +
       `${settings.transactions} bulk ledger records (onboarding analyzes the table after a bulk load)`,
     ...(settings.serviceNodeFlags.length > 0 ? [`Service node flags: ${settings.serviceNodeFlags.join(' ')}`] : []),
+    ...(Object.keys(settings.serviceEnvironment).length > 0
+      ? [`Service environment: ${Object.entries(settings.serviceEnvironment).map(([name, value]) => `${name}=${value}`).join(' ')}`]
+      : []),
     `Runs: ${settings.durationS} s each after a ${settings.warmupS} s warm-up, ${settings.connections} connections; ` +
       `load average before: ${settings.loadAverage.map((value) => value.toFixed(2)).join(' ')}`,
     ...(settings.expressBaselineRps.length > 1

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptNodeFlags } from '../../scripts/bench/processes.js';
+import { startScriptEnvironment, startScriptNodeFlags } from '../../scripts/bench/processes.js';
 import { eventually, transferBody } from './support.js';
 
 // `npm start` on an empty machine: what the start script runs (the build, then
@@ -48,7 +48,7 @@ describe('npm start', () => {
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'pps-start-'));
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PAYMENT_NETWORK_DELAY_MS: '200', LOG_LEVEL: 'info' };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...startScriptEnvironment(), PORT: String(port), PAYMENT_NETWORK_DELAY_MS: '200', LOG_LEVEL: 'info' };
     // The embedded database under ./.data of the working directory: the first-run experience.
     delete env['DATABASE_URL'];
     delete env['NODE_ENV'];
