@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
 // Idempotency keys in the database. A key is stored only with its answer, by the last statement
@@ -98,20 +98,6 @@ const STORE_ANSWER = `insert into idempotency_keys (client_id, key, fingerprint,
       set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
           response_body = excluded.response_body, created_at = excluded.created_at
       where idempotency_keys.created_at <= $7 or idempotency_key_taken('exists')`;
-
-/**
- * Stores the answer of the write whose transaction `tx` is (storedAnswerStatement), when called;
- * the unit of work sends the same statement with the commit instead (at-commit.ts). When the key is
- * taken this throws IdempotencyKeyTaken, and the transaction can only be rolled back.
- */
-export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput): Promise<void> {
-  if (!tx.isTransaction) throw new Error('storeAnswer belongs in the transaction of the write it answers');
-  try {
-    await tx.executeQuery(storedAnswerStatement(input));
-  } catch (error) {
-    throw idempotencyKeyTakenOf(error) ?? error;
-  }
-}
 
 export type FoundAnswer =
   /** `body` is the stored JSON text, byte for byte as first sent. */

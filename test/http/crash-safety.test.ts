@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestFingerprint } from '../../server/http/unit-of-work.js';
 import { SETTLEMENT_BATCH, settleDueTransfers, startSettlementWorker } from '../../server/settlement-worker.js';
 import { openDatabase } from '../../server/store/connection.js';
-import { storeAnswer } from '../../server/store/idempotency.js';
+import { storeAnswer } from '../helpers/store-answer.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { claimDueSettlements, executeTransfer, type NewTransfer } from '../../server/store/transfers.js';
 import { insertTransfer } from '../../server/store/transfers.js';

@@ -7,7 +7,8 @@ import { requestFingerprint } from '../../server/http/unit-of-work.js';
 import { insertTransfer } from '../../server/store/transfers.js';
 import { startSettlementWorker } from '../../server/settlement-worker.js';
 import { getBalance, recordAuthFailure } from '../../server/store/organizations.js';
-import { IDEMPOTENCY_RETENTION_MS, storeAnswer } from '../../server/store/idempotency.js';
+import { IDEMPOTENCY_RETENTION_MS } from '../../server/store/idempotency.js';
+import { storeAnswer } from '../helpers/store-answer.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { createTransfer, eventually, expectError, gate, newTransferOf, recordingLogger, transferAction, transferBody, type TransferJson } from './support.js';
 
@@ -105,11 +106,24 @@ describe('replay', () => {
     expect(first.status).toBe(400);
     expect(JSON.parse(firstText)).toMatchObject({ type: 'InsufficientFunds' });
 
+    // Before the balance grows the retry's reservation fails again, and after it the reservation
+    // would hold: either way the stored answer is sent and nothing of the retry is kept.
+    let balance = 10;
+    const unchanged = async () => {
+      expect(await getBalance(app.db, poor.organizationId)).toBe(balance);
+      expect((await app.db.selectFrom('transfers').select('status').where('id', '=', created.id).executeTakeFirstOrThrow()).status).toBe('PENDING');
+    };
+    const early = await poor.request('POST', `/v1/transfer/${created.id}/execute`, { idempotencyKey: key });
+    expect([early.status, early.headers.get('idempotent-replayed'), await early.text()]).toEqual([400, 'true', firstText]);
+    await unchanged();
+
     await app.db.updateTable('organizations').set({ balance_cents: 1_000 }).where('id', '=', poor.organizationId).execute();
+    balance = 1_000;
     const again = await poor.request('POST', `/v1/transfer/${created.id}/execute`, { idempotencyKey: key });
     expect(again.status).toBe(400);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.text()).toBe(firstText);
+    await unchanged();
 
     // A new key is a new attempt, and now it goes through.
     const fresh = await transferAction(poor, created.id, 'execute');

@@ -14,8 +14,8 @@ import { createInvoke, requestFingerprint } from '../../server/http/unit-of-work
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { conditionHolds } from '../../server/store/at-commit.js';
-import { storeAnswer } from '../../server/store/idempotency.js';
-import { outcomeOf } from '../helpers/store-answer.js';
+
+import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { gate, recordingLogger } from './support.js';

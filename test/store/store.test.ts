@@ -10,10 +10,9 @@ import {
   IDEMPOTENCY_RETENTION_MS,
   findAnswer,
   purgeExpiredIdempotencyKeys,
-  storeAnswer,
   type StoreAnswerInput,
 } from '../../server/store/idempotency.js';
-import { outcomeOf } from '../helpers/store-answer.js';
+import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 import {
   addClientKey,
@@ -731,7 +730,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
         expect(rows).toEqual([{ state: 'idle' }]);
       });
       expect(await balance()).toBe(before + 2);
-      // As the only statement: it runs by itself (the suite on both databases, below, proves how).
+      // As the only statement: it runs by itself (the suite on both databases, above, proves how).
       await one.db.transaction().execute((tx) => committing(set(before + 3)).execute(tx));
       expect(await balance()).toBe(before + 3);
       // A statement after it is refused, not run outside the transaction.
