@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createPGlite, databaseFromPGlite, openDatabase } from '../../server/store/connection.js';
+import { createPGlite, databaseFromPGlite, openDatabase, startEmbeddedDatabase } from '../../server/store/connection.js';
 import type { Database, DatabaseKind } from '../../server/store/connection.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 
@@ -83,7 +83,7 @@ function withDatabase(serverUrl: string, name: string): string {
 }
 
 async function createPGliteDatabase(migrated: boolean): Promise<TestDatabase> {
-  const pglite = await createPGlite({ loadDataDir: await pgliteTemplate({ migrated }) });
+  const pglite = await startEmbeddedDatabase({ loadDataDir: await pgliteTemplate({ migrated }) });
   return databaseFromPGlite(pglite);
 }
 

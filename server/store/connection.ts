@@ -1,9 +1,20 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import {
+  Kysely,
+  PGliteAdapter,
+  PGliteDialect,
+  PGliteDriver,
+  PostgresDialect,
+  type DatabaseConnection,
+  type Driver,
+  type PostgresPool,
+  type PostgresPoolClient,
+} from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock, lockPathFor } from './lock.js';
+import { startPGliteThread } from './pglite-thread.js';
 import type { DB } from './schema.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -146,9 +157,23 @@ export async function createPGlite(options: CreatePGliteOptions = {}): Promise<P
   return instance;
 }
 
+/**
+ * Starts an embedded database in a thread of its own (pglite-thread.ts), with the same parsers
+ * and prepared statements as createPGlite: what the server and the tests run on.
+ */
+export function startEmbeddedDatabase(options: CreatePGliteOptions = {}): Promise<PGliteInstance> {
+  return startPGliteThread({
+    ...options,
+    maxPreparedStatements: MAX_PREPARED_TEXTS,
+    int8Parser: parseInt8,
+    int8Oid: INT8_OID,
+    commitsItsTransaction: COMMITS_ITS_TRANSACTION,
+  });
+}
+
 /** Wraps a started embedded database; `onClose` runs after it is closed (lock release). */
 export function databaseFromPGlite(pglite: PGliteInstance, onClose: () => void = () => {}): Database {
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite: beginningAtFirstStatement(pglite) }) });
+  const db = new Kysely<DB>({ dialect: new ConcurrentPGliteDialect(beginningAtFirstStatement(pglite)) });
   return {
     db,
     kind: 'pglite',
@@ -163,6 +188,105 @@ export function databaseFromPGlite(pglite: PGliteInstance, onClose: () => void =
     }),
   };
 }
+
+/**
+ * Kysely's PGlite dialect, with a connection for each caller instead of one for all. Kysely gives
+ * a dialect without several connections one lock, held from a statement's or a transaction's
+ * start to its end; with the database in its own thread (pglite-thread.ts) that lock would also
+ * be held while each statement crosses to the thread and back, and the next request's statement
+ * could not be on its way meanwhile (creates were capped at some 1,450 a second, both threads
+ * half idle). PGlite orders its callers itself: a statement waits for an open transaction to end.
+ * Each connection is Kysely's own PGliteDriver's, with its own transaction state.
+ */
+class ConcurrentPGliteDialect extends PGliteDialect {
+  constructor(private readonly pglite: DialectPGlite) {
+    super({ pglite });
+  }
+
+  override createAdapter(): PGliteAdapter {
+    return new ConcurrentPGliteAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new ConnectionPerCallerDriver(this.pglite);
+  }
+}
+
+class ConcurrentPGliteAdapter extends PGliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+}
+
+/** A connection of Kysely's PGliteDriver. */
+type PGliteConnection = Parameters<PGliteDriver['beginTransaction']>[0];
+
+/** Hands each caller a connection of its own (kept for reuse when released); each is a PGliteDriver's. */
+class ConnectionPerCallerDriver implements Driver {
+  private readonly free: PGliteConnection[] = [];
+  private readonly drivers = new WeakMap<DatabaseConnection, { driver: PGliteDriver; connection: PGliteConnection }>();
+
+  constructor(private readonly pglite: DialectPGlite) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const reused = this.free.pop();
+    if (reused !== undefined) return reused;
+    const driver = new PGliteDriver({ pglite: this.pglite });
+    await driver.init();
+    // PGliteDriver's declarations name its connection's class only as its methods' parameter.
+    const connection = (await driver.acquireConnection()) as PGliteConnection;
+    this.drivers.set(connection, { driver, connection });
+    return connection;
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.free.push(this.own(connection).connection);
+  }
+
+  private own(connection: DatabaseConnection): { driver: PGliteDriver; connection: PGliteConnection } {
+    const own = this.drivers.get(connection);
+    if (own === undefined) throw new Error('not a connection of this driver');
+    return own;
+  }
+
+  beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const own = this.own(connection);
+    return own.driver.beginTransaction(own.connection);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const own = this.own(connection);
+    return own.driver.commitTransaction(own.connection);
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const own = this.own(connection);
+    return own.driver.rollbackTransaction(own.connection);
+  }
+
+  savepoint(connection: DatabaseConnection, ...rest: Tail<Parameters<PGliteDriver['savepoint']>>): Promise<void> {
+    const own = this.own(connection);
+    return own.driver.savepoint(own.connection, ...rest);
+  }
+
+  rollbackToSavepoint(connection: DatabaseConnection, ...rest: Tail<Parameters<PGliteDriver['rollbackToSavepoint']>>): Promise<void> {
+    const own = this.own(connection);
+    return own.driver.rollbackToSavepoint(own.connection, ...rest);
+  }
+
+  releaseSavepoint(connection: DatabaseConnection, ...rest: Tail<Parameters<PGliteDriver['releaseSavepoint']>>): Promise<void> {
+    const own = this.own(connection);
+    return own.driver.releaseSavepoint(own.connection, ...rest);
+  }
+
+  async destroy(): Promise<void> {
+    if (!this.pglite.closed) await this.pglite.close();
+  }
+}
+
+type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
 
 /** What Kysely's dialect uses of an embedded database. */
 type DialectPGlite = Pick<PGliteInstance, 'close' | 'closed' | 'ready' | 'waitReady' | 'query' | 'transaction'>;
@@ -273,7 +397,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   if (url === undefined) return openFilePGlite(options);
   if (url === 'memory://') {
     return databaseFromPGlite(
-      await createPGlite(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+      await startEmbeddedDatabase(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
     );
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
@@ -293,7 +417,7 @@ async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
   const lock = acquireDataDirLock(resolve(options.lockPath ?? lockPathFor(dataDir)));
   let pglite: PGliteInstance;
   try {
-    pglite = await createPGlite({
+    pglite = await startEmbeddedDatabase({
       dataDir,
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
     });
