@@ -125,7 +125,16 @@ async function printDemo(demo: OnboardingResult, port: number, persisted: boolea
 }
 
 async function serve(config: Config, logger: Logger, { primary }: { primary: boolean }): Promise<void> {
-  const database = await openDatabase({ url: config.databaseUrl, maxConnections: config.databasePoolSize });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    maxConnections: config.databasePoolSize,
+    // Without its database the server could only answer 500s: it exits, and a restart recovers
+    // the embedded database from its files.
+    onLost: (error) => {
+      logger.error({ err: error }, 'the embedded database stopped; exiting');
+      process.exit(1);
+    },
+  });
   if (primary) {
     const { applied } = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');

@@ -14,8 +14,11 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock, lockPathFor } from './lock.js';
+import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
 import { startPGliteThread } from './pglite-thread.js';
 import type { DB } from './schema.js';
+
+export type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -45,6 +48,11 @@ export interface OpenDatabaseOptions {
   maxConnections?: number;
   /** Told when an idle PostgreSQL connection fails (the pool replaces it); default: ignored. */
   onConnectionError?: (error: Error) => void;
+  /**
+   * Told when the embedded database's thread ends without being closed (pglite-thread.ts); every
+   * statement after it fails. Default: ignored.
+   */
+  onLost?: (error: Error) => void;
 }
 
 /** Where the embedded database lives when DATABASE_URL is unset (under `./.data/`, git-ignored). */
@@ -109,36 +117,6 @@ export function int8FromJson(value: number, column: string): number {
 }
 
 /**
- * The subset of PGlite this store uses (the instance Kysely's dialect needs, plus dumps).
- * Declared here so that only connection.ts depends on the package's own types.
- */
-export interface PGliteInstance {
-  close(): Promise<void>;
-  readonly closed: boolean;
-  readonly ready: boolean;
-  readonly waitReady: Promise<void>;
-  query<T>(query: string, params?: unknown[], options?: { rowMode?: 'array' | 'object' }): Promise<{
-    rows: T[];
-    affectedRows?: number;
-    fields: { name: string; dataTypeID: number }[];
-  }>;
-  transaction<T>(callback: (tx: PGliteInstanceTransaction) => Promise<T>): Promise<T>;
-  dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<Blob>;
-}
-
-export interface PGliteInstanceTransaction {
-  query: PGliteInstance['query'];
-  rollback(): Promise<void>;
-}
-
-export interface CreatePGliteOptions {
-  /** A directory for a file database; absent for an in-memory one. */
-  dataDir?: string;
-  /** A dump (`dumpDataDir`) to start from instead of an empty cluster. */
-  loadDataDir?: Blob;
-}
-
-/**
  * Starts an embedded database with the int8 parser installed. The package is loaded on first
  * use so that a server on PostgreSQL never loads the WebAssembly build.
  */
@@ -161,7 +139,7 @@ export async function createPGlite(options: CreatePGliteOptions = {}): Promise<P
  * Starts an embedded database in a thread of its own (pglite-thread.ts), with the same parsers
  * and prepared statements as createPGlite: what the server and the tests run on.
  */
-export function startEmbeddedDatabase(options: CreatePGliteOptions = {}): Promise<PGliteInstance> {
+export function startEmbeddedDatabase(options: CreatePGliteOptions & Pick<OpenDatabaseOptions, 'onLost'> = {}): Promise<PGliteInstance> {
   return startPGliteThread({
     ...options,
     maxPreparedStatements: MAX_PREPARED_TEXTS,
@@ -397,7 +375,10 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   if (url === undefined) return openFilePGlite(options);
   if (url === 'memory://') {
     return databaseFromPGlite(
-      await startEmbeddedDatabase(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+      await startEmbeddedDatabase({
+        ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+        ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
+      }),
     );
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
@@ -419,6 +400,7 @@ async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
   try {
     pglite = await startEmbeddedDatabase({
       dataDir,
+      ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
     });
   } catch (error) {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './connection.js';
+import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
 
 // The embedded database in a thread of its own. PostgreSQL's WebAssembly build runs there, and
 // the server's thread sends it each statement and takes its rows back (a message each way, some
@@ -176,6 +176,8 @@ export interface PGliteThreadOptions extends CreatePGliteOptions {
   readonly commitsItsTransaction: string;
   readonly int8Parser: (text: string) => number;
   readonly int8Oid: number;
+  /** Told when the thread ends without being closed (an uncaught error in it, or it exited). */
+  readonly onLost?: ((error: Error) => void) | undefined;
 }
 
 /**
@@ -199,6 +201,7 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
   let gone: Error | undefined;
 
   const failAll = (error: Error): void => {
+    if (gone === undefined) options.onLost?.(error);
     gone ??= error;
     closed = true;
     for (const { reject } of waiting.values()) reject(error);

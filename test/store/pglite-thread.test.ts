@@ -98,7 +98,8 @@ describe('the embedded database in its own thread', () => {
 
   it('dumps its data directory, and a new thread starts from the dump', async () => {
     const dump = await pglite.dumpDataDir('gzip');
-    const copy = await startEmbeddedDatabase({ loadDataDir: dump });
+    const lost: Error[] = [];
+    const copy = await startEmbeddedDatabase({ loadDataDir: dump, onLost: (error) => lost.push(error) });
     try {
       expect((await copy.query('select note from t where id = $1', [1])).rows).toEqual([{ note: 'one' }]);
     } finally {
@@ -106,6 +107,8 @@ describe('the embedded database in its own thread', () => {
     }
     expect(copy.closed).toBe(true);
     await expect(copy.query('select 1')).rejects.toThrow(/closed/);
+    // Closed, not lost.
+    expect(lost).toEqual([]);
   });
 
   it('does not keep a process alive that has nothing more to ask it', () => {
