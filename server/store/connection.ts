@@ -117,8 +117,9 @@ export function int8FromJson(value: number, column: string): number {
 }
 
 /**
- * Starts an embedded database with the int8 parser installed. The package is loaded on first
- * use so that a server on PostgreSQL never loads the WebAssembly build.
+ * Starts an embedded database in this thread, with the int8 parser installed (the tests' template
+ * dumps and the PGlite patch's tests; the server runs startEmbeddedDatabase). The package is loaded
+ * on first use so that a server on PostgreSQL never loads the WebAssembly build.
  */
 export async function createPGlite(options: CreatePGliteOptions = {}): Promise<PGliteInstance> {
   const { PGlite } = await import('@electric-sql/pglite');
