@@ -91,7 +91,11 @@ function shape(result) {
 
 const texts = new Map();
 function textOf(request) {
-  if (request.text === undefined) return texts.get(request.textId);
+  if (request.text === undefined) {
+    const text = texts.get(request.textId);
+    if (text === undefined) throw new Error('no statement text is kept under ' + request.textId);
+    return text;
+  }
   if (request.textId !== undefined) texts.set(request.textId, request.text);
   return request.text;
 }
@@ -239,24 +243,26 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`The database thread exited (code ${code}).`)));
 
-  const call = <T>(request: Request): Promise<T> => {
-    if (gone !== undefined) return Promise.reject(gone);
-    const id = ++nextId;
-    return new Promise<T>((resolve, reject) => {
-      if (waiting.size === 0) worker.ref();
-      waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ id, request });
-    });
-  };
-
   const textIds = new Map<string, number>();
   const statementText = (text: string): StatementText => {
     const known = textIds.get(text);
     if (known !== undefined) return { textId: known };
     if (textIds.size >= options.maxPreparedStatements) return { text };
-    const textId = textIds.size + 1;
-    textIds.set(text, textId);
-    return { text, textId };
+    // Kept under this number once it has been sent (call).
+    return { text, textId: textIds.size + 1 };
+  };
+
+  const call = <T>(request: Request): Promise<T> => {
+    if (gone !== undefined) return Promise.reject(gone);
+    const id = ++nextId;
+    return new Promise<T>((resolve, reject) => {
+      // Throws when a parameter cannot cross (a function, say): then nothing waits for an answer,
+      // and a text it carried is not taken as kept.
+      worker.postMessage({ id, request });
+      if (request.op === 'query' && 'text' in request && request.textId !== undefined) textIds.set(request.text, request.textId);
+      if (waiting.size === 0) worker.ref();
+      waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    });
   };
 
   let closing: Promise<void> | undefined;

@@ -47,6 +47,11 @@ describe('the embedded database in its own thread', () => {
     expect((await pglite.query('select id, note, amount from t where id = $1', [1])).rows).toHaveLength(1);
   });
 
+  it('refuses a parameter that cannot cross to the thread, and stays usable', async () => {
+    await expect(pglite.query('select $1::text as x', [() => 'a function'])).rejects.toThrow(/could not be cloned/);
+    expect((await pglite.query('select $1::text as x', ['text'])).rows).toEqual([{ x: 'text' }]);
+  });
+
   it("hands a database error over with PostgreSQL's fields: code, detail, constraint", async () => {
     await pglite.query('insert into t values ($1, $2, $3)', [2, null, 5]);
     const duplicate = await pglite.query('insert into t values ($1, $2, $3)', [2, null, 5]).catch((error: unknown) => error);
