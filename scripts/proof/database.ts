@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createPGlite, databaseFromPGlite, openDatabase, startEmbeddedDatabase } from '../../server/store/connection.js';
+import { databaseFromPGlite, openDatabase, startEmbeddedDatabase } from '../../server/store/connection.js';
 import type { Database, DatabaseKind } from '../../server/store/connection.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 
@@ -121,7 +121,7 @@ async function loadOrBuildTemplates(): Promise<Templates> {
   } catch {
     // not built yet (or half written by a crashed run): build it below
   }
-  const pglite = await createPGlite();
+  const pglite = await startEmbeddedDatabase();
   const database = databaseFromPGlite(pglite);
   try {
     const empty = await pglite.dumpDataDir('gzip');

@@ -14,7 +14,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { acquireDataDirLock, lockPathFor } from './lock.js';
-import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
+import type { CreatePGliteOptions, PGliteInstance } from './pglite-instance.js';
 import { startPGliteThread } from './pglite-thread.js';
 import type { DB } from './schema.js';
 
@@ -84,13 +84,13 @@ const MAX_PREPARED_TEXTS = 2_000;
  *   all (a transaction that does nothing else needs no more).
  * - After other statements, on PostgreSQL it is sent together with the prepared `commit`, one
  *   round trip for both: when it fails PostgreSQL skips the `commit` (an error discards the
- *   messages up to Sync) and the transaction is rolled back as after any failed statement. On the
- *   embedded database the commit follows it, as its own call.
+ *   messages up to Sync) and the transaction is rolled back as after any failed statement. The
+ *   embedded database's thread commits right after it, in the same crossing (pglite-thread.ts).
  */
 export const COMMITS_ITS_TRANSACTION = '/* commits its transaction */ ';
 
 /** PostgreSQL's type id of int8 (bigint), the type of every money and time column and of count(*). */
-const INT8_OID = 20;
+export const INT8_OID = 20;
 
 /**
  * int8 → number, refusing anything a JavaScript number cannot hold exactly. Money and times
@@ -117,28 +117,12 @@ export function int8FromJson(value: number, column: string): number {
 }
 
 /**
- * Starts an embedded database in this thread, with the int8 parser installed (the tests' template
- * dumps and the PGlite patch's tests; the server runs startEmbeddedDatabase). The package is loaded
- * on first use so that a server on PostgreSQL never loads the WebAssembly build.
- */
-export async function createPGlite(options: CreatePGliteOptions = {}): Promise<PGliteInstance> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const instance = await PGlite.create({
-    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-    ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
-    parsers: { [INT8_OID]: parseInt8 },
-  });
-  // Each query text is parsed and planned once, then bound and executed by name (the field comes
-  // from patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch): parsing and planning
-  // were most of a statement's cost in the WebAssembly build (the card read 1,374 µs unprepared,
-  // 384 µs prepared; README, "Where the time goes").
-  instance.maxPreparedStatements = MAX_PREPARED_TEXTS;
-  return instance;
-}
-
-/**
- * Starts an embedded database in a thread of its own (pglite-thread.ts), with the same parsers
- * and prepared statements as createPGlite: what the server and the tests run on.
+ * Starts an embedded database in a thread of its own (pglite-thread.ts), with the int8 parser
+ * installed. Each query text is parsed and planned once, then bound and executed by name
+ * (`maxPreparedStatements` comes from patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch):
+ * parsing and planning were most of a statement's cost in the WebAssembly build (the card read
+ * 1,374 µs unprepared, 384 µs prepared; README, "Where the time goes"). PGlite's package is loaded
+ * by the thread, so a server on PostgreSQL never loads the WebAssembly build.
  */
 export function startEmbeddedDatabase(options: CreatePGliteOptions & Pick<OpenDatabaseOptions, 'onLost'> = {}): Promise<PGliteInstance> {
   return startPGliteThread({
@@ -152,7 +136,7 @@ export function startEmbeddedDatabase(options: CreatePGliteOptions & Pick<OpenDa
 
 /** Wraps a started embedded database; `onClose` runs after it is closed (lock release). */
 export function databaseFromPGlite(pglite: PGliteInstance, onClose: () => void = () => {}): Database {
-  const db = new Kysely<DB>({ dialect: new ConcurrentPGliteDialect(beginningAtFirstStatement(pglite)) });
+  const db = new Kysely<DB>({ dialect: new ConcurrentPGliteDialect(pglite) });
   return {
     db,
     kind: 'pglite',
@@ -178,7 +162,7 @@ export function databaseFromPGlite(pglite: PGliteInstance, onClose: () => void =
  * Each connection is Kysely's own PGliteDriver's, with its own transaction state.
  */
 class ConcurrentPGliteDialect extends PGliteDialect {
-  constructor(private readonly pglite: DialectPGlite) {
+  constructor(private readonly pglite: PGliteInstance) {
     super({ pglite });
   }
 
@@ -205,7 +189,7 @@ class ConnectionPerCallerDriver implements Driver {
   private readonly free: PGliteConnection[] = [];
   private readonly drivers = new WeakMap<DatabaseConnection, { driver: PGliteDriver; connection: PGliteConnection }>();
 
-  constructor(private readonly pglite: DialectPGlite) {}
+  constructor(private readonly pglite: PGliteInstance) {}
 
   async init(): Promise<void> {}
 
@@ -266,110 +250,6 @@ class ConnectionPerCallerDriver implements Driver {
 }
 
 type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
-
-/** What Kysely's dialect uses of an embedded database. */
-type DialectPGlite = Pick<PGliteInstance, 'close' | 'closed' | 'ready' | 'waitReady' | 'query' | 'transaction'>;
-
-/**
- * The embedded database as Kysely's dialect sees it, with its transactions begun at their first
- * statement: one whose only statement commits it (COMMITS_ITS_TRANSACTION) runs that statement
- * by itself, one call into the database instead of a BEGIN and a COMMIT of two calls each around
- * it (a create's write, 330 µs of CPU alone against 450 with them, README "What changed"). Any
- * other transaction is PGlite's own, from its first statement to its end (committed by such a
- * statement before it returns); one that runs no statement opens none. A statement after the one
- * that commits is refused.
- */
-function beginningAtFirstStatement(pglite: PGliteInstance): DialectPGlite {
-  return {
-    close: () => pglite.close(),
-    get closed() {
-      return pglite.closed;
-    },
-    get ready() {
-      return pglite.ready;
-    },
-    get waitReady() {
-      return pglite.waitReady;
-    },
-    query: (text, parameters, options) => pglite.query(text, parameters, options),
-    async transaction<T>(callback: (tx: PGliteInstanceTransaction) => Promise<T>): Promise<T> {
-      let open: OpenTransaction | undefined;
-      let ended = false;
-      const tx: PGliteInstanceTransaction = {
-        query: async <R>(text: string, parameters?: unknown[], options?: { rowMode?: 'array' | 'object' }) => {
-          if (ended) throw new Error(`The transaction was committed by its last statement; "${text.slice(0, 60)}" came after it and was not run.`);
-          const commits = text.startsWith(COMMITS_ITS_TRANSACTION);
-          if (open === undefined && commits) {
-            ended = true;
-            return pglite.query<R>(text, parameters, options);
-          }
-          open ??= openTransaction(pglite);
-          const result = await (await open.tx).query<R>(text, parameters, options);
-          if (commits) {
-            // Committed when it returns, as on PostgreSQL.
-            ended = true;
-            const committed = open;
-            open = undefined;
-            committed.end(true);
-            await committed.ended;
-          }
-          return result;
-        },
-        rollback: async () => {
-          if (open !== undefined) await (await open.tx).rollback();
-        },
-      };
-      let result: T;
-      try {
-        result = await callback(tx);
-      } catch (error) {
-        if (open !== undefined) {
-          open.end(false);
-          await open.ended.catch(() => {});
-        }
-        throw error;
-      }
-      if (open !== undefined) {
-        open.end(true);
-        await open.ended;
-      }
-      return result;
-    },
-  };
-}
-
-interface OpenTransaction {
-  /** The transaction, once PGlite has begun it; rejects when it could not. */
-  readonly tx: Promise<PGliteInstanceTransaction>;
-  /** Commits it (true) or rolls it back. */
-  end(commit: boolean): void;
-  /** Settles when it has ended: rejects when its commit failed (PGlite's 25P02 for one that had failed before). */
-  readonly ended: Promise<void>;
-}
-
-/** Rolls back a transaction of PGlite's (thrown from its callback, then dropped). */
-class RollBack extends Error {}
-
-function openTransaction(pglite: PGliteInstance): OpenTransaction {
-  let end: (commit: boolean) => void = () => {};
-  const decided = new Promise<boolean>((resolve) => {
-    end = resolve;
-  });
-  let begun: (tx: PGliteInstanceTransaction) => void = () => {};
-  const started = new Promise<PGliteInstanceTransaction>((resolve) => {
-    begun = resolve;
-  });
-  const ended = pglite.transaction(async (tx) => {
-    begun(tx);
-    if (!(await decided)) throw new RollBack();
-  });
-  const failedToBegin = ended.then(() => {
-    throw new Error('The transaction ended before it began.');
-  });
-  return { tx: Promise.race([started, failedToBegin]), end, ended: ended.catch((error: unknown) => {
-    if (!(error instanceof RollBack)) throw error;
-  }) };
-}
 
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
   const { url } = options;

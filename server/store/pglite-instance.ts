@@ -1,7 +1,7 @@
 /**
- * The subset of PGlite this store uses (the instance Kysely's dialect needs, plus dumps): PGlite
- * itself (connection.ts, createPGlite) or the database thread (pglite-thread.ts). Declared here so
- * that no other file depends on the package's own types.
+ * The subset of PGlite this store uses (the instance Kysely's dialect needs, plus dumps), as the
+ * database thread (pglite-thread.ts) offers it. Declared here so that no other file of the store
+ * depends on the package's own types.
  */
 export interface PGliteInstance {
   close(): Promise<void>;

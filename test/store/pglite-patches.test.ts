@@ -1,25 +1,24 @@
+import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPGlite, type PGliteInstance } from '../../server/store/connection.js';
+import { INT8_OID, parseInt8 } from '../../server/store/connection.js';
 
 /**
  * The fix the project applies to PGlite (patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch,
  * applied by patch-package at install): query texts kept as named prepared statements. Every test
  * here but the one pinning the default fails on the library as released, which prepares nothing.
  */
-type Instance = PGliteInstance & {
-  maxPreparedStatements: number;
-  exec(query: string): Promise<{ rows: Record<string, unknown>[] }[]>;
-};
+type Instance = PGlite;
 
 const open: Instance[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((instance) => instance.close()));
 });
 
-async function embedded(maxPreparedStatements?: number): Promise<Instance> {
-  const instance = (await createPGlite()) as Instance;
+/** PGlite in this thread, with the server's int8 parser, keeping up to `maxPreparedStatements` texts. */
+async function embedded(maxPreparedStatements = 2_000): Promise<Instance> {
+  const instance = await PGlite.create({ parsers: { [INT8_OID]: parseInt8 } });
   open.push(instance);
-  if (maxPreparedStatements !== undefined) instance.maxPreparedStatements = maxPreparedStatements;
+  instance.maxPreparedStatements = maxPreparedStatements;
   await instance.exec(`create table t (id int8 primary key, note text, amount int8 not null);
     insert into t values (1, 'one', 100), (2, null, 9007199254740991)`);
   return instance;

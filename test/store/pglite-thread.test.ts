@@ -47,6 +47,14 @@ describe('the embedded database in its own thread', () => {
     expect((await pglite.query('select id, note, amount from t where id = $1', [1])).rows).toHaveLength(1);
   });
 
+  it('keeps each statement text prepared, so that it is parsed and planned once', async () => {
+    const byId = 'select note from t where id = $1';
+    await pglite.query(byId, [1]);
+    await pglite.query(byId, [1]);
+    const { rows } = await pglite.query<{ statement: string }>('select statement from pg_prepared_statements');
+    expect(rows.filter((row) => row.statement === byId)).toHaveLength(1);
+  });
+
   it('refuses a parameter that cannot cross to the thread, and stays usable', async () => {
     await expect(pglite.query('select $1::text as x', [() => 'a function'])).rejects.toThrow(/could not be cloned/);
     expect((await pglite.query('select $1::text as x', ['text'])).rows).toEqual([{ x: 'text' }]);
