@@ -29,6 +29,7 @@ const TOOLING = [
   'test/sdk/transport.test.ts',
   'test/store/pglite-patches.test.ts',
   'test/toolkit/*.test.ts',
+  'test/new-api/*.test.ts',
 ];
 /** The long proofs: fuzz, crash, several instances, security. */
 const PROOF = ['test/proof/**/*.test.ts'];
@@ -56,8 +57,12 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/** The files a new project is given (scripts/toolkit/new-api/template/): tested in the projects made from them. */
+const TEMPLATE = 'scripts/toolkit/new-api/template/**';
+
 export default defineConfig({
   test: {
+    exclude: [...configDefaults.exclude, TEMPLATE],
     // PGlite costs hundreds of MB per open database: keep the worker count modest.
     maxWorkers: 2,
     testTimeout: 30_000,
@@ -66,15 +71,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: UNIT, pool: 'threads', isolate: false },
+        test: { name: 'unit', include: UNIT, exclude: [...configDefaults.exclude, TEMPLATE], pool: 'threads', isolate: false },
       },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...UNIT, ...TOOLING, ...PROOF], pool: 'forks' },
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, TEMPLATE, ...UNIT, ...TOOLING, ...PROOF], pool: 'forks' },
       },
       {
         extends: true,
-        test: { name: 'tooling', include: TOOLING, exclude: [...configDefaults.exclude, ...UNIT], pool: 'forks' },
+        test: { name: 'tooling', include: TOOLING, exclude: [...configDefaults.exclude, TEMPLATE, ...UNIT], pool: 'forks' },
       },
       {
         extends: true,

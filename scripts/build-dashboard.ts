@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { runAsMain } from './cli.js';
+import { runAsMain } from './toolkit/cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The pages' sources, under a project root. */
@@ -82,6 +82,11 @@ export async function buildDashboardPages(outDir: string = DEFAULT_PAGES_DIR, ro
     scriptBytes: script.contents.byteLength,
     milliseconds: performance.now() - started,
   };
+}
+
+/** The build `npm run dev` runs when the pages change (x-dev in redocly.yaml): into the server's working directory. */
+export async function buildForDev(context: { readonly root: string; readonly serverDir: string }): Promise<void> {
+  await buildDashboardPages(path.join(context.serverDir, '.build/dashboard'), context.root);
 }
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -5,7 +5,8 @@
  * ./.data/; memory:// for an in-memory one), LOG_LEVEL (info), PAYMENT_NETWORK_DELAY_MS (2000),
  * NODE_ENV (response validation is on unless it is `production`, where the dashboard's session cookie
  * is also `Secure`), WEB_CONCURRENCY (workers, PostgreSQL only), KEPT_READS_MB (8: the read answers
- * each process keeps, http/kept-reads.ts; 0 keeps none).
+ * each process keeps, http/kept-reads.ts; 0 keeps none), PUBLIC_URL (where clients reach this
+ * server, for the addresses it prints and keeps; default http://localhost:PORT).
  */
 import cluster from 'node:cluster';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -36,6 +37,8 @@ interface Config {
   readonly keptReadsMb: number;
   /** PostgreSQL connections each process opens at most. */
   readonly databasePoolSize: number;
+  /** Where clients reach this server, when not at http://localhost:PORT (a proxy in front of it). */
+  readonly publicUrl: string | undefined;
 }
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -64,6 +67,7 @@ function readConfig(): Config {
     workers,
     keptReadsMb: integer('KEPT_READS_MB', DEFAULT_KEPT_READS_MB, 0, 4096),
     databasePoolSize: integer('DATABASE_POOL_SIZE', DEFAULT_MAX_CONNECTIONS, 1, 100),
+    publicUrl: process.env.PUBLIC_URL === '' ? undefined : process.env.PUBLIC_URL?.replace(/\/+$/, ''),
   };
 }
 
@@ -86,8 +90,7 @@ async function onboardDemo(database: Database, logger: Logger): Promise<Onboardi
   return demo;
 }
 
-async function printDemo(demo: OnboardingResult, port: number, persisted: boolean): Promise<void> {
-  const base = `http://localhost:${port}`;
+async function printDemo(demo: OnboardingResult, base: string, persisted: boolean): Promise<void> {
   const keyFile = path.join(CREDENTIALS_DIR, 'demo-private-key.pem');
   if (persisted && demo.privateKeyPem !== undefined) {
     await mkdir(CREDENTIALS_DIR, { recursive: true });
@@ -179,7 +182,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
 
   const worker = startSettlementWorker({ db: database.db, clock: systemClock, logger });
   logger.info({ port, database: database.kind, validateResponses: config.validateResponses }, 'listening');
-  if (demo !== undefined) await printDemo(demo, port, config.databaseUrl === undefined);
+  if (demo !== undefined) await printDemo(demo, config.publicUrl ?? `http://localhost:${port}`, config.databaseUrl === undefined);
 
   /**
    * SIGTERM / SIGINT: stop accepting connections, let the requests in flight finish (their

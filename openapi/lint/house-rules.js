@@ -1,7 +1,7 @@
-// The house rules of the contract that Redocly's configurable rules cannot say, as a Redocly
-// plugin (openapi/redocly.yaml lists it under `plugins` and sets each rule's severity). README,
-// "House rules (lint)", lists every rule with its message and the fixture that makes it fire.
-import { readdirSync } from 'node:fs';
+// The house rules of this service's contract that neither Redocly's configurable rules nor the
+// toolkit's (scripts/toolkit/lint/contract-rules.js) say, as a Redocly plugin: redocly.yaml lists
+// it under `plugins` and sets each rule's severity. README, "House rules (lint)", lists every rule
+// with its message and the fixture that makes it fire.
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -27,32 +27,14 @@ const isJson = (mediaType) => /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i.test(m
 // ---------------------------------------------------------------------------------------------
 // Responses an operation must declare.
 
-/** An operation that takes parameters (its own or its path's) or a request body answers 400. */
-function Operation400ForInput() {
-  return {
-    PathItem: {
-      Operation(operation, ctx, parents) {
-        const takesInput =
-          (operation.parameters ?? []).length > 0 ||
-          (parents.PathItem?.parameters ?? []).length > 0 ||
-          operation.requestBody !== undefined;
-        if (!takesInput || operation.responses?.['400'] !== undefined) return;
-        ctx.report({
-          message:
-            `Operation ${operationName(operation, ctx)} takes input (parameters or a request body) but declares no 400 response: ` +
-            "add a `'400'` response with an `Error` body (`$ref: ../components/schemas/Error.yaml`) and an `InvalidRequest` example of the input it refuses.",
-          location: ctx.location.child(['responses']).key(),
-        });
-      },
-    },
-  };
-}
-
-const FIX_401 = "`'401': $ref: ../components/responses/Unauthorized.yaml` (`WriteUnauthorized.yaml` for a signed write)";
 const FIX_403 = "`'403': $ref: ../components/responses/Forbidden.yaml`";
 
-/** An operation that needs credentials (its own security, else the document's) answers 401 and 403. */
-function Operation401403WhenSecured() {
+/**
+ * An operation that needs credentials (its own security, else the document's) answers 403: every
+ * credential of this service carries scopes, and one without the operation's scope is refused.
+ * (Its 401 is contract-first/operation-401-when-secured's, scripts/toolkit/lint/contract-rules.js.)
+ */
+function Operation403WhenSecured() {
   let documentSecurity = [];
   return {
     Root: {
@@ -63,14 +45,11 @@ function Operation401403WhenSecured() {
     Operation(operation, ctx) {
       const security = operation.security ?? documentSecurity;
       const schemes = [...new Set(security.flatMap((requirement) => Object.keys(requirement ?? {})))];
-      if (schemes.length === 0) return;
-      for (const [status, fix] of [['401', FIX_401], ['403', FIX_403]]) {
-        if (operation.responses?.[status] !== undefined) continue;
-        ctx.report({
-          message: `Operation ${operationName(operation, ctx)} is secured (${schemes.join(', ')}) but declares no ${status} response: add ${fix}.`,
-          location: ctx.location.child(['responses']).key(),
-        });
-      }
+      if (schemes.length === 0 || operation.responses?.['403'] !== undefined) return;
+      ctx.report({
+        message: `Operation ${operationName(operation, ctx)} is secured (${schemes.join(', ')}) but declares no 403 response: add ${FIX_403}.`,
+        location: ctx.location.child(['responses']).key(),
+      });
     },
   };
 }
@@ -249,67 +228,14 @@ function JsonBodyExample() {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Every file of the document is part of it.
-
-const PART_FOLDERS = ['paths', 'components'];
-
-function yamlFilesUnder(folder) {
-  let entries;
-  try {
-    entries = readdirSync(folder, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((entry) => {
-    const file = path.join(folder, entry.name);
-    if (entry.isDirectory()) return yamlFilesUnder(file);
-    return /\.ya?ml$/.test(entry.name) ? [file] : [];
-  });
-}
-
-/**
- * Every YAML file under `paths/` and `components/` beside the root document is reached from it
- * through `$ref`s. A file nothing references is reported at the root's `paths` or `components`,
- * where a reference to it would start.
- */
-function FileReferenced() {
-  const reached = new Set();
-  return {
-    ref(_node, _ctx, resolved) {
-      if (resolved.location) reached.add(path.resolve(resolved.location.source.absoluteRef));
-    },
-    Root: {
-      leave(root, ctx) {
-        const rootFile = path.resolve(ctx.location.source.absoluteRef);
-        const rootDirectory = path.dirname(rootFile);
-        for (const folder of PART_FOLDERS) {
-          for (const file of yamlFilesUnder(path.join(rootDirectory, folder))) {
-            if (reached.has(file)) continue;
-            const relative = path.relative(rootDirectory, file).split(path.sep).join('/');
-            ctx.report({
-              message:
-                `File ${relative} is part of no document: nothing reached from ${path.basename(rootFile)} references it. ` +
-                `Reference it where it belongs (from ${path.basename(rootFile)}: \`$ref: ${relative}\`), or delete it.`,
-              location: ctx.location.child([root[folder] === undefined ? 'openapi' : folder]).key(),
-            });
-          }
-        }
-      },
-    },
-  };
-}
-
 export default function houseRules() {
   return {
     id: 'house',
     rules: {
       oas3: {
-        'operation-400-for-input': Operation400ForInput,
-        'operation-401-403-when-secured': Operation401403WhenSecured,
+        'operation-403-when-secured': Operation403WhenSecured,
         'schema-closed': SchemaClosed,
         'json-body-example': JsonBodyExample,
-        'file-referenced': FileReferenced,
       },
     },
   };

@@ -11,8 +11,9 @@ import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { scaffoldHandlers } from '../codegen/scaffold.js';
-import { generate, PROJECT_ROOT } from '../generate.js';
+import { scaffoldHandlers } from '../toolkit/codegen/scaffold.js';
+import { runAsMain } from '../toolkit/cli.js';
+import { generate, PROJECT_ROOT } from '../toolkit/generate.js';
 
 const run = promisify(execFile);
 
@@ -41,7 +42,7 @@ function schema(index: number, count: number): Record<string, unknown> {
   };
 }
 
-function document(paths: number, schemas: number): Record<string, unknown> {
+export function largeDocument(paths: number, schemas: number): Record<string, unknown> {
   const pathItems: Record<string, unknown> = {};
   for (let i = 0; i < paths; i += 1) {
     const model = `#/components/schemas/Model${i % schemas}`;
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
     await symlink(path.join(PROJECT_ROOT, 'node_modules'), path.join(work, 'node_modules'), 'dir');
     await writeFile(path.join(work, 'package.json'), '{ "type": "module" }\n');
     const input = path.join(work, 'large.json');
-    await writeFile(input, JSON.stringify(document(paths, schemas), null, 2));
+    await writeFile(input, JSON.stringify(largeDocument(paths, schemas), null, 2));
     const size = (await stat(input)).size;
 
     const started = performance.now();
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+runAsMain(import.meta.url, async () => {
+  await main();
+  return 0;
 });

@@ -22,8 +22,8 @@ import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { routeList } from '../../generated/server.js';
 import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
-import type { OpenApiDocument } from '../codegen/bundle.js';
-import { successAnswer } from '../codegen/examples.js';
+import type { OpenApiDocument } from '../toolkit/codegen/bundle.js';
+import { successAnswer } from '../toolkit/codegen/examples.js';
 
 const API_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
 

@@ -1,7 +1,9 @@
 import type { TLSSocket } from 'node:tls';
 import cookieParser from 'cookie-parser';
 import express, { type ErrorRequestHandler, type Express, type IRouter, type Request, type RequestHandler, type Response } from 'express';
+import { servedElsewhere, type Mounts } from './misdirected.js';
 import { createOpenApiValidation, validationFailureOf, type SecurityHandler } from './openapi-validation.js';
+import { schemesWithoutVerifier, verifyingSecurityHandlers, type AnyVerifier } from './security.js';
 import { isJsonMediaType, sendResult } from './send-result.js';
 
 /**
@@ -9,12 +11,18 @@ import { isJsonMediaType, sendResult } from './send-result.js';
  * `mountOperations` of its server.ts) and a handler for each operation: the same validation as the
  * service's (routing, security, parameters and body, and every answer in development), the body
  * parsers the operations' media types need, and answers written as the handlers return them.
- * `npm run serve` runs it on scaffolded stubs; it knows nothing of any one document.
+ * A project made by `npm run new-api` runs it with its handlers and its verifiers of the document's
+ * security schemes; `npm run serve` runs it on scaffolded stubs, checking only that credentials
+ * are there. It knows nothing of any one document.
  */
 
 /** What this server reads of a generated route. */
 export interface ContractRoute {
   readonly operationId: string;
+  readonly method: string;
+  /** The path as the document writes it. */
+  readonly path: string;
+  /** Alternatives; one that names a scheme `securitySchemes` lacks can never be met. */
   readonly security: ReadonlyArray<Readonly<Record<string, readonly string[]>>>;
   readonly parameters: { readonly cookie: readonly string[] };
   readonly requestContentTypes: readonly string[];
@@ -25,6 +33,7 @@ export interface ContractSecurityScheme {
   readonly type: string;
   readonly scheme?: string;
   readonly in?: string;
+  readonly name?: string;
 }
 
 export interface ContractResult {
@@ -34,19 +43,38 @@ export interface ContractResult {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-type Invoke<R> = (route: R, req: Request, res: Response, run: (ctx: undefined) => Promise<ContractResult>) => Promise<void>;
+type Invoke<R, Ctx> = (route: R, req: Request, res: Response, run: (ctx: Ctx) => Promise<ContractResult>) => Promise<void>;
 
-export interface ContractServerOptions<R extends ContractRoute, H> {
+export interface ContractServerOptions<R extends ContractRoute, H, Ctx = undefined> {
   /** The bundled document (openapi.json of the generated folder). */
   readonly apiSpec: string;
   readonly routeList: readonly R[];
   readonly securitySchemes: Readonly<Record<string, ContractSecurityScheme>>;
-  readonly mountOperations: (router: IRouter, handlers: H, invoke: Invoke<R>, before: (route: R) => readonly RequestHandler[]) => void;
+  readonly mountOperations: (router: IRouter, handlers: H, invoke: Invoke<R, Ctx>, before: (route: R) => readonly RequestHandler[]) => void;
   readonly handlers: H;
+  /** What each handler receives besides its input, built for its request; `undefined` without. */
+  readonly context?: (req: Request) => Ctx;
+  /**
+   * One verifier per security scheme (server/toolkit/security.ts): a scheme without one, or whose
+   * verifier is `notConfigured`, refuses every request that needs it. Without this option the
+   * server checks only that credentials are there, as `npm run serve` does.
+   */
+  readonly verifiers?: Readonly<Record<string, AnyVerifier>>;
   /** Check every answer against the document (on for development and tests). */
   readonly validateResponses: boolean;
   /** Where failures that are not the client's go. */
   readonly log?: (line: string) => void;
+  /**
+   * Where the operations are mounted and the base paths of the document's servers: a documented
+   * path asked for under another base is answered with a 404 that says where it is served.
+   */
+  readonly mounts?: Mounts;
+  /**
+   * The base paths of the document's servers, under which the operations are mounted (the route
+   * table's): without `mounts`, a documented path asked for without its base is answered with a
+   * 404 that says where it is served.
+   */
+  readonly serverBases?: readonly string[];
 }
 
 /** Bodies a client may send at most. */
@@ -70,12 +98,12 @@ function bodyParsers(mediaTypes: readonly string[]): RequestHandler[] {
 }
 
 /**
- * The validator checks that an API key or an Authorization header of the scheme is there; these
- * say what else each kind of scheme needs here: a bearer token for OAuth 2.0 and OpenID Connect
- * (which the validator leaves to the server), a verified client certificate for mutual TLS.
- * Nothing is verified beyond that: this server knows no tokens.
+ * Without verifiers: the validator checks that an API key or an Authorization header of the scheme
+ * is there; these say what else each kind of scheme needs here: a bearer token for OAuth 2.0 and
+ * OpenID Connect (which the validator leaves to the server), a verified client certificate for
+ * mutual TLS. Nothing is verified beyond that: this server knows no tokens.
  */
-function securityHandlers(schemes: Readonly<Record<string, ContractSecurityScheme>>): Record<string, SecurityHandler> {
+function presenceHandlers(schemes: Readonly<Record<string, ContractSecurityScheme>>): Record<string, SecurityHandler> {
   const bearer = (req: Request): boolean => /^Bearer \S/i.test(req.get('authorization') ?? '');
   return Object.fromEntries(
     Object.entries(schemes).map(([name, scheme]): [string, SecurityHandler] => {
@@ -104,6 +132,16 @@ function challenges(route: ContractRoute | undefined, schemes: Readonly<Record<s
   return values.size === 0 ? undefined : [...values].join(', ');
 }
 
+/**
+ * The schemes of the operation's security the document does not define, when every alternative
+ * names one: no request can meet it (the generator keeps such an alternative only when the
+ * operation has no other, so that it is refused rather than open).
+ */
+function unmeetable(route: ContractRoute, schemes: Readonly<Record<string, ContractSecurityScheme>>): string[] | undefined {
+  const missing = route.security.map((requirement) => Object.keys(requirement).filter((name) => !Object.hasOwn(schemes, name)));
+  if (route.security.length === 0 || missing.some((names) => names.length === 0)) return undefined;
+  return [...new Set(missing.flat())];
+}
 
 interface StatusError {
   readonly status?: unknown;
@@ -111,13 +149,19 @@ interface StatusError {
   readonly message?: unknown;
 }
 
-export function createContractApp<R extends ContractRoute, H>(options: ContractServerOptions<R, H>): Express {
+export function createContractApp<R extends ContractRoute, H, Ctx>(options: ContractServerOptions<R, H, Ctx>): Express {
   const log = options.log ?? (() => undefined);
   const multipart = options.routeList.some((route) => route.requestContentTypes.some((type) => type.toLowerCase().startsWith('multipart/form-data')));
+  const { verifiers } = options;
+  if (verifiers !== undefined) {
+    for (const name of schemesWithoutVerifier(options.securitySchemes, verifiers)) {
+      log(`security scheme ${name} has no verifier (server/security.ts): every request that needs it is refused with 401`);
+    }
+  }
   const validation = createOpenApiValidation({
     apiSpec: options.apiSpec,
     validateResponses: options.validateResponses,
-    securityHandlers: securityHandlers(options.securitySchemes),
+    securityHandlers: verifiers === undefined ? presenceHandlers(options.securitySchemes) : verifyingSecurityHandlers(options.securitySchemes, verifiers),
     multipart,
   });
   const routeOf = new WeakMap<Request, R>();
@@ -129,19 +173,39 @@ export function createContractApp<R extends ContractRoute, H>(options: ContractS
   app.set('etag', false);
   app.use(...validation.routing);
 
-  const invoke: Invoke<R> = async (_route, _req, res, run) => {
-    sendResult(res, await run(undefined));
+  const contextOf = options.context ?? ((): Ctx => undefined as Ctx);
+  const mounts: Mounts | undefined =
+    options.mounts ??
+    (options.serverBases === undefined
+      ? undefined
+      : { mountedUnder: options.serverBases, serverBases: options.serverBases, note: "this server mounts the paths under the path of the document's servers" });
+  const invoke: Invoke<R, Ctx> = async (_route, req, res, run) => {
+    sendResult(res, await run(contextOf(req)));
   };
-  options.mountOperations(app, options.handlers, invoke, (route) => [
-    (req, _res, next) => {
-      routeOf.set(req, route);
-      next();
-    },
-    ...(route.parameters.cookie.length > 0 || route.security.length > 0 ? [cookieParser()] : []),
-    ...validation.security,
-    ...bodyParsers(route.requestContentTypes),
-    ...validation.operation,
-  ]);
+  options.mountOperations(app, options.handlers, invoke, (route) => {
+    const missing = unmeetable(route, options.securitySchemes);
+    // Refused before the validator's security, which would fail on the undefined scheme with a 500.
+    const refuse: RequestHandler[] =
+      missing === undefined
+        ? []
+        : [
+            () => {
+              const names = missing.map((name) => JSON.stringify(name)).join(' and ');
+              throw Object.assign(new Error(`${route.method.toUpperCase()} ${route.path} refuses every request: its security names ${names}, which the document does not define`), { status: 403 });
+            },
+          ];
+    return [
+      (req, _res, next) => {
+        routeOf.set(req, route);
+        next();
+      },
+      ...refuse,
+      ...(route.parameters.cookie.length > 0 || route.security.length > 0 ? [cookieParser()] : []),
+      ...validation.security,
+      ...bodyParsers(route.requestContentTypes),
+      ...validation.operation,
+    ];
+  });
 
   // A refusal of this server's own (a request off the contract, a stub not written yet) is not one
   // of the document's answers: it is sent outside response validation, in a plain shape.
@@ -173,6 +237,10 @@ export function createContractApp<R extends ContractRoute, H>(options: ContractS
       status = 500;
       body = { message: 'The handler failed.' };
       log(`unexpected error: ${req.method} ${req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+    if (status === 404 && mounts !== undefined) {
+      const elsewhere = servedElsewhere(options.routeList, mounts, req.method, req.path);
+      if (elsewhere !== undefined) body = { message: elsewhere };
     }
     Object.assign(req, { openapi: undefined });
     res.status(status).json(body);

@@ -4,7 +4,7 @@
 // read the operations from it: a new operation is held to the same rules, and a test that fails
 // says what it lacks. The house rules a designer meets at the line (responses every operation
 // declares, closed schemas, examples, operationIds, unreferenced files) are lint rules:
-// openapi/redocly.yaml, tested by test/contract/lint-rules.test.ts.
+// redocly.yaml, tested by test/contract/lint-rules.test.ts.
 import { describe, it, expect } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { bundle, loadConfig } from '@redocly/openapi-core';
@@ -91,7 +91,7 @@ type HttpMethod = (typeof HTTP_METHODS)[number];
 // The document, bundled and dereferenced the way Redocly does it for the generator.
 
 const rootPath = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
-const configPath = fileURLToPath(new URL('../../openapi/redocly.yaml', import.meta.url));
+const configPath = fileURLToPath(new URL('../../redocly.yaml', import.meta.url));
 
 async function loadBundledDocument(): Promise<OpenApiDocument> {
   const config = await loadConfig({ configPath });
@@ -256,7 +256,7 @@ describe('examples', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Operations, read from the document: what each must declare follows from what it is. Its 400,
-// 401, 403 and 500 answers, its operationId and its tag are lint rules (openapi/redocly.yaml,
+// 401, 403 and 500 answers, its operationId and its tag are lint rules (redocly.yaml,
 // test/contract/lint-rules.test.ts); what follows is the contract of this service.
 
 // The write headers (the document's "Signed write requests" section).

@@ -1,15 +1,17 @@
-// The house rules of the contract live in the linter (openapi/redocly.yaml: configurable rules,
-// and the plugin openapi/lint/house-rules.js). Each has a fixture under test/fixtures/lint/<rule>/
-// that makes it fire; this test runs the project's Redocly CLI, as `npm run lint:api` does, on
+// The house rules of the contract live in the linter (redocly.yaml: configurable rules, the
+// toolkit's plugin scripts/toolkit/lint/contract-rules.js with this service's fixes, and the plugin
+// openapi/lint/house-rules.js). Each has a fixture under test/fixtures/lint/<rule>/ that makes it
+// fire; this test runs the project's Redocly CLI, as `npm run lint` does, on
 // every fixture and on the project's documents (openapi/openapi.yaml, the partner API, and
 // openapi/dashboard/dashboard.yaml, the dashboard's) at once, and checks what a designer is told, where.
 import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { PROJECT_ROOT, runRedocly } from '../../scripts/docs.js';
+import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
+import { runRedocly } from '../../scripts/toolkit/redocly.js';
 
-const CONFIG = 'openapi/redocly.yaml';
+const CONFIG = 'redocly.yaml';
 const DOCUMENTS = ['openapi/openapi.yaml', 'openapi/dashboard/dashboard.yaml'];
 const FIXTURES = 'test/fixtures/lint';
 
@@ -28,9 +30,9 @@ interface JsonProblem {
   location: { source: { ref: string }; start?: { line: number; col: number } }[];
 }
 
-/** The house rules openapi/redocly.yaml turns on: the plugin's (house/…) and the configurable ones (rule/…). */
+/** The house rules redocly.yaml turns on: the plugins' (contract-first/…, house/…) and the configurable ones (rule/…). */
 const houseRules = Object.keys((parse(readFileSync(path.join(PROJECT_ROOT, CONFIG), 'utf8')) as { rules: Record<string, unknown> }).rules)
-  .filter((id) => id.startsWith('house/') || id.startsWith('rule/'))
+  .filter((id) => id.startsWith('contract-first/') || id.startsWith('house/') || id.startsWith('rule/'))
   .sort();
 
 const fixtureNames = readdirSync(path.join(PROJECT_ROOT, FIXTURES)).sort();
@@ -46,7 +48,7 @@ const lint = await runRedocly([
   '1000',
   ...DOCUMENTS,
   ...fixtureNames.map(fixtureRoot),
-]);
+], { cwd: PROJECT_ROOT });
 // One JSON report per document, printed one after the other (`}{` where one ends and the next begins).
 const reports = JSON.parse(`[${lint.stdout.trim().replace(/^\}\{$/gm, '},{')}]`) as { problems: JsonProblem[] }[];
 const findings: Finding[] = reports.flatMap((r) => r.problems).map((p) => {
@@ -65,33 +67,75 @@ const findingsUnder = (folder: string) => findings.filter((f) => f.file.startsWi
 // What each rule's fixture makes it say, and where: nothing else fires on the fixture.
 const F = FIXTURES;
 const EXPECTED: Record<string, Finding[]> = {
-  'house/operation-400-for-input': [
+  'contract-first/operation-400-for-input': [
     {
       file: `${F}/operation-400-for-input/openapi.yaml`,
       line: 33,
       col: 7,
-      ruleId: 'house/operation-400-for-input',
+      ruleId: 'contract-first/operation-400-for-input',
       message:
-        "Operation getWidget takes input (parameters or a request body) but declares no 400 response: add a `'400'` response " +
+        'Operation getWidget takes input (parameters or a request body) but declares no 400 response, which the server answers to a ' +
+        "request off the contract: add a `'400'` response " +
         'with an `Error` body (`$ref: ../components/schemas/Error.yaml`) and an `InvalidRequest` example of the input it refuses.',
     },
   ],
-  'house/operation-401-403-when-secured': [
+  'contract-first/operation-401-when-secured': [
     {
-      file: `${F}/operation-401-403-when-secured/openapi.yaml`,
+      file: `${F}/operation-401-when-secured/openapi.yaml`,
       line: 34,
       col: 7,
-      ruleId: 'house/operation-401-403-when-secured',
+      ruleId: 'contract-first/operation-401-when-secured',
       message:
-        "Operation getWidget is secured (oauth2) but declares no 401 response: add `'401': $ref: ../components/responses/Unauthorized.yaml` " +
-        '(`WriteUnauthorized.yaml` for a signed write).',
+        'Operation getWidget is secured (oauth2) but declares no 401 response, which the server answers to a request without valid ' +
+        "credentials: add `'401': $ref: ../components/responses/Unauthorized.yaml` (`WriteUnauthorized.yaml` for a signed write).",
+    },
+  ],
+  'house/operation-403-when-secured': [
+    {
+      file: `${F}/operation-403-when-secured/openapi.yaml`,
+      line: 34,
+      col: 7,
+      ruleId: 'house/operation-403-when-secured',
+      message: "Operation getWidget is secured (oauth2) but declares no 403 response: add `'403': $ref: ../components/responses/Forbidden.yaml`.",
+    },
+  ],
+  'contract-first/security-scheme-defined': [
+    {
+      file: `${F}/security-scheme-defined/openapi.yaml`,
+      line: 27,
+      col: 11,
+      ruleId: 'contract-first/security-scheme-defined',
+      message: 'The security requirement names "apiKey", which components.securitySchemes does not define: define it there, or correct the name.',
+    },
+    // Redocly's own rule says it too.
+    { file: `${F}/security-scheme-defined/openapi.yaml`, line: 27, col: 11, ruleId: 'security-defined', message: 'There is no `apiKey` security scheme defined.' },
+  ],
+  'contract-first/closed-allof-member': [
+    {
+      file: `${F}/closed-allof-member/openapi.yaml`,
+      line: 90,
+      col: 11,
+      ruleId: 'contract-first/closed-allof-member',
+      message:
+        'Member 0 of this allOf is closed (additionalProperties: false), so it refuses `id`, `count`, which the rest of the composition ' +
+        'declares: no object satisfies it. Leave the member open and close the composition with `unevaluatedProperties: false` beside its allOf.',
+    },
+    // What follows from it: the document's own example of a widget fails its schema.
+    {
+      file: `${F}/closed-allof-member/openapi.yaml`,
+      line: 48,
+      col: 21,
+      ruleId: 'house/json-body-example',
+      message:
+        'Operation getWidget: example `widget` of the 200 response (application/json) does not match its schema (/ must NOT have additional ' +
+        'properties): correct the example, or the schema.',
     },
     {
-      file: `${F}/operation-401-403-when-secured/openapi.yaml`,
-      line: 34,
-      col: 7,
-      ruleId: 'house/operation-401-403-when-secured',
-      message: "Operation getWidget is secured (oauth2) but declares no 403 response: add `'403': $ref: ../components/responses/Forbidden.yaml`.",
+      file: `${F}/closed-allof-member/openapi.yaml`,
+      line: 49,
+      col: 21,
+      ruleId: 'no-invalid-media-type-examples',
+      message: 'Example value must conform to the schema: must NOT have additional properties `id`.',
     },
   ],
   'rule/operation-500-or-default': [
@@ -145,12 +189,12 @@ const EXPECTED: Record<string, Finding[]> = {
         '(/count must match format "int64"): correct the example, or the schema.',
     },
   ],
-  'house/file-referenced': [
+  'contract-first/file-referenced': [
     {
       file: `${F}/file-referenced/openapi.yaml`,
       line: 21,
       col: 1,
-      ruleId: 'house/file-referenced',
+      ruleId: 'contract-first/file-referenced',
       message:
         'File paths/v1_gadget_{id}.yaml is part of no document: nothing reached from openapi.yaml references it. ' +
         'Reference it where it belongs (from openapi.yaml: `$ref: paths/v1_gadget_{id}.yaml`), or delete it.',
@@ -159,7 +203,7 @@ const EXPECTED: Record<string, Finding[]> = {
       file: `${F}/file-referenced/openapi.yaml`,
       line: 24,
       col: 1,
-      ruleId: 'house/file-referenced',
+      ruleId: 'contract-first/file-referenced',
       message:
         'File components/schemas/Gadget.yaml is part of no document: nothing reached from openapi.yaml references it. ' +
         'Reference it where it belongs (from openapi.yaml: `$ref: components/schemas/Gadget.yaml`), or delete it.',
@@ -174,7 +218,7 @@ const EXPECTED: Record<string, Finding[]> = {
       message:
         'operationId must be lowerCamelCase verbNoun: one of the verbs list, get, create, set, update, delete, cancel, execute, ' +
         'approve or reject, then the noun in PascalCase (listTransfers, getCard, setCardLimits). A new verb is added to this rule in ' +
-        'openapi/redocly.yaml.',
+        'redocly.yaml.',
     },
   ],
 };
@@ -189,7 +233,7 @@ describe('house rules (lint)', () => {
     expect(findingsUnder('openapi')).toEqual([]);
   });
 
-  it('every house rule of openapi/redocly.yaml has its fixture, and every fixture its rule', () => {
+  it('every house rule of redocly.yaml has its fixture, and every fixture its rule', () => {
     expect(houseRules).toEqual(Object.keys(EXPECTED).sort());
     expect(houseRules.map((id) => id.slice(id.indexOf('/') + 1)).sort()).toEqual(fixtureNames);
   });

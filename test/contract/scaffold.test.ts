@@ -2,9 +2,9 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDocument } from '../../scripts/codegen/operations.js';
-import { scaffoldHandlers } from '../../scripts/codegen/scaffold.js';
-import type { OpenApiDocument } from '../../scripts/codegen/bundle.js';
+import { readDocument } from '../../scripts/toolkit/codegen/operations.js';
+import { scaffoldHandlers } from '../../scripts/toolkit/codegen/scaffold.js';
+import type { OpenApiDocument } from '../../scripts/toolkit/codegen/bundle.js';
 
 const document = (paths: Record<string, unknown>): OpenApiDocument => ({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths }) as unknown as OpenApiDocument;
 const withExample = {

@@ -7,19 +7,18 @@ import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createContractApp, type ContractRoute, type ContractSecurityScheme } from '../../server/toolkit/contract-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toExpressPath } from '../../scripts/codegen/express-path.js';
-import type { OperationInfo } from '../../scripts/codegen/operations.js';
-import { scaffoldHandlers } from '../../scripts/codegen/scaffold.js';
-import { generate, PROJECT_ROOT, type Generation } from '../../scripts/generate.js';
-import { serve, type Serving } from '../../scripts/serve.js';
-import { sampleRequest } from '../helpers/sample-request.js';
+import { scaffoldHandlers } from '../../scripts/toolkit/codegen/scaffold.js';
+import { generate, PROJECT_ROOT, type Generation } from '../../scripts/toolkit/generate.js';
+import { serve, type Serving } from '../../scripts/toolkit/serve.js';
+import { sampleRequestWithAnyCredentials } from '../../scripts/toolkit/testing/sample-request.js';
 import { rawRequest } from '../../scripts/proof/raw-http.js';
 
 /**
  * Public OpenAPI 3.1 documents that are not ours (test/fixtures/third-party/, with their sources and
- * licences in SOURCES.md), and the generator's own edge cases (test/fixtures/generator/): each is
- * generated and scaffolded, the output type-checks with the project's strict settings, and served,
- * each operation the document gives enough examples for answers a valid request from its stub
+ * licences in SOURCES.md), and the generator's own edge cases and slips (test/fixtures/generator/):
+ * each is generated and scaffolded, the output type-checks with the project's strict settings, and
+ * served (at the paths as the document writes them, serve's default), each operation the document
+ * gives enough valid examples for answers a valid request from its stub
  * (with an answer that passes response validation) and refuses an invalid one with 400 before the
  * stub runs.
  */
@@ -27,6 +26,7 @@ const FIXTURES = [
   ...['redocly-museum', 'oai-tictactoe', 'readme-petstore', 'readme-petstore-simple', 'readme-parameters-style', 'readme-webhooks'].map(
     (name) => path.join(PROJECT_ROOT, 'test/fixtures/third-party', `${name}.yaml`),
   ),
+  path.join(PROJECT_ROOT, 'test/fixtures/generator/slips.yaml'),
   path.join(PROJECT_ROOT, 'test/fixtures/generator/edge-cases.yaml'),
 ];
 
@@ -124,7 +124,7 @@ describe('the generator on documents that are not ours', () => {
   it('takes request bodies of every media type an operation declares: multipart, text, octet-stream, +json', async () => {
     const serving = await serve({ input: FIXTURES.at(-1) ?? '', port: 0, handlersDir: path.join(work, 'edge-cases', 'handlers'), log: () => undefined });
     try {
-      const upload = `${serving.url}/api/v2/files:upload`;
+      const upload = `${serving.url}/files:upload`;
       const form = new FormData();
       form.append('note', 'hello');
       const bodies: Array<[string, RequestInit]> = [
@@ -185,7 +185,7 @@ describe('the generator on documents that are not ours', () => {
       if (generation === undefined) throw new Error(`${name} was not generated`);
       const tried: string[] = [];
       for (const operation of generation.model.operations) {
-        const sample = sampleRequest(generation.document, operation, generation.model.securitySchemes);
+        const sample = sampleRequestWithAnyCredentials(generation.document, operation, generation.model.securitySchemes, generation.rejectedExamples);
         if (sample === undefined) continue;
         // Over a plain socket: fetch cannot send every method a document may declare (TRACE).
         const send = async (target: string) => {
@@ -193,7 +193,7 @@ describe('the generator on documents that are not ours', () => {
             Number(new URL(serving.url).port),
             {
               method: sample.method,
-              target: `${basePathOf(operation)}${target}`,
+              target,
               headers: Object.entries(sample.headers),
               body: sample.body === undefined ? undefined : Buffer.from(sample.body),
             },
@@ -212,9 +212,3 @@ describe('the generator on documents that are not ours', () => {
     }, 60_000);
   });
 });
-
-/** The base path the operation is served under first (the path of the document's first server). */
-function basePathOf(operation: OperationInfo): string {
-  const first = operation.expressPaths[0] ?? '';
-  return first.slice(0, first.length - toExpressPath(operation.path).length);
-}

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevProcess, saveFile, type DevProcess } from '../../scripts/dev/harness.js';
-import { copyProject, type ProjectCopy } from '../../scripts/dev/project-copy.js';
+import { startDevProcess, saveFile, type DevProcess } from '../../scripts/toolkit/dev/harness.js';
+import { copyProject, type ProjectCopy } from '../../scripts/toolkit/dev/project-copy.js';
 
-// `npm run dev` on a copy of the project (scripts/dev/project-copy.ts): the document is edited
+// `npm run dev` on a copy of the project (scripts/toolkit/dev/project-copy.ts): the document is edited
 // there, the loop lints, generates, type-checks and restarts the copy's server on the copy's
 // embedded database, and the requests go through the dev process's port.
 
@@ -21,7 +21,7 @@ const COUNTRY = [
   "        pattern: '^[A-Z]{2}$'",
   '',
 ].join('\n');
-/** No description: the `parameter-description` rule of openapi/redocly.yaml fails it. */
+/** No description: the `parameter-description` rule of redocly.yaml fails it. */
 const CURRENCY_UNDESCRIBED = ['    - name: currency', '      in: query', '      schema:', '        type: string', ''].join('\n');
 const CURRENCY = [
   '    - name: currency',

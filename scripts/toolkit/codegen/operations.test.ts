@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { OpenApiDocument } from './bundle.js';
+import { GeneratorError, readDocument } from './operations.js';
+
+const ok = { '200': { description: 'ok' } };
+const doc = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}): OpenApiDocument =>
+  ({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths, ...extra }) as unknown as OpenApiDocument;
+
+function refusal(document: OpenApiDocument): GeneratorError {
+  try {
+    readDocument(document);
+  } catch (error) {
+    if (error instanceof GeneratorError) return error;
+    throw error;
+  }
+  throw new Error('not refused');
+}
+
+describe('readDocument', () => {
+  it('keeps the original operationId as the key, and derives one where there is none', () => {
+    const model = readDocument(doc({ '/a': { get: { operationId: 'get-a', responses: ok }, post: { responses: ok } } }));
+    expect(model.operations.map((op) => [op.key, op.identifier, op.derived])).toEqual([
+      ['get-a', 'getA', false],
+      ['postA', 'postA', true],
+    ]);
+  });
+
+  it('lets an operation-level parameter override the path-level one of the same name and place', () => {
+    const model = readDocument(
+      doc({
+        '/a/{id}': {
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
+          ],
+          get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }, { name: 'x-trace', in: 'header' }], responses: ok },
+        },
+      }),
+    );
+    expect(model.operations[0]?.parameters).toEqual({ path: ['id'], query: [], header: ['x-trace'], cookie: [] });
+  });
+
+  it('carries security alternatives, combined schemes, optional security and the schemes’ types', () => {
+    const model = readDocument(
+      doc(
+        { '/a': { get: { security: [{ key: [], basic: [] }, { oauth: ['read'] }, {}], responses: ok } } },
+        {
+          security: [{ basic: [] }],
+          components: {
+            securitySchemes: {
+              key: { type: 'apiKey', in: 'header', name: 'X-Key' },
+              basic: { type: 'http', scheme: 'basic' },
+              oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://t', scopes: { read: 'r' } } } },
+            },
+          },
+        },
+      ),
+    );
+    expect(model.operations[0]?.security).toEqual([{ key: [], basic: [] }, { oauth: ['read'] }, {}]);
+    expect(model.securitySchemes).toEqual({
+      key: { type: 'apiKey', in: 'header', name: 'X-Key' },
+      basic: { type: 'http', scheme: 'basic' },
+      oauth: { type: 'oauth2', flows: ['clientCredentials'] },
+    });
+  });
+
+  it('serves each operation under every base path of the servers, variables expanded', () => {
+    const model = readDocument(
+      doc({ '/a/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }, {
+        servers: [{ url: 'https://x.test/api/{v}/', variables: { v: { default: 'v2', enum: ['v1', 'v2'] } } }, { url: '/api/v2' }],
+      }),
+    );
+    expect(model.operations[0]?.expressPaths).toEqual(['/api/v1/a/:id', '/api/v2/a/:id']);
+    expect(model.serverBases).toEqual(['/api/v1', '/api/v2']);
+  });
+
+  it('serves each operation at its path as written when asked, and still names the servers’ base paths', () => {
+    const model = readDocument(doc({ '/a': { get: { responses: ok } } }, { servers: [{ url: 'https://x.test/api/v2' }] }), { pathsAsWritten: true });
+    expect(model.operations[0]?.expressPaths).toEqual(['/a']);
+    expect(model.serverBases).toEqual(['/api/v2']);
+  });
+
+  it('keeps an alternative naming an undefined scheme as one no request can meet, never as open', () => {
+    const model = readDocument(doc({ '/a': { get: { security: [{ nope: [] }], responses: ok } } }));
+    expect(model.operations[0]?.security).toEqual([{ nope: [] }]);
+  });
+
+  it('reads path items by reference, and mounts fixed segments first and HEAD before GET', () => {
+    const model = readDocument(
+      doc(
+        {
+          '/pets/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok }, head: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } },
+          '/pets/mine': { $ref: '#/components/pathItems/Mine' },
+        },
+        { components: { pathItems: { Mine: { get: { operationId: 'mine', responses: ok } } } } },
+      ),
+    );
+    expect(model.mountOrder.map((op) => op.key)).toEqual(['mine', 'headPetsById', 'getPetsById']);
+  });
+
+  it.each([
+    ['a document that is not 3.1', { ...doc({}), openapi: '3.0.3' } as OpenApiDocument, '#/openapi'],
+    ['two operations with one operationId', doc({ '/a': { get: { operationId: 'x', responses: ok } }, '/b': { get: { operationId: 'x', responses: ok } } }), '#/paths/~1b/get'],
+    ['a template without its parameter', doc({ '/a/{id}': { get: { responses: ok } } }), '#/paths/~1a~1{id}/get'],
+    ['a path parameter the template lacks', doc({ '/a': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }), '#/paths/~1a/get'],
+  ])('refuses %s, naming where', (_name, document, pointer) => {
+    expect(refusal(document).pointer).toBe(pointer);
+  });
+
+  it('skips, with a warning naming it, what the validator cannot parse, and warns of callbacks', () => {
+    const model = readDocument(
+      doc({
+        '/m/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } }], responses: ok } },
+        '/c': { post: { callbacks: { done: {} }, responses: ok } },
+      }),
+    );
+    expect(model.operations.map((op) => op.key)).toEqual(['postC']);
+    expect(model.warnings).toEqual([
+      { pointer: '#/paths/~1m~1{id}/get/parameters/0', message: 'style matrix in a path is not parsed by the validator; operation "getMById" is not served' },
+      { pointer: '#/paths/~1c/post/callbacks', message: 'callbacks are requests this server would send; no code is generated for them' },
+    ]);
+  });
+
+  it('types a webhook by its first request (in the order get, put, post, …), and warns of another method under its name', () => {
+    const model = readDocument(doc({}, { webhooks: { tick: { post: { responses: ok }, put: { responses: ok } } } }));
+    expect(model.webhooks.map((hook) => `${hook.method} ${hook.name}`)).toEqual(['put tick']);
+    expect(model.warnings).toEqual([{ pointer: '#/webhooks/tick/post', message: 'webhook "tick" is typed by its put request; this one is not generated' }]);
+  });
+
+  it('lists webhooks apart from the routes', () => {
+    const model = readDocument(doc({}, { webhooks: { newPet: { post: { requestBody: { content: { 'application/json': {} } }, responses: ok } } } }));
+    expect(model.operations).toEqual([]);
+    expect(model.webhooks).toEqual([{ name: 'newPet', method: 'post', pointer: '#/webhooks/newPet/post', typeRef: 'webhooks["newPet"]["post"]', requestContentTypes: ['application/json'] }]);
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * `npm run serve -- --input FILE [--port N] [--handlers DIR] [--under-servers]`: an instant
+ * contract server. It generates FILE into a temporary folder, scaffolds a stub for each operation
+ * (the document's example of its first success answer, or 501), and serves them behind the same
+ * request and response validation as the service's, so a document can be tried with curl or a
+ * client before a handler exists. With --handlers, the stubs live in DIR: stubs that exist there
+ * are served as they are (edit them to answer something else), missing ones are added.
+ *
+ * The paths are served as the document writes them (`/museum-hours`), as mock servers do; with
+ * --under-servers, under the path of each of the document's servers, as a generated project's
+ * server mounts them. A documented path asked for under the other base is answered with a 404
+ * that says where it is served.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Server } from 'node:http';
+import type { Express, IRouter, RequestHandler } from 'express';
+import { createContractApp, type ContractRoute, type ContractSecurityScheme } from '../../server/toolkit/contract-server.js';
+import { createHttpServer } from '../../server/toolkit/http-server.js';
+import type { Mounts } from '../../server/toolkit/misdirected.js';
+import { BundleError } from './codegen/bundle.js';
+import { GeneratorError } from './codegen/operations.js';
+import { scaffoldHandlers } from './codegen/scaffold.js';
+import { generate, TOOLKIT_RUNTIME } from './generate.js';
+import { curlCommand, firstRequest, type FirstRequest } from './serve/first-request.js';
+import { parseFlags, runAsMain } from './cli.js';
+import { lintDocument, lintReport } from './lint/lint-document.js';
+
+export const USAGE = `Usage: npm run serve -- --input FILE [--port N] [--handlers DIR] [--under-servers]
+
+  --input FILE     the OpenAPI 3.1 document to serve, YAML or JSON
+  --port N         the port (default 4010; 0 picks a free one)
+  --handlers DIR   keep the stubs in DIR (missing ones are added, existing ones served as they are)
+  --under-servers  serve the paths under the path of each of the document's servers (as a
+                   generated server does), not as the document writes them
+  --help           show this text`;
+
+/** What the generated server.ts gives the contract server. */
+interface GeneratedServer {
+  readonly routeList: readonly ContractRoute[];
+  readonly securitySchemes: Readonly<Record<string, ContractSecurityScheme>>;
+  readonly mountOperations: (router: IRouter, handlers: unknown, invoke: unknown, before: (route: ContractRoute) => readonly RequestHandler[]) => void;
+}
+
+export interface ServeOptions {
+  readonly input: string;
+  readonly port: number;
+  readonly handlersDir?: string;
+  /** Mount the paths under the path of each of the document's servers, not as the document writes them. */
+  readonly underServers?: boolean;
+  readonly log: (line: string) => void;
+}
+
+export interface Serving {
+  readonly url: string;
+  readonly operations: number;
+  /** The URL of each base path the operations are mounted under (`url` itself for the paths as written). */
+  readonly bases: readonly string[];
+  /** A request to try first, as a curl command; undefined when the document has no operation. */
+  readonly example: string | undefined;
+  close(): Promise<void>;
+}
+
+interface Prepared {
+  readonly app: Express;
+  readonly operations: number;
+  /** The base paths the operations are mounted under. */
+  readonly mountedUnder: readonly string[];
+  /** The request to try first, under the first base. */
+  readonly example: FirstRequest | undefined;
+}
+
+/** What a 404 says of a documented path asked for under the other base; undefined when the document's servers have no path. */
+function mountsOf(serverBases: readonly string[], underServers: boolean): Mounts | undefined {
+  if (serverBases.every((base) => base === '')) return undefined;
+  const under = serverBases.filter((base) => base !== '').join(' and ');
+  return underServers
+    ? { mountedUnder: serverBases, serverBases, note: `this server mounts the paths under the path of the document's servers (serve without --under-servers mounts them as the document writes them)` }
+    : { mountedUnder: [''], serverBases, note: `this server mounts the paths as the document writes them (serve --under-servers mounts them under ${under})` };
+}
+
+/** Generates and scaffolds `input` into `work`, and builds the contract server of it. */
+async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
+  // The generated TypeScript is loaded as ES modules, as the project's own is.
+  await writeFile(path.join(work, 'package.json'), '{ "type": "module" }\n');
+  const out = path.join(work, 'out');
+  const handlersDir = options.handlersDir ?? path.join(work, 'handlers');
+  const underServers = options.underServers === true;
+  // The output imports the runtime this server is built from.
+  const generation = await generate(options.input, out, process.cwd(), { runtime: TOOLKIT_RUNTIME, pathsAsWritten: !underServers });
+  for (const warning of generation.warnings) options.log(`warning: ${warning.pointer}: ${warning.message}`);
+  await mkdir(out, { recursive: true });
+  for (const file of generation.files) await writeFile(path.resolve(file.path), file.content);
+  await scaffoldHandlers(generation, handlersDir, out);
+
+  const server = (await import(pathToFileURL(path.join(out, 'server.ts')).href)) as GeneratedServer;
+  const { handlers } = (await import(pathToFileURL(path.join(handlersDir, 'index.ts')).href)) as { handlers: unknown };
+  const { serverBases } = generation.model;
+  const mounts = mountsOf(serverBases, underServers);
+  const app = createContractApp({
+    apiSpec: path.join(out, 'openapi.json'),
+    routeList: server.routeList,
+    securitySchemes: server.securitySchemes,
+    mountOperations: server.mountOperations as never,
+    handlers,
+    validateResponses: true,
+    log: options.log,
+    ...(mounts === undefined ? {} : { mounts }),
+  });
+  return { app, operations: server.routeList.length, mountedUnder: underServers ? serverBases : [''], example: firstRequest(generation) };
+}
+
+/** Generates, scaffolds and serves `input`; resolves once the server listens. */
+export async function serve(options: ServeOptions): Promise<Serving> {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'contract-server-'));
+  let listening: Server;
+  let prepared: Prepared;
+  try {
+    prepared = await prepare(options, work);
+    const { app } = prepared;
+    listening = await new Promise<Server>((resolve, reject) => {
+      const http = createHttpServer(app);
+      http.once('error', reject);
+      http.listen(options.port, '127.0.0.1', () => resolve(http));
+    });
+  } catch (error) {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  }
+  const address = listening.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const url = `http://127.0.0.1:${port}`;
+  const { example, mountedUnder } = prepared;
+  return {
+    url,
+    operations: prepared.operations,
+    bases: mountedUnder.map((base) => `${url}${base}`),
+    example: example === undefined ? undefined : curlCommand(`${url}${mountedUnder[0] ?? ''}`, example),
+    async close() {
+      listening.closeAllConnections();
+      await new Promise<void>((resolve) => listening.close(() => resolve()));
+      await rm(work, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What serve prints once it listens: where, and a request to try. */
+export function servingLines(input: string, serving: Serving): string[] {
+  const lines = [`serving ${input} (${serving.operations} operations) at ${serving.bases.join(' and ')}`];
+  if (serving.example !== undefined) lines.push(`  try: ${serving.example}`);
+  return [...lines, '  Ctrl-C stops'];
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const values = parseFlags(
+    argv,
+    { input: { type: 'string' }, port: { type: 'string' }, handlers: { type: 'string' }, 'under-servers': { type: 'boolean' }, help: { type: 'boolean' } },
+    USAGE,
+  );
+  if (typeof values === 'number') return values;
+  const port = Number(values.port ?? 4010);
+  if (values.input === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`${values.input === undefined ? '--input is required' : '--port must be a whole number from 0 to 65535'}\n\n${USAGE}`);
+    return 2;
+  }
+  // Paths on the command line are read from where it was typed (npm runs scripts at the root).
+  const here = process.env['INIT_CWD'] ?? process.cwd();
+  process.chdir(here);
+  // The toolkit's lint rules, printed before the server's address; they stop nothing.
+  const linting = lintDocument(values.input, here).catch((error: unknown) => error);
+  try {
+    const serving = await serve({
+      input: path.resolve(values.input),
+      port,
+      ...(values.handlers === undefined ? {} : { handlersDir: path.resolve(values.handlers) }),
+      underServers: values['under-servers'] === true,
+      log: (line) => console.error(line),
+    });
+    for (const line of lintReport(values.input, await linting)) console.error(line);
+    for (const line of servingLines(values.input, serving)) console.log(line);
+    const stop = (): void => {
+      void serving.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return -1;
+  } catch (error) {
+    if (error instanceof GeneratorError || error instanceof BundleError) {
+      console.error(`cannot serve: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+runAsMain(import.meta.url, main);

@@ -1,0 +1,74 @@
+// The toolkit's lint rules on their own (scripts/toolkit/lint/contract-first.yaml), as a new
+// project and `generate`, `serve` and `new-api` run them: public documents we never wrote give no
+// error (a project made from one passes `npm run lint`), and each of the toolkit's rules fires on
+// its fixture with its own words, at its own severity.
+import path from 'node:path';
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
+import { lintDocument, type LintFinding } from '../../scripts/toolkit/lint/lint-document.js';
+
+const PUBLIC = path.join(PROJECT_ROOT, 'test/fixtures/third-party');
+const FIXTURES = path.join(PROJECT_ROOT, 'test/fixtures/lint');
+
+/** The fixtures' one server is on localhost, which Redocly's no-server-example.com warns of. */
+const ofInterest = (findings: readonly LintFinding[]) => findings.filter((finding) => finding.ruleId !== 'no-server-example.com');
+const brief = (findings: readonly LintFinding[]) => ofInterest(findings).map(({ severity, ruleId, line, message }) => ({ severity, ruleId, line, message }));
+
+describe("the toolkit's lint rules", () => {
+  it.each(readdirSync(PUBLIC).filter((name) => name.endsWith('.yaml')))('give no error on the public document %s', async (name) => {
+    const findings = await lintDocument(path.join(PUBLIC, name), PROJECT_ROOT);
+    expect(findings.filter((finding) => finding.severity === 'error')).toEqual([]);
+  });
+
+  it('say what the server answers that a document does not declare, as warnings with a fix any document can follow', async () => {
+    const input = await lintDocument(path.join(FIXTURES, 'operation-400-for-input/openapi.yaml'), PROJECT_ROOT);
+    expect(brief(input)).toEqual([
+      {
+        severity: 'warning',
+        ruleId: 'contract-first/operation-400-for-input',
+        line: 33,
+        message:
+          'Operation getWidget takes input (parameters or a request body) but declares no 400 response, which the server answers to a ' +
+          "request off the contract: add a `'400'` response with the document's error body",
+      },
+    ]);
+    const secured = await lintDocument(path.join(FIXTURES, 'operation-401-when-secured/openapi.yaml'), PROJECT_ROOT);
+    expect(brief(secured)).toEqual([
+      {
+        severity: 'warning',
+        ruleId: 'contract-first/operation-401-when-secured',
+        line: 34,
+        message:
+          'Operation getWidget is secured (oauth2) but declares no 401 response, which the server answers to a request without valid ' +
+          "credentials: add a `'401'` response with the document's error body",
+      },
+    ]);
+  });
+
+  it('warn of a security scheme that is not defined, and of a file nothing references', async () => {
+    const scheme = await lintDocument(path.join(FIXTURES, 'security-scheme-defined/openapi.yaml'), PROJECT_ROOT);
+    expect(brief(scheme)).toEqual([
+      {
+        severity: 'warning',
+        ruleId: 'contract-first/security-scheme-defined',
+        line: 27,
+        message: 'The security requirement names "apiKey", which components.securitySchemes does not define: define it there, or correct the name.',
+      },
+    ]);
+    const files = await lintDocument(path.join(FIXTURES, 'file-referenced/openapi.yaml'), PROJECT_ROOT);
+    expect(ofInterest(files).map((finding) => [finding.severity, finding.ruleId])).toEqual([
+      ['warning', 'contract-first/file-referenced'],
+      ['warning', 'contract-first/file-referenced'],
+    ]);
+  });
+
+  it('refuse, as an error, an allOf member closed against the rest of its composition', async () => {
+    const findings = await lintDocument(path.join(FIXTURES, 'closed-allof-member/openapi.yaml'), PROJECT_ROOT);
+    expect(findings.filter((finding) => finding.severity === 'error').map((finding) => [finding.ruleId, finding.pointer])).toEqual([
+      ['contract-first/closed-allof-member', '#/components/schemas/Widget/allOf/0'],
+    ]);
+    // Its consequence, the document's own example failing, is a warning of Redocly's.
+    expect(ofInterest(findings).filter((finding) => finding.severity === 'warning').map((finding) => finding.ruleId)).toEqual(['no-invalid-media-type-examples']);
+  });
+});

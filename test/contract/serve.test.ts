@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
+import { serve, servingLines, type Serving } from '../../scripts/toolkit/serve.js';
+
+/**
+ * `npm run serve` on a document whose server has a path (Redocly's museum, test/fixtures/third-party/):
+ * by default the paths are served as the document writes them, with --under-servers under the
+ * server's path, and a documented path asked for under the other base is answered with a 404 that
+ * says where it is served.
+ */
+const MUSEUM = path.join(PROJECT_ROOT, 'test/fixtures/third-party/redocly-museum.yaml');
+const BASE = '/_mock/docs/openapi/museum-api';
+// The museum's operations ask for HTTP Basic credentials, which the contract server only checks are there.
+const credentials = { Authorization: `Basic ${Buffer.from('user:password').toString('base64')}` };
+
+async function get(serving: Serving, target: string): Promise<{ status: number; body: { message?: string } }> {
+  const response = await fetch(`${serving.url}${target}`, { headers: credentials });
+  return { status: response.status, body: (await response.json()) as { message?: string } };
+}
+
+describe('npm run serve, by default', () => {
+  let serving: Serving;
+  beforeAll(async () => {
+    serving = await serve({ input: MUSEUM, port: 0, log: () => undefined });
+  }, 60_000);
+  afterAll(async () => {
+    await serving.close();
+  });
+
+  it('serves the paths as the document writes them', async () => {
+    expect((await get(serving, '/museum-hours')).status).toBe(200);
+  });
+
+  it('answers a documented path under the server’s path with a 404 that says where it is served', async () => {
+    expect(await get(serving, `${BASE}/museum-hours`)).toEqual({
+      status: 404,
+      body: {
+        message: `GET /museum-hours is served at /museum-hours: this server mounts the paths as the document writes them (serve --under-servers mounts them under ${BASE})`,
+      },
+    });
+    const ticket = await get(serving, `${BASE}/tickets/a1b2/qr`);
+    expect([ticket.status, ticket.body.message]).toEqual([404, expect.stringMatching(/^GET \/tickets\/\{ticketId\}\/qr is served at \/tickets\/a1b2\/qr: /)]);
+  });
+
+  it('answers a path the document does not have with a plain 404', async () => {
+    for (const target of ['/nothing', `${BASE}/nothing`]) {
+      const answer = await get(serving, target);
+      expect([answer.status, answer.body.message]).toEqual([404, expect.not.stringContaining('served at')]);
+    }
+  });
+
+  it('prints where it serves, and a request to try', () => {
+    expect(servingLines('redocly-museum.yaml', serving)).toEqual([
+      `serving redocly-museum.yaml (8 operations) at ${serving.url}`,
+      `  try: curl -u user:password ${serving.url}/museum-hours`,
+      '  Ctrl-C stops',
+    ]);
+  });
+});
+
+describe('npm run serve --under-servers', () => {
+  let serving: Serving;
+  beforeAll(async () => {
+    serving = await serve({ input: MUSEUM, port: 0, underServers: true, log: () => undefined });
+  }, 60_000);
+  afterAll(async () => {
+    await serving.close();
+  });
+
+  it('serves the paths under the server’s path, as a generated server does', async () => {
+    expect((await get(serving, `${BASE}/museum-hours`)).status).toBe(200);
+  });
+
+  it('answers a documented path without the server’s path with a 404 that says where it is served', async () => {
+    expect(await get(serving, '/museum-hours')).toEqual({
+      status: 404,
+      body: {
+        message: `GET /museum-hours is served at ${BASE}/museum-hours: this server mounts the paths under the path of the document's servers (serve without --under-servers mounts them as the document writes them)`,
+      },
+    });
+  });
+
+  it('prints each base it serves under, from the command line', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts/toolkit/serve.ts'), '--input', MUSEUM, '--port', '0', '--under-servers'], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, INIT_CWD: PROJECT_ROOT },
+    });
+    let stdout = '';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.includes('Ctrl-C stops')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${String(code)}: ${stdout}`)));
+      });
+    } finally {
+      child.kill();
+    }
+    const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? '';
+    expect(stdout).toBe(
+      [`serving ${MUSEUM} (8 operations) at ${url}${BASE}`, `  try: curl -u user:password ${url}${BASE}/museum-hours`, '  Ctrl-C stops', ''].join('\n'),
+    );
+  }, 60_000);
+});
