@@ -1,0 +1,262 @@
+/**
+ * The files a new project is given once, and then owns: the template beside this file (copied as
+ * it is; `_gitignore` becomes `.gitignore`, `_ci/` becomes `.ci/`), and those written for its
+ * document: package.json, redocly.yaml, README.md, server/security.ts and test/credentials.ts.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SecuritySchemeInfo } from '../codegen/operations.js';
+
+const TEMPLATE = fileURLToPath(new URL('./template/', import.meta.url));
+
+export interface ProjectFile {
+  /** Relative to the project root, with forward slashes. */
+  readonly path: string;
+  readonly content: string;
+  /** An executable script (.ci/run). */
+  readonly executable?: boolean;
+}
+
+export interface ProjectFacts {
+  /** The npm package name, also the API's name in redocly.yaml. */
+  readonly name: string;
+  /** The document's info.title. */
+  readonly title: string;
+  /** The document's root, relative to the project root (`openapi/openapi.yaml`). */
+  readonly document: string;
+  readonly securitySchemes: Readonly<Record<string, SecuritySchemeInfo>>;
+  /** The operations, for the README: method, path and operationId. */
+  readonly operations: ReadonlyArray<{ readonly method: string; readonly path: string; readonly key: string }>;
+  readonly dependencies: Readonly<Record<string, string>>;
+  readonly devDependencies: Readonly<Record<string, string>>;
+  readonly engines: Readonly<Record<string, string>>;
+}
+
+const slashed = (file: string): string => file.split(path.sep).join('/');
+const targetOf = (file: string): string => file.replace(/^_gitignore$/, '.gitignore').replace(/^_ci\//, '.ci/');
+
+/** The template's files, as they are. */
+function templateFiles(): ProjectFile[] {
+  return readdirSync(TEMPLATE, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => slashed(path.relative(TEMPLATE, path.join(entry.parentPath, entry.name))))
+    .sort()
+    .map((file) => ({ path: targetOf(file), content: readFileSync(path.join(TEMPLATE, file), 'utf8'), ...(file.startsWith('_ci/') ? { executable: true } : {}) }));
+}
+
+/** An npm package name from a title: `Redocly Museum API` → `redocly-museum-api`. */
+export function packageNameOf(title: string): string {
+  const name = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return name === '' ? 'api' : name;
+}
+
+function packageJson(facts: ProjectFacts): string {
+  const manifest = {
+    name: facts.name,
+    version: '0.1.0',
+    private: true,
+    description: `${facts.title}: a contract-first server of ${facts.document}`,
+    type: 'module',
+    engines: facts.engines,
+    scripts: {
+      postinstall: 'patch-package --error-on-fail',
+      lint: 'redocly lint --max-problems 1000 --format stylish',
+      generate: 'tsx scripts/toolkit/generate.ts',
+      dev: 'tsx scripts/toolkit/dev.ts',
+      serve: 'tsx scripts/toolkit/serve.ts',
+      typecheck: 'tsc --noEmit',
+      test: 'npm run lint && npm run generate -- --check && npm run diff:api && npm run typecheck && vitest run',
+      start: 'tsx server/main.ts',
+      'diff:api': 'tsx scripts/toolkit/diff-api.ts',
+      'release:api': 'tsx scripts/toolkit/release-api.ts',
+      docs: 'tsx scripts/toolkit/docs.ts',
+      'docs:check': 'tsx scripts/toolkit/docs-check.ts',
+      'new-api': 'tsx scripts/toolkit/new-api.ts',
+    },
+    dependencies: facts.dependencies,
+    devDependencies: facts.devDependencies,
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+function redoclyYaml(facts: ProjectFacts): string {
+  return `# The project's configuration, read by Redocly and by every command of the toolkit
+# (scripts/toolkit/config.ts says what each key means).
+#
+# apis: the document, where generate writes its files (beside \`output\`), the reference page,
+# and the folder of handler stubs generate adds to when the document gains an operation.
+apis:
+  ${facts.name}:
+    root: ${facts.document}
+    output: generated/openapi.json
+    x-docs: generated/docs/index.html
+    x-handlers: server/handlers
+
+# The rules every contract-first API keeps: errors for what leaves the served API wrong, warnings
+# for slips and for answers the document should declare. Add your own conventions below (Redocly's
+# built-in and configurable rules, https://redocly.com/docs/cli/rules), or raise a warning to an
+# error.
+extends:
+  - ./scripts/toolkit/lint/contract-first.yaml
+`;
+}
+
+/** What a verifier of a scheme receives, in words, for the comment above it. */
+function credentialWords(scheme: SecuritySchemeInfo): string {
+  switch (scheme.type) {
+    case 'apiKey':
+      return `an API key, \`{ key }\`, from the ${scheme.in ?? '?'} ${scheme.name ?? '?'}`;
+    case 'http':
+      return (scheme.scheme ?? '').toLowerCase() === 'basic'
+        ? 'HTTP Basic credentials, `{ username, password }`'
+        : `the ${scheme.scheme ?? ''} token of the Authorization header, \`{ token }\``;
+    case 'oauth2':
+    case 'openIdConnect':
+      return `an OAuth 2.0 bearer token, \`{ token }\`; \`context.scopes\` lists the scopes the operation asks`;
+    case 'mutualTLS':
+      return 'the verified client certificate, `{ certificate }`';
+    default:
+      return 'a credential of a kind the toolkit does not read';
+  }
+}
+
+function securityTs(facts: ProjectFacts): string {
+  const names = Object.keys(facts.securitySchemes);
+  const entries = names.map((name) => {
+    const scheme = facts.securitySchemes[name] as SecuritySchemeInfo;
+    return `  // ${name}: ${credentialWords(scheme)}.\n  ${JSON.stringify(name)}: notConfigured,`;
+  });
+  return `import type { securitySchemes } from '../generated/server.js';
+import { notConfigured, type Verifiers } from './toolkit/security.js';
+
+/**
+ * One verifier per security scheme of the document: a function that says whether the credential a
+ * request carries is good for the operation. Until a scheme's verifier is written it stays
+ * \`notConfigured\`, and every operation that needs that scheme is refused with 401: none is
+ * served open. A scheme the document adds does not compile until it is here.
+ *
+ * A verifier returns true to let the request through, false to answer 401, and may throw an error
+ * with \`status: 403\` for a credential that is good but lacks what the operation needs. An example:
+ *
+ *   api_key: async ({ key }) => key === process.env['API_KEY'],
+ */
+export const verifiers: Verifiers<typeof securitySchemes> = {
+${entries.join('\n')}
+};
+`;
+}
+
+function credentialsTs(facts: ProjectFacts): string {
+  return `import type { TestCredentials } from '../scripts/toolkit/testing/contract-cases.js';
+import type { securitySchemes } from '../generated/server.js';
+
+/**
+ * What the contract tests (test/contract.test.ts) send for each security scheme whose verifier
+ * server/security.ts has: an operation that needs a scheme without one here is refused (401), and
+ * the tests check that it is. Once a verifier is written, give the tests a credential it accepts:
+ *
+ *   api_key: { header: { 'X-API-Key': 'a key the verifier accepts' } },
+ *   bearer: { header: { Authorization: 'Bearer …' } },
+ */
+export const credentials: TestCredentials<typeof securitySchemes> = {${Object.keys(facts.securitySchemes).length === 0 ? '' : '\n'}${Object.keys(
+    facts.securitySchemes,
+  )
+    .map((name) => `  // ${JSON.stringify(name)}: { header: { … } },\n`)
+    .join('')}};
+`;
+}
+
+function readme(facts: ProjectFacts): string {
+  const rows = facts.operations.map((op) => `| \`${op.method.toUpperCase()} ${op.path}\` | \`${op.key}\` |`).join('\n');
+  const schemes = Object.keys(facts.securitySchemes);
+  return `# ${facts.title}
+
+A contract-first server of one OpenAPI 3.1 document, [\`${facts.document}\`](${facts.document}): the
+document is the single source of truth, and everything else follows from it.
+
+## Start
+
+\`\`\`sh
+npm ci          # install; applies patches/ to express-openapi-validator
+npm test        # lint the document, check generated/ is fresh, diff against the last release, type-check, test
+npm start       # serve it at http://localhost:3000 (PORT to change)
+\`\`\`
+
+Until you write them, the handlers answer the document's own examples, or 501 where it gives none;
+operations that need credentials answer 401 until their verifier is written (below).
+
+## Where things are
+
+| path | what it is | yours? |
+|---|---|---|
+| \`${facts.document}\` | the document | yes: start every change here |
+| \`redocly.yaml\` | the documents, where their output goes, and the lint rules | yes |
+| \`generated/\` | types, route table and bundled document, written by \`npm run generate\` | never edit |
+| \`server/handlers/\` | one handler per operation, named after its operationId | yes |
+| \`server/security.ts\` | one verifier per security scheme | yes |
+| \`server/app.ts\`, \`server/main.ts\` | the server, and what \`npm start\` runs | yes |
+| \`client/index.ts\` | a typed client of the API (openapi-fetch) | yes |
+| \`test/\` | contract tests built from the document's examples; your own tests | yes |
+| \`server/toolkit/\`, \`scripts/toolkit/\`, \`patches/\` | the toolkit: runtime, commands, library fixes | updated by the toolkit |
+
+## Changing the API
+
+1. Edit \`${facts.document}\`.
+2. \`npm run generate\`: lints it (the toolkit's rules), rewrites \`generated/\`, and adds a stub in
+   \`server/handlers/\` for each new operation. The compiler then asks for it in
+   \`server/handlers/index.ts\`.
+3. \`npm run typecheck\`: every handler that no longer matches the document is an error that names
+   the operation and the statuses it declares.
+4. \`npm test\`. Every test runs with response validation on: a handler that answers off the
+   contract fails.
+5. \`npm run diff:api\` tells what clients would see change, and fails on a breaking change;
+   \`npm run release:api\` keeps the released document in \`openapi/released/\`.
+
+\`npm run dev\` does steps 2 and 3 and restarts the server on every save, and serves the reference at
+http://localhost:3000/docs. \`npm run docs\` writes it to \`generated/docs/index.html\`.
+
+## Operations
+
+| operation | handler |
+|---|---|
+${rows}
+
+## Security
+
+${
+  schemes.length === 0
+    ? 'The document declares no security scheme.'
+    : `Each scheme of the document (${schemes.map((name) => `\`${name}\``).join(', ')}) has a verifier in \`server/security.ts\`,
+\`notConfigured\` until you write it: operations that need it are refused with 401, never served
+open. Give the contract tests a credential your verifier accepts in \`test/credentials.ts\`.`
+}
+
+## The toolkit
+
+\`server/toolkit/\`, \`scripts/toolkit/\` and \`patches/\` are copies of the toolkit's files, recorded
+in \`scripts/toolkit/installed.json\`. They are files in this project rather than a package, because
+the fixes in \`patches/\` must be applied by the project that installs express-openapi-validator
+(patch-package patches only its own project), and because a reviewer can read every line the
+server runs. A newer toolkit updates them: from its checkout, \`npm run new-api -- --update
+/path/to/this/project\` prints what it changes and leaves alone any file you edited (\`--force\`
+replaces those too, \`--dry-run\` only prints).
+`;
+}
+
+/** Every file the project owns from the start, for its document. */
+export function projectFiles(facts: ProjectFacts): ProjectFile[] {
+  return [
+    ...templateFiles(),
+    { path: 'package.json', content: packageJson(facts) },
+    { path: 'redocly.yaml', content: redoclyYaml(facts) },
+    { path: 'README.md', content: readme(facts) },
+    { path: 'server/security.ts', content: securityTs(facts) },
+    { path: 'test/credentials.ts', content: credentialsTs(facts) },
+  ];
+}

@@ -1,0 +1,106 @@
+/**
+ * What the tests of `npm run new-api` do with each document: make a project of it, install it,
+ * run its tests as made (verifiers not written: secured operations refused), then write verifiers
+ * that accept any credential, give its tests credentials, and run them again, then start it and
+ * send each operation with a documented example a request made of the document's examples: it
+ * answers the example, and the same request with a parameter the operation does not declare gets
+ * 400 before its handler runs.
+ */
+import { expect } from 'vitest';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { OpenApiDocument } from '../../scripts/toolkit/codegen/bundle.js';
+import { successAnswer } from '../../scripts/toolkit/codegen/examples.js';
+import { generate } from '../../scripts/toolkit/generate.js';
+import { presentCredentials, sampleRequest } from '../../scripts/toolkit/testing/sample-request.js';
+import { createProject, startProject, type Project } from './project.js';
+
+/** server/security.ts with a verifier that accepts any credential, for every scheme. */
+function acceptingVerifiers(schemes: readonly string[]): string {
+  return `import type { securitySchemes } from '../generated/server.js';
+import type { Verifiers } from './toolkit/security.js';
+
+export const verifiers: Verifiers<typeof securitySchemes> = {
+${schemes.map((name) => `  ${JSON.stringify(name)}: async () => true,`).join('\n')}
+};
+`;
+}
+
+function testCredentials(parts: Readonly<Record<string, unknown>>): string {
+  return `import type { TestCredentials } from '../scripts/toolkit/testing/contract-cases.js';
+import type { securitySchemes } from '../generated/server.js';
+
+export const credentials: TestCredentials<typeof securitySchemes> = ${JSON.stringify(parts, null, 2)};
+`;
+}
+
+export interface DocumentRun {
+  readonly project: Project;
+  /** The operations that answered their documented example through `npm start`. */
+  readonly answered: readonly string[];
+}
+
+/** The whole story for one document; `install` is `npm ci`'s extra flags. */
+export async function exerciseDocument(input: string, name: string, install: readonly string[]): Promise<DocumentRun> {
+  const project = await createProject(input, name);
+  const installed = await project.npm(['ci', '--no-audit', '--no-fund', ...install]);
+  expect(installed.code, installed.output).toBe(0);
+  // Every patch of the project's patches/ applied to the validator it installed.
+  const patches = (await readdir(path.join(project.root, 'patches'))).filter((file) => file.endsWith('.patch'));
+  expect(patches.length).toBeGreaterThan(0);
+  for (const patch of patches) {
+    const [, name = ''] = /\+\d+\+(.+)\.patch$/.exec(patch) ?? [];
+    expect(installed.output).toMatch(new RegExp(`\\(\\d+ ${name}\\) ✔`));
+  }
+
+  const tested = await project.npm(['test']);
+  expect(tested.code, tested.output).toBe(0);
+
+  // The project's own copy of the document, as its server serves it.
+  const { model, document, rejectedExamples } = await generate(await firstDocument(project), 'generated', project.root);
+  const schemes = Object.keys(model.securitySchemes);
+  const credentials = Object.fromEntries(
+    schemes.flatMap((scheme) => {
+      const parts = presentCredentials({ [scheme]: [] }, model.securitySchemes)?.[scheme];
+      return parts === undefined ? [] : [[scheme, parts]];
+    }),
+  );
+  await project.write('server/security.ts', acceptingVerifiers(schemes));
+  await project.write('test/credentials.ts', testCredentials(credentials));
+  const verified = await project.npm(['run', 'typecheck']);
+  expect(verified.code, verified.output).toBe(0);
+  const again = await project.npm(['exec', '--', 'vitest', 'run']);
+  expect(again.code, again.output).toBe(0);
+
+  const server = await startProject(project);
+  const answered: string[] = [];
+  try {
+    const base = model.serverBases[0] ?? '';
+    for (const operation of model.operations) {
+      const example = successAnswer(document as OpenApiDocument, operation.path, operation.method, rejectedExamples);
+      const chosen = operation.security.find((requirement) => Object.keys(requirement).every((scheme) => credentials[scheme] !== undefined));
+      const sample = chosen === undefined && operation.security.length > 0 ? undefined : sampleRequest(document, operation, Object.fromEntries(Object.keys(chosen ?? {}).map((scheme) => [scheme, credentials[scheme] ?? {}])), rejectedExamples);
+      if (example === undefined || !example.hasValue || sample === undefined) continue;
+      const send = (target: string) =>
+        fetch(`${server.baseUrl}${base}${target}`, { method: sample.method, headers: sample.headers, ...(sample.body === undefined ? {} : { body: sample.body }) });
+      const answer = await send(sample.target);
+      const text = await answer.text();
+      expect([operation.key, answer.status], text).toEqual([operation.key, example.status]);
+      if (example.contentType !== undefined && /json/i.test(example.contentType)) expect(JSON.parse(text), operation.key).toEqual(example.value);
+      const invalid = await send(`${sample.target}${sample.target.includes('?') ? '&' : '?'}not_a_parameter_of_the_operation=1`);
+      expect([operation.key, invalid.status], await invalid.text()).toEqual([operation.key, 400]);
+      answered.push(operation.key);
+    }
+  } finally {
+    await server.stop();
+  }
+  return { project, answered };
+}
+
+/** The root of the project's document, as its redocly.yaml names it. */
+async function firstDocument(project: Project): Promise<string> {
+  const config = await readFile(path.join(project.root, 'redocly.yaml'), 'utf8');
+  const root = /^\s+root: (.+)$/m.exec(config)?.[1];
+  if (root === undefined) throw new Error('the project names no document');
+  return root.trim();
+}
