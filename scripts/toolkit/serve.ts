@@ -23,14 +23,17 @@ import type { Mounts } from '../../server/toolkit/misdirected.js';
 import { BundleError } from './codegen/bundle.js';
 import { GeneratorError } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
-import { generate, TOOLKIT_RUNTIME } from './generate.js';
+import { CONFIG_FILE, ConfigError, readProjectConfig } from './config.js';
+import { generate, PROJECT_ROOT, TOOLKIT_RUNTIME } from './generate.js';
 import { curlCommand, firstRequest, type FirstRequest } from './serve/first-request.js';
 import { parseFlags, runAsMain } from './cli.js';
 import { lintDocument, lintReport } from './lint/lint-document.js';
 
-export const USAGE = `Usage: npm run serve -- --input FILE [--port N] [--handlers DIR] [--under-servers]
+export const USAGE = `Usage: npm run serve -- [--input FILE | --api NAME] [--port N] [--handlers DIR] [--under-servers]
 
   --input FILE     the OpenAPI 3.1 document to serve, YAML or JSON
+  --api NAME       a document of the project, by its name in redocly.yaml's apis: (with neither
+                   --input nor --api: the first of them)
   --port N         the port (default 4010; 0 picks a free one)
   --handlers DIR   keep the stubs in DIR (missing ones are added, existing ones served as they are)
   --under-servers  serve the paths under the path of each of the document's servers (as a
@@ -156,17 +159,33 @@ export function servingLines(input: string, serving: Serving): string[] {
 async function main(argv: readonly string[]): Promise<number> {
   const values = parseFlags(
     argv,
-    { input: { type: 'string' }, port: { type: 'string' }, handlers: { type: 'string' }, 'under-servers': { type: 'boolean' }, help: { type: 'boolean' } },
+    { input: { type: 'string' }, api: { type: 'string' }, port: { type: 'string' }, handlers: { type: 'string' }, 'under-servers': { type: 'boolean' }, help: { type: 'boolean' } },
     USAGE,
   );
   if (typeof values === 'number') return values;
   const port = Number(values.port ?? 4010);
-  if (values.input === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`${values.input === undefined ? '--input is required' : '--port must be a whole number from 0 to 65535'}\n\n${USAGE}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || (values.input !== undefined && values.api !== undefined)) {
+    console.error(`${values.input !== undefined && values.api !== undefined ? '--input and --api name two documents: give one' : '--port must be a whole number from 0 to 65535'}\n\n${USAGE}`);
     return 2;
   }
   // Paths on the command line are read from where it was typed (npm runs scripts at the root).
   const here = process.env['INIT_CWD'] ?? process.cwd();
+  if (values.input === undefined) {
+    // A document of the project: the one --api names, or the first of redocly.yaml's apis:.
+    try {
+      const config = readProjectConfig(PROJECT_ROOT);
+      const api = values.api === undefined ? config.apis[0] : config.apis.find((candidate) => candidate.name === values.api);
+      if (api === undefined) {
+        console.error(`${CONFIG_FILE} has no API named ${values.api ?? ''}: its apis are ${config.apis.map((candidate) => candidate.name).join(', ')}\n\n${USAGE}`);
+        return 2;
+      }
+      values.input = path.relative(here, api.root) || api.root;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(`${error.message}; or name a document with --input FILE\n\n${USAGE}`);
+      return 2;
+    }
+  }
   process.chdir(here);
   // The toolkit's lint rules, printed before the server's address; they stop nothing.
   const linting = lintDocument(values.input, here).catch((error: unknown) => error);

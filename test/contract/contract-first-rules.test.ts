@@ -46,6 +46,15 @@ describe("the toolkit's lint rules", () => {
     ]);
   });
 
+  it("leave alone the requests the server sends, webhooks and callbacks: their answers are the subscriber's", async () => {
+    const sent = [];
+    for (const name of ['readme-webhooks.yaml', 'oai-tictactoe.yaml']) {
+      const findings = await lintDocument(path.join(PUBLIC, name), PROJECT_ROOT);
+      sent.push(...findings.filter((finding) => /^contract-first\/operation-40[01]/.test(finding.ruleId) && /^#\/webhooks\/|\/callbacks\//.test(finding.pointer)));
+    }
+    expect(sent).toEqual([]);
+  });
+
   it('warn of a security scheme that is not defined, and of a file nothing references', async () => {
     const scheme = await lintDocument(path.join(FIXTURES, 'security-scheme-defined/openapi.yaml'), PROJECT_ROOT);
     expect(brief(scheme)).toEqual([

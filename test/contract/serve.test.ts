@@ -105,3 +105,32 @@ describe('npm run serve --under-servers', () => {
     );
   }, 60_000);
 });
+
+describe('npm run serve with no --input', () => {
+  it("serves the project's first document of redocly.yaml, having printed what the toolkit's lint rules find", async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts/toolkit/serve.ts'), '--port', '0'], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, INIT_CWD: PROJECT_ROOT },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.includes('Ctrl-C stops')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${String(code)}: ${stdout}${stderr}`)));
+      });
+      const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? '';
+      expect(stdout).toContain('serving openapi/openapi.yaml (13 operations) at ');
+      expect(stdout).toContain(`  try: curl ${url}/v1/bank`);
+      expect((await fetch(`${url}/v1/bank`)).status).toBe(200);
+      // Its one server is on localhost, which Redocly's minimal ruleset warns of; our own rules turn that off.
+      expect(stderr).toMatch(/^lint: openapi\/openapi\.yaml: 1 warning \(the toolkit's rules/m);
+    } finally {
+      child.kill();
+    }
+  }, 60_000);
+});

@@ -9,8 +9,8 @@ import path from 'node:path';
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const operationName = (operation, ctx) => operation.operationId ?? `${String(ctx.key).toUpperCase()} operation`;
 const withFix = (message, options, fallback) => `${message}: ${options?.fix ?? fallback}`;
-/** A webhook's operation is a request the server sends, not one it answers. */
-const isWebhook = (ctx) => ctx.location.pointer.startsWith('#/webhooks/');
+/** A webhook's or a callback's operation is a request the server sends, not one it answers. */
+const isSentByServer = (ctx) => ctx.location.pointer.startsWith('#/webhooks/') || ctx.location.pointer.includes('/callbacks/');
 
 // ---------------------------------------------------------------------------------------------
 // Answers the toolkit's server gives before a handler runs: the document should declare them.
@@ -23,7 +23,7 @@ function Operation400ForInput(options) {
   return {
     PathItem: {
       Operation(operation, ctx, parents) {
-        if (isWebhook(ctx)) return;
+        if (isSentByServer(ctx)) return;
         const takesInput =
           (operation.parameters ?? []).length > 0 || (parents.PathItem?.parameters ?? []).length > 0 || operation.requestBody !== undefined;
         if (!takesInput || operation.responses?.['400'] !== undefined || operation.responses?.['4XX'] !== undefined) return;
@@ -50,7 +50,7 @@ function Operation401WhenSecured(options) {
       },
     },
     Operation(operation, ctx) {
-      if (isWebhook(ctx)) return;
+      if (isSentByServer(ctx)) return;
       const security = operation.security ?? documentSecurity;
       // `{}` among the alternatives: the credentials are optional.
       if (security.length === 0 || security.some((requirement) => Object.keys(requirement ?? {}).length === 0)) return;
