@@ -1,7 +1,8 @@
 /**
  * `npm run dev`: one process that watches the project's documents, server/ and client/ and, on
  * each save, runs what the change needs, then restarts the server (x-dev's `server`, by default
- * server/main.ts) on the embedded database, keeping its data:
+ * server/main.ts), keeping its data (its working directory's ./.data/, where an embedded database
+ * such as PGlite keeps its files):
  *
  *   a document           lint ‖ bundle → generate (in memory) → typecheck; the output folders are
  *                        written once lint passes, the references rebuilt, and the server
@@ -38,13 +39,13 @@ export const DEBOUNCE_MS = 100;
 export const USAGE = `Usage: npm run dev -- [--port N] [--root DIR] [--data-dir DIR]
 
   Watches the documents of redocly.yaml, server/ and client/; on each save lints, bundles and
-  generates (a document change), type-checks, and restarts the server on the embedded database,
-  keeping its data. Answers the API at http://localhost:PORT and each document's reference at
+  generates (a document change), type-checks, and restarts the server, keeping its data
+  (./.data/). Answers the API at http://localhost:PORT and each document's reference at
   ${DOCS_PATH} or ${DOCS_PATH}/<page>, which reload themselves.
 
   --port N         where it answers (default $PORT, else 3000; 0 picks a free one)
   --root DIR       the project to watch and build (default this repository)
-  --data-dir DIR   the embedded database's folder, what ./.data/ is to npm start (default ROOT/.data)
+  --data-dir DIR   the server's data folder, what ./.data/ is to npm start (default ROOT/.data)
   --help           show this text`;
 
 /** What a build leaves for after its restart, which it would slow down. */
@@ -244,8 +245,8 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
   const shown = relative === '' ? '.' : relative.startsWith('..') ? root : relative;
   const pages = config.apis.map((api) => (path.basename(api.docs, '.html') === 'index' ? DOCS_PATH : `${DOCS_PATH}/${path.basename(api.docs, '.html')}`));
   say(`http://localhost:${front.port} (the API); references at ${pages.map((page) => `http://localhost:${front.port}${page}`).join(', ')}`);
-  say(`watching ${[...new Set(watched)].join(', ')} of ${shown}; the embedded database in ${options.dataDir}`);
-  if (process.env['DATABASE_URL'] !== undefined && process.env['DATABASE_URL'] !== '') say('DATABASE_URL is not used: the dev server runs on the embedded database');
+  say(`watching ${[...new Set(watched)].map((entry) => (entry.includes('.') || entry.endsWith('/') ? entry : `${entry}/`)).join(', ')} of ${shown}; the server's ./.data/ is ${options.dataDir}`);
+  if (process.env['DATABASE_URL'] !== undefined && process.env['DATABASE_URL'] !== '') say('DATABASE_URL is not passed on: the dev server keeps its data in its ./.data/');
   // The first build: everything, as if all had just been saved.
   pending.add('document').add('server');
   for (const index of config.dev.builds.keys()) pending.add(index);

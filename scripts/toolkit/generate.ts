@@ -148,7 +148,7 @@ export async function generateFiles(root: string = PROJECT_ROOT): Promise<Genera
 
 /**
  * The folders only generate writes (the project's output folders), and the entries inside them
- * that belong to something else: another document's output folder (generated/dashboard/ inside
+ * that belong to something else: another document's output folder (generated/admin/ inside
  * generated/) and the folder of a reference page that `npm run docs` writes (generated/docs/).
  */
 function projectOutputs(root: string): { readonly outputs: ReadonlySet<string>; readonly others: ReadonlySet<string> } {

@@ -7,8 +7,8 @@ import {
   type OperationObject,
   type ParameterObject,
   type PathItem,
-  type SecurityRequirement,
 } from './bundle.js';
+import type { RouteDefinition } from '../../../server/toolkit/routes.js';
 import { comparePaths, templateNames, toExpressPath } from './express-path.js';
 import { derivedOperationId, toIdentifier } from './identifiers.js';
 
@@ -37,33 +37,21 @@ export interface Warning {
 
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 
-export interface OperationInfo {
+/**
+ * What the generator knows of an operation: what its route table entry says (routes.ts's
+ * RouteDefinition, the operationId as `key`; an alternative of its `security` that names a scheme
+ * `securitySchemes` lacks is there only when the document gives no other, slips.ts says why), and
+ * what the generator alone needs.
+ */
+export interface OperationInfo extends Omit<RouteDefinition, 'operationId'> {
   /** The operationId, or one derived from method and path when the document gives none. */
   readonly key: string;
   readonly derived: boolean;
   /** A TypeScript identifier for the handler (scaffolded stubs are named after it). */
   readonly identifier: string;
-  readonly method: HttpMethod;
-  /** The path as the document writes it. */
-  readonly path: string;
   readonly pointer: string;
   /** The operation's type in openapi-typescript's output. */
   readonly typeRef: string;
-  /** Where Express serves it: the path under each base path of the document's servers. */
-  readonly expressPaths: readonly string[];
-  readonly tags: readonly string[];
-  /**
-   * Alternatives, each a set of schemes that must all be satisfied; `[]` none, `{}` one that is
-   * optional. An alternative that names a scheme `securitySchemes` lacks can never be met: it is
-   * there only when the document gives no other (slips.ts leaves it out otherwise), so that the
-   * operation refuses every request rather than being open.
-   */
-  readonly security: readonly SecurityRequirement[];
-  readonly parameters: Readonly<Record<ParameterLocation, readonly string[]>>;
-  readonly requestContentTypes: readonly string[];
-  readonly requestBodyRequired: boolean;
-  /** The operation's `x-` fields. */
-  readonly extensions: Readonly<Record<string, unknown>>;
 }
 
 export interface WebhookInfo {

@@ -1,7 +1,7 @@
 /**
- * What `npm run dev` answers at its port: the API reference at /docs (and the dashboard's at
- * /docs/dashboard), which reloads itself when rebuilt (a few lines of script listening to
- * /docs/events, Server-Sent Events), and every
+ * What `npm run dev` answers at its port: the references of the project's documents, at /docs
+ * (the page written to index.html) and /docs/<page> (any other page), each reloading itself when
+ * rebuilt (a few lines of script listening to /docs/events, Server-Sent Events), and every
  * other request forwarded as it came to the server of the moment. While a server starts, requests
  * wait for it, so a restart is never seen as a refused connection.
  */
@@ -20,7 +20,7 @@ export interface FrontOptions {
   /** 0: any free port. */
   readonly port: number;
   readonly target: () => Promise<Target>;
-  /** A reference page as last built (`index`, `dashboard`), or why there is none yet; undefined for no such page. */
+  /** A reference page as last built (`index`, `orders`), or why there is none yet; undefined for no such page. */
   readonly docs: (name: string) => { readonly html: string } | { readonly missing: string } | undefined;
 }
 
@@ -50,7 +50,7 @@ function withoutHopByHop(raw: readonly string[]): string[] {
   return kept;
 }
 
-/** The reference page a path asks for: /docs is the partner API's (index), /docs/NAME another page. */
+/** The reference page a path asks for: /docs is index.html's, /docs/NAME the page NAME.html. */
 function docsPage(pathname: string, docs: FrontOptions['docs']): ReturnType<FrontOptions['docs']> {
   if (pathname === DOCS_PATH || pathname === `${DOCS_PATH}/`) return docs('index');
   const name = pathname.startsWith(`${DOCS_PATH}/`) ? pathname.slice(DOCS_PATH.length + 1).replace(/\/$/, '') : '';

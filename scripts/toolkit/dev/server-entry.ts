@@ -29,14 +29,20 @@ export interface ServerEntryCommand {
 }
 
 /**
- * The runtime packages of the project's package.json (tsx, the loader itself, aside). They are
- * loaded from here, which is the same module for the server when the project shares this
- * repository's node_modules (the repository itself, or a copy that links it); otherwise the
- * server loads its own, and this only cost some memory.
+ * Dependencies that are commands, not libraries the server imports: the loader itself, and the
+ * tool npm runs at install (importing patch-package's main module runs it).
+ */
+const TOOLS = new Set(['tsx', 'patch-package']);
+
+/**
+ * The runtime packages of the project's package.json. They are loaded from here, which is the
+ * same module for the server when the project shares this repository's node_modules (the
+ * repository itself, or a copy that links it); otherwise the server loads its own, and this only
+ * cost some memory.
  */
 async function preload(root: string): Promise<void> {
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-  const names = Object.keys(manifest.dependencies ?? {}).filter((name) => name !== 'tsx');
+  const names = Object.keys(manifest.dependencies ?? {}).filter((name) => !TOOLS.has(name));
   await Promise.allSettled(names.map((name) => import(name)));
 }
 

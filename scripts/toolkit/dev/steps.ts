@@ -81,12 +81,12 @@ export async function writeGenerated(root: string, files: readonly GeneratedFile
 export interface DocsBuilder {
   /** Builds the reference pages again (after the build under way, if one is). */
   request(): void;
-  /** A page as last built, or why there is none; `name` is its file's name without `.html` (`index`, `dashboard`). */
+  /** A page as last built, or why there is none; `name` is its file's name without `.html` (`index`, `orders`). */
   current(name: string): { readonly html: string } | { readonly missing: string } | undefined;
 }
 
 /**
- * `npm run docs` into `<root>/generated/docs/` (index.html, dashboard.html), one build at a time;
+ * `npm run docs` of the root's documents, each into its page (x-docs), one build at a time;
  * a request during a build runs one more build after it, however many came.
  */
 export function createDocsBuilder(root: string, onBuilt: (milliseconds: number) => void, onFailed: (message: string) => void): DocsBuilder {
