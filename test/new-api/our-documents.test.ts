@@ -31,6 +31,15 @@ describe('npm run new-api on our own documents', () => {
   }, 300_000);
 });
 
+describe('npm run new-api on a document of the shapes public APIs use', () => {
+  it('a discriminated oneOf, multipart, server-sent events, an API key in a cookie, a callback and a webhook', async () => {
+    const run = await exerciseDocument(path.join(PROJECT_ROOT, 'test/fixtures/generator/shapes.yaml'), 'shapes', ['--offline']);
+    runs.push(run);
+    // The created pet (JSON, behind the cookie's key) and the event stream (text/event-stream) answer their examples.
+    expect(run.answered).toEqual(['createPet', 'streamEvents']);
+  }, 300_000);
+});
+
 describe('a project made from the Museum document', () => {
   it('refuses a secured operation until its verifier is written, and names the operation when a handler answers off the contract', async () => {
     const project = await createProject(path.join(PROJECT_ROOT, 'test/fixtures/third-party/redocly-museum.yaml'), 'museum');
