@@ -1046,6 +1046,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `InternalError`: the service could not complete the request within its time bound (a database
+         *     statement ran too long, or the data it needed stayed locked by other requests). Nothing was
+         *     done and nothing was stored under the idempotency key: retry after `Retry-After` seconds,
+         *     with the same key for a write request.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1198,6 +1214,11 @@ export interface components {
          * @example "b1946ac92492d2347c6235b4d2611184"
          */
         ETag: string;
+        /**
+         * @description How many seconds to wait before retrying this request.
+         * @example 1
+         */
+        RetryAfter: number;
     };
     pathItems: never;
 }
@@ -1251,6 +1272,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCards: {
@@ -1298,6 +1320,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCard: {
@@ -1339,6 +1362,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["CardNotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setCardLimits: {
@@ -1410,6 +1434,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateCardLimits: {
@@ -1484,6 +1509,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTransfers: {
@@ -1549,6 +1575,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTransfer: {
@@ -1626,6 +1653,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTransfer: {
@@ -1667,6 +1695,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["TransferNotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelTransfer: {
@@ -1740,6 +1769,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInFlight"];
             422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     executeTransfer: {
@@ -1816,6 +1846,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInFlight"];
             422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTransactions: {
@@ -1915,6 +1946,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTransaction: {
@@ -1956,6 +1988,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["TransactionNotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createToken: {
@@ -2057,6 +2090,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

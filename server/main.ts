@@ -6,7 +6,10 @@
  * NODE_ENV (response validation is on unless it is `production`, where the dashboard's session cookie
  * is also `Secure`), WEB_CONCURRENCY (workers, PostgreSQL only), KEPT_READS_MB (8: the read answers
  * each process keeps, http/kept-reads.ts; 0 keeps none), PUBLIC_URL (where clients reach this
- * server, for the addresses it prints and keeps; default http://localhost:PORT).
+ * server, for the addresses it prints and keeps; default http://localhost:PORT),
+ * EMBEDDED_DATABASE (`accept-no-fsync`: lets NODE_ENV=production run on the embedded database,
+ * accepting that a power cut or a kernel crash may lose writes it has answered; see
+ * embeddedDatabaseDurability below).
  */
 import cluster from 'node:cluster';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -21,6 +24,7 @@ import { onboardOrganization, type OnboardingResult } from './onboarding.js';
 import { randomIds, systemClock } from './clock-and-ids.js';
 import { startSettlementWorker } from './settlement-worker.js';
 import { DEFAULT_MAX_CONNECTIONS, openDatabase, type Database } from './store/connection.js';
+import { SERVER_BOUNDS } from './store/bounds.js';
 import { migrateToLatest } from './store/migrate.js';
 import { countOrganizations } from './store/organizations.js';
 import { seedSandboxData } from './sandbox/demo-organization.js';
@@ -39,6 +43,8 @@ interface Config {
   readonly databasePoolSize: number;
   /** Where clients reach this server, when not at http://localhost:PORT (a proxy in front of it). */
   readonly publicUrl: string | undefined;
+  /** What the database survives, said in one line at start; undefined on PostgreSQL, which needs no such line. */
+  readonly embeddedDatabaseNotice: string | undefined;
 }
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -51,12 +57,55 @@ function integer(name: string, fallback: number, min: number, max: number): numb
   return value;
 }
 
+/** The one value of EMBEDDED_DATABASE: it names what is accepted, PGlite writing without fsync. */
+const ACCEPT_NO_FSYNC = 'accept-no-fsync';
+
+/**
+ * What the embedded database survives, and whether production may run on it. PGlite (0.5.16) never
+ * flushes its files to disk: it starts PostgreSQL with fsync off, and its WebAssembly file layer
+ * turns every fsync and fdatasync into nothing (README, "Proofs"). A commit is in the operating
+ * system's files when it is answered, so a killed process loses nothing; a power cut or a kernel
+ * crash can lose answered writes or leave files PostgreSQL cannot recover. Production therefore
+ * runs on it only when EMBEDDED_DATABASE says that loss is accepted, and every start on it says so.
+ */
+function embeddedDatabaseDurability(databaseUrl: string | undefined, production: boolean): string | undefined {
+  const accepted = process.env.EMBEDDED_DATABASE ?? '';
+  if (accepted !== '' && accepted !== ACCEPT_NO_FSYNC) {
+    throw new Error(`EMBEDDED_DATABASE must be ${ACCEPT_NO_FSYNC} or unset (got ${JSON.stringify(accepted)})`);
+  }
+  if (databaseUrl === 'memory://') {
+    if (production) {
+      throw new Error(
+        'NODE_ENV=production with DATABASE_URL=memory://: refusing to start. The in-memory database keeps nothing ' +
+          'once the process ends, so every answered write would be lost at the next restart. Set DATABASE_URL=postgres://… ' +
+          'to run on PostgreSQL.',
+      );
+    }
+    return 'The in-memory database (DATABASE_URL=memory://) survives nothing: everything is lost when the process ends.';
+  }
+  if (databaseUrl !== undefined) return undefined;
+  if (production && accepted !== ACCEPT_NO_FSYNC) {
+    throw new Error(
+      'NODE_ENV=production with the embedded database (DATABASE_URL unset): refusing to start. The embedded ' +
+        'database (PGlite) never flushes its files to disk (no fsync): it survives a killed process, but a power cut ' +
+        'or a kernel crash can lose writes it has already answered, or leave its files unrecoverable. Set ' +
+        'DATABASE_URL=postgres://… to run on PostgreSQL, which flushes every commit to disk before answering; or, to ' +
+        `run on the embedded database anyway and accept that loss, set EMBEDDED_DATABASE=${ACCEPT_NO_FSYNC}.`,
+    );
+  }
+  return (
+    'The embedded database survives a killed process, but a power cut or a kernel crash may lose writes it has ' +
+    'already answered: PGlite does not flush its files to disk (no fsync). Set DATABASE_URL=postgres://… for PostgreSQL.'
+  );
+}
+
 function readConfig(): Config {
   const databaseUrl = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL;
   const workers = integer('WEB_CONCURRENCY', 1, 1, 64);
   if (workers > 1 && !/^postgres(ql)?:\/\//.test(databaseUrl ?? '')) {
     throw new Error('WEB_CONCURRENCY above 1 needs DATABASE_URL=postgres://…: the embedded database belongs to one process.');
   }
+  const embeddedDatabaseNotice = embeddedDatabaseDurability(databaseUrl, process.env.NODE_ENV === 'production');
   return {
     port: integer('PORT', 3000, 0, 65535),
     databaseUrl,
@@ -68,6 +117,7 @@ function readConfig(): Config {
     keptReadsMb: integer('KEPT_READS_MB', DEFAULT_KEPT_READS_MB, 0, 4096),
     databasePoolSize: integer('DATABASE_POOL_SIZE', DEFAULT_MAX_CONNECTIONS, 1, 100),
     publicUrl: process.env.PUBLIC_URL === '' ? undefined : process.env.PUBLIC_URL?.replace(/\/+$/, ''),
+    embeddedDatabaseNotice,
   };
 }
 
@@ -127,10 +177,25 @@ async function printDemo(demo: OnboardingResult, base: string, persisted: boolea
   console.log(lines.join('\n'));
 }
 
+/** PostgreSQL's migrations run on a connection of their own, outside the requests' bounds: building an index may take longer. */
+async function migratePostgres(url: string, logger: Logger): Promise<void> {
+  const migrating = await openDatabase({ url, maxConnections: 1 });
+  try {
+    const { applied } = await migrateToLatest(migrating.db);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } finally {
+    await migrating.close();
+  }
+}
+
 async function serve(config: Config, logger: Logger, { primary }: { primary: boolean }): Promise<void> {
+  const onPostgres = /^postgres(ql)?:\/\//.test(config.databaseUrl ?? '');
+  if (primary && onPostgres) await migratePostgres(config.databaseUrl as string, logger);
   const database = await openDatabase({
     url: config.databaseUrl,
     maxConnections: config.databasePoolSize,
+    // Every call of a request is bounded: one past its bound is answered 503 (store/bounds.ts).
+    bounds: SERVER_BOUNDS,
     // Without its database the server could only answer 500s: it exits, and a restart recovers
     // the embedded database from its files.
     onLost: (error) => {
@@ -138,7 +203,8 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
       process.exit(1);
     },
   });
-  if (primary) {
+  // The embedded database bounds no statement's run (bounds.ts), only waits: it migrates here.
+  if (primary && !onPostgres) {
     const { applied } = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
@@ -220,6 +286,8 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
+  // Said before the database opens, at warn so that it shows at every usual LOG_LEVEL.
+  if (config.embeddedDatabaseNotice !== undefined) logger.warn({ database: 'pglite' }, config.embeddedDatabaseNotice);
   if (config.workers > 1 && cluster.isPrimary) {
     // The primary migrates once, then each worker serves and settles; PostgreSQL arbitrates.
     const database = await openDatabase({ url: config.databaseUrl });

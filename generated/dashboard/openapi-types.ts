@@ -853,6 +853,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `InternalError`: the service could not complete the request within its time bound (a database
+         *     statement ran too long, or the data it needed stayed locked by other requests). Nothing was
+         *     done and nothing was stored under the idempotency key: retry after `Retry-After` seconds,
+         *     with the same key for a write request.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `InvalidRequest`: the request body is larger than 64 KiB. */
         PayloadTooLarge: {
             headers: {
@@ -1004,6 +1020,11 @@ export interface components {
          * @example req_01j9x3k8b2d5f8h1k4m7p0r3t6
          */
         XRequestId: string;
+        /**
+         * @description How many seconds to wait before retrying this request.
+         * @example 1
+         */
+        RetryAfter: number;
     };
     pathItems: never;
 }
@@ -1036,6 +1057,7 @@ export interface operations {
             401: components["responses"]["SessionRequired"];
             403: components["responses"]["ReadForbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createSession: {
@@ -1118,6 +1140,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteSession: {
@@ -1163,6 +1186,7 @@ export interface operations {
             401: components["responses"]["SessionRequired"];
             403: components["responses"]["WriteForbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTransfers: {
@@ -1228,6 +1252,7 @@ export interface operations {
             401: components["responses"]["SessionRequired"];
             403: components["responses"]["ReadForbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     approveTransfer: {
@@ -1283,6 +1308,7 @@ export interface operations {
             403: components["responses"]["WriteForbidden"];
             404: components["responses"]["TransferNotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rejectTransfer: {
@@ -1342,6 +1368,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCards: {
@@ -1389,6 +1416,7 @@ export interface operations {
             401: components["responses"]["SessionRequired"];
             403: components["responses"]["ReadForbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setCardLimits: {
@@ -1439,6 +1467,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateCardLimits: {
@@ -1491,6 +1520,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTransactions: {
@@ -1590,6 +1620,7 @@ export interface operations {
             401: components["responses"]["SessionRequired"];
             403: components["responses"]["ReadForbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getBalance: {
@@ -1624,6 +1655,7 @@ export interface operations {
             401: components["responses"]["SessionRequired"];
             403: components["responses"]["ReadForbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listClients: {
@@ -1658,6 +1690,7 @@ export interface operations {
             401: components["responses"]["SessionRequired"];
             403: components["responses"]["ReadForbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

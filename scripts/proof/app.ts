@@ -9,6 +9,7 @@ import { silentLogger, type Logger } from '../../server/logger.js';
 import { onboardOrganization, type OnboardingRequest, type OnboardingResult } from '../../server/onboarding.js';
 import { randomIds, type Clock } from '../../server/clock-and-ids.js';
 import { openDatabase, type DatabaseKind } from '../../server/store/connection.js';
+import type { DatabaseBounds } from '../../server/store/bounds.js';
 import { revokeClientTokens } from '../../server/store/organizations.js';
 import type { DB } from '../../server/store/schema.js';
 import { createTestDatabase } from './database.js';
@@ -95,6 +96,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** The built dashboard pages to serve at /dashboard (scripts/build-dashboard.ts); none by default. */
   dashboardPagesDir?: string;
+  /** The bounds of the database's calls (server/store/bounds.ts); none by default. */
+  bounds?: DatabaseBounds;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -130,7 +133,7 @@ async function serve(db: Kysely<DB>, clock: TestClock, options: TestAppOptions):
 
 /** Starts the real app on a fresh database and an ephemeral port, with response validation on. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase(options.bounds === undefined ? {} : { bounds: options.bounds });
   const clock = options.clock ?? testClock();
   const served = await serve(database.db, clock, options);
   const { baseUrl } = served;

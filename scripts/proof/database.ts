@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { databaseFromPGlite, openDatabase, startEmbeddedDatabase } from '../../server/store/connection.js';
 import type { Database, DatabaseKind } from '../../server/store/connection.js';
+import type { DatabaseBounds } from '../../server/store/bounds.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 
 // Fresh databases for tests.
@@ -21,6 +22,8 @@ export type TestDatabase = Database & { url?: string };
 export interface TestDatabaseOptions {
   /** false: an empty database (no migration applied), for testing the migrations. Default true. */
   migrated?: boolean;
+  /** The bounds of its calls (server/store/bounds.ts), as the server sets them; none by default. */
+  bounds?: DatabaseBounds;
 }
 
 /** The kinds a store suite runs on: PGlite always, PostgreSQL when DATABASE_URL is set. */
@@ -35,16 +38,16 @@ export function createTestDatabase(options: TestDatabaseOptions = {}): Promise<T
 
 export async function createTestDatabaseOf(kind: DatabaseKind, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
-  return kind === 'postgres' ? createPostgresDatabase(migrated) : createPGliteDatabase(migrated);
+  return kind === 'postgres' ? createPostgresDatabase(migrated, options.bounds) : createPGliteDatabase(migrated, options.bounds);
 }
 
-async function createPostgresDatabase(migrated: boolean): Promise<TestDatabase> {
+async function createPostgresDatabase(migrated: boolean, bounds: DatabaseBounds | undefined): Promise<TestDatabase> {
   const serverUrl = process.env['DATABASE_URL'];
   if (!serverUrl) throw new Error('DATABASE_URL is not set: PostgreSQL test databases need a server');
   const name = `pps_test_${randomBytes(8).toString('hex')}`;
   await maintenance(serverUrl, `create database ${name}`);
   const url = withDatabase(serverUrl, name);
-  const database = await openDatabase({ url, maxConnections: 20 });
+  const database = await openDatabase({ url, maxConnections: 20, ...(bounds === undefined ? {} : { bounds }) });
   try {
     if (migrated) await migrateToLatest(database.db);
   } catch (error) {
@@ -82,8 +85,8 @@ function withDatabase(serverUrl: string, name: string): string {
   return url.toString();
 }
 
-async function createPGliteDatabase(migrated: boolean): Promise<TestDatabase> {
-  const pglite = await startEmbeddedDatabase({ loadDataDir: await pgliteTemplate({ migrated }) });
+async function createPGliteDatabase(migrated: boolean, bounds: DatabaseBounds | undefined): Promise<TestDatabase> {
+  const pglite = await startEmbeddedDatabase({ loadDataDir: await pgliteTemplate({ migrated }), ...(bounds === undefined ? {} : { bounds }) });
   return databaseFromPGlite(pglite);
 }
 

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi-types.js';
 import type { Logger } from '../logger.js';
+import { passedItsBound } from '../store/bounds.js';
 import { validationFailureOf, type ValidationFailure } from '../toolkit/openapi-validation.js';
 
 export type ErrorType = components['schemas']['ErrorType'];
@@ -27,6 +28,8 @@ export const ERRORS = {
   unsupportedMediaType: { status: 415, type: 'InvalidRequest' },
   idempotencyKeyReused: { status: 422, type: 'DuplicateIdempotencyKey' },
   internal: { status: 500, type: 'InternalError' },
+  /** A database call passed its bound (server/store/bounds.ts): the request did nothing; retry. */
+  serviceUnavailable: { status: 503, type: 'InternalError' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -75,6 +78,17 @@ export class RequestValidationError extends ApiError {
 export function internalError(res: Response): ApiError {
   return new ApiError('internal', 'The service failed to complete the request.', {
     details: `Quote request id ${String(res.getHeader('X-Request-Id') ?? '')} when reporting this.`,
+  });
+}
+
+/** How long a client waits before retrying a request that passed its time bound. */
+const RETRY_AFTER_SECONDS = 1;
+
+/** A 503: a database call passed its bound; its transaction rolled back and nothing was stored. */
+export function serviceUnavailable(): ApiError {
+  return new ApiError('serviceUnavailable', 'The service could not complete the request in time; nothing was changed.', {
+    details: 'Retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   });
 }
 
@@ -169,7 +183,12 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
         ? error
         : failure !== undefined
           ? offContract === undefined ? fromValidationFailure(failure) : undefined
-          : fromFrameworkError(error);
+          : passedItsBound(error)
+            ? serviceUnavailable()
+            : fromFrameworkError(error);
+    if (known?.status === 503) {
+      options.logger.warn({ err: error, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path }, 'a database call passed its bound');
+    }
     const apiError = known ?? internalError(res);
     if (known === undefined) {
       const where = { requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path };

@@ -23,6 +23,9 @@ describe('handler kinds', () => {
   it('gives a write handler its transaction and an authenticated caller, and an operation the database', () => {
     expectTypeOf<WriteContext['tx']>().toEqualTypeOf<Transaction<DB>>();
     expectTypeOf<WriteContext>().not.toHaveProperty('db');
+    // Nor through its services: the transaction is its one way to the database.
+    expectTypeOf<WriteContext['services']>().not.toHaveProperty('db');
+    expectTypeOf<WriteContext['services']>().not.toHaveProperty('keptReads');
     expectTypeOf<WriteContext['principal']>().not.toBeUndefined();
     expectTypeOf<OperationContext['db']>().toEqualTypeOf<Kysely<DB>>();
     expectTypeOf<OperationContext>().not.toHaveProperty('tx');

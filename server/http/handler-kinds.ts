@@ -33,23 +33,34 @@ export interface Services {
   readonly keptReads: KeptReads;
 }
 
-interface RequestContext {
+/**
+ * The long-lived parts a write handler may use: all but the database, which it reaches through
+ * its transaction only. A statement on the database beside the transaction would wait for the
+ * transaction's end on the embedded database (one connection), and on PostgreSQL hold a second
+ * connection of the pool while the first waits for it.
+ */
+export type WriteServices = Omit<Services, 'db' | 'keptReads'>;
+
+interface RequestContext<S> {
   /** One clock reading for the whole request, in Unix milliseconds. */
   readonly now: number;
-  readonly services: Services;
+  readonly services: S;
   /** A request header the document cannot declare as a parameter (Authorization on the token endpoint). */
   header(name: string): string | undefined;
 }
 
 /** What an `operation` handler gets besides its validated input. */
-export interface OperationContext extends RequestContext {
+export interface OperationContext extends RequestContext<Services> {
   readonly db: Kysely<DB>;
   /** The caller, for operations that require a bearer token. */
   readonly principal: Principal | undefined;
 }
 
-/** What an `idempotentWrite` handler gets: its transaction, which commits only with the stored answer. */
-export interface WriteContext extends RequestContext {
+/**
+ * What an `idempotentWrite` handler gets: its transaction, which commits only with the stored
+ * answer, and nothing else of the database (WriteServices).
+ */
+export interface WriteContext extends RequestContext<WriteServices> {
   readonly tx: Transaction<DB>;
   /** A signed write is always authenticated. */
   readonly principal: Principal;

@@ -6,7 +6,7 @@ import { findAnswer, idempotencyKeyTakenOf, storedAnswerStatement } from '../sto
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
 import { ApiError } from './errors.js';
-import type { OperationContext, Services, UnitOfWork, WriteContext } from './handler-kinds.js';
+import type { OperationContext, Services, UnitOfWork, WriteContext, WriteServices } from './handler-kinds.js';
 import { isSignedWrite } from './route-policy.js';
 import { sendResult, serializedAs } from '../toolkit/send-result.js';
 
@@ -48,6 +48,9 @@ const inFlight = (): ApiError =>
  * (422 when it differs from the key's first request, 409 while another request is committing one).
  */
 export function createInvoke(services: Services): Invoke<UnitOfWork> {
+  // What a write handler gets of the services: not the database, which it reaches through its transaction.
+  const { db: _db, keptReads: _keptReads, ...writeServices } = services;
+  const forWrites: WriteServices = writeServices;
   return async (route, req, res, run) => {
     const principal = (res.locals as AuthenticatedLocals)[PRINCIPAL];
     const now = services.clock.now();
@@ -69,7 +72,7 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
         try {
           return await inTransactionWithStatementAtCommit(
             services.db,
-            (tx, atCommit) => handler({ tx, now, principal, services, header, atCommit }),
+            (tx, atCommit) => handler({ tx, now, principal, services: forWrites, header, atCommit }),
             (answer) => {
               if (answer.status >= 500) throw new UnstoredAnswer(answer);
               // Sent with the commit, inside the statement the handler deferred to the commit if it

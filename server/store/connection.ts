@@ -13,12 +13,16 @@ import {
   type PostgresPoolClient,
 } from 'kysely';
 import pg from 'pg';
+import { INT8_OID, parseInt8 } from './int8.js';
+import type { DatabaseBounds } from './bounds.js';
 import { acquireDataDirLock, lockPathFor } from './lock.js';
 import type { CreatePGliteOptions, PGliteInstance } from './pglite-instance.js';
 import { startPGliteThread } from './pglite-thread.js';
 import type { DB } from './schema.js';
 
 export type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
+// The int8 rule lives in int8.ts, which the embedded database's thread imports too.
+export { INT8_OID, int8FromJson, parseInt8 } from './int8.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -53,6 +57,11 @@ export interface OpenDatabaseOptions {
    * statement after it fails. Default: ignored.
    */
   onLost?: (error: Error) => void;
+  /**
+   * How long a call may take (bounds.ts): the server's SERVER_BOUNDS. Absent: unbounded, for the
+   * command-line tools, whose bulk writes of a ledger take longer than any request should.
+   */
+  bounds?: DatabaseBounds;
 }
 
 /** Where the embedded database lives when DATABASE_URL is unset (under `./.data/`, git-ignored). */
@@ -89,47 +98,19 @@ const MAX_PREPARED_TEXTS = 2_000;
  */
 export const COMMITS_ITS_TRANSACTION = '/* commits its transaction */ ';
 
-/** PostgreSQL's type id of int8 (bigint), the type of every money and time column and of count(*). */
-export const INT8_OID = 20;
-
 /**
- * int8 → number, refusing anything a JavaScript number cannot hold exactly. Money and times
- * stay far below 2^53 (the largest amount is 99_999_999_999), so this throws only on a bug.
- * Both drivers get it, so the store sees one type (README, "Design"). `sum()` of bigints is
- * `numeric`, which both drivers return as a string: cast it (`sum(x)::bigint`).
- */
-export function parseInt8(text: string): number {
-  const value = Number(text);
-  if (!Number.isSafeInteger(value)) {
-    throw new RangeError(`int8 value ${text} is not a safe integer; money and times must stay below 2^53`);
-  }
-  return value;
-}
-
-/**
- * An int8 column that arrived inside a JSON value (a statement that returns its rows as one JSON
- * value, which both drivers parse with JSON.parse): held to the safe range as parseInt8 holds the
- * columns, so that a value JSON.parse has rounded is refused, never used.
- */
-export function int8FromJson(value: number, column: string): number {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`${column} ${value} is not a safe integer; money and times must stay below 2^53`);
-  return value;
-}
-
-/**
- * Starts an embedded database in a thread of its own (pglite-thread.ts), with the int8 parser
- * installed. Each query text is parsed and planned once, then bound and executed by name
- * (`maxPreparedStatements` comes from patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch):
+ * Starts an embedded database in a thread of its own (pglite-thread.ts), whose program
+ * (pglite-worker.ts) installs the int8 parser of int8.ts. Each query text is parsed and planned
+ * once, then bound and executed by name (`maxPreparedStatements` comes from
+ * patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch):
  * parsing and planning were most of a statement's cost in the WebAssembly build (the card read
  * 1,374 µs unprepared, 384 µs prepared; README, "Where the time goes"). PGlite's package is loaded
  * by the thread, so a server on PostgreSQL never loads the WebAssembly build.
  */
-export function startEmbeddedDatabase(options: CreatePGliteOptions & Pick<OpenDatabaseOptions, 'onLost'> = {}): Promise<PGliteInstance> {
+export function startEmbeddedDatabase(options: CreatePGliteOptions & Pick<OpenDatabaseOptions, 'onLost' | 'bounds'> = {}): Promise<PGliteInstance> {
   return startPGliteThread({
     ...options,
     maxPreparedStatements: MAX_PREPARED_TEXTS,
-    int8Parser: parseInt8,
-    int8Oid: INT8_OID,
     commitsItsTransaction: COMMITS_ITS_TRANSACTION,
   });
 }
@@ -259,11 +240,12 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await startEmbeddedDatabase({
         ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
         ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
+        ...(options.bounds === undefined ? {} : { bounds: options.bounds }),
       }),
     );
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return openPostgres(url, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, options.onConnectionError);
+    return openPostgres(url, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, options.onConnectionError, options.bounds);
   }
   // Never echo the URL: it may hold a password.
   throw new Error(
@@ -283,6 +265,7 @@ async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
       dataDir,
       ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+      ...(options.bounds === undefined ? {} : { bounds: options.bounds }),
     });
   } catch (error) {
     lock.release();
@@ -291,10 +274,19 @@ async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
   return databaseFromPGlite(pglite, lock.release);
 }
 
-function openPostgres(url: string, max: number, onConnectionError?: (error: Error) => void): Database {
+function openPostgres(url: string, max: number, onConnectionError?: (error: Error) => void, bounds?: DatabaseBounds): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    // PostgreSQL's own bounds on each connection (bounds.ts), and the pool's on waiting for one.
+    ...(bounds === undefined
+      ? {}
+      : {
+          statement_timeout: bounds.statementMs,
+          lock_timeout: bounds.lockMs,
+          idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
+          connectionTimeoutMillis: bounds.acquireMs,
+        }),
     // Per-pool parsers, so that this module changes nothing global in `pg`.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

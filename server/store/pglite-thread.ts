@@ -1,9 +1,16 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { DatabaseBounds } from './bounds.js';
 import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
+import type {
+  ErrorFields,
+  StatementOptions,
+  StatementText,
+  ThreadAnswers,
+  ThreadCall,
+  ThreadData,
+  ThreadReply,
+  ThreadRequest,
+} from './pglite-thread-messages.js';
 
 // The embedded database in a thread of its own. PostgreSQL's WebAssembly build runs there, and
 // the server's thread sends it each statement and takes its rows back (a message each way, some
@@ -12,160 +19,36 @@ import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } f
 // statement, on the second core, instead of taking turns with it on one. The thread holds the one
 // PGlite instance; a transaction stays open in it from its first statement to its end, and every
 // other statement waits for that end inside PGlite, as it does in one thread (README, "Design").
-
-/** What the database thread is started with. */
-interface ThreadData {
-  /** The ESM build of PGlite (the one patches/ fix). */
-  readonly moduleUrl: string;
-  readonly dataDir: string | undefined;
-  readonly loadDataDir: Blob | undefined;
-  readonly maxPreparedStatements: number;
-  /** Source of the int8 parser (connection.ts's parseInt8), so that the thread and `pg` hold one rule. */
-  readonly int8ParserSource: string;
-  readonly int8Oid: number;
-}
+// This is the server's side; the thread's program is pglite-worker.ts, and what crosses between
+// them is typed in pglite-thread-messages.ts.
 
 /**
- * A statement's text crosses once: with `textId` the first time, which the thread keeps it
- * under, then as `textId` alone (up to maxPreparedStatements texts; beyond them, as text each time).
+ * Starts the thread's program, pglite-worker.ts, in the way this module runs.
+ * - Compiled (`npm run build`; `npm start` runs .build/): the worker's compiled .js, beside this
+ *   file's, as any module.
+ * - From source (tsx: `npm run dev`, the scripts; vitest, whose processes load TypeScript through
+ *   their own module runner): Node 20 starts no thread at a .ts file (ERR_UNKNOWN_FILE_EXTENSION),
+ *   and tsx's loader given with `--import` registers itself in the main thread only, by tsx's own
+ *   check, before Node 22.22 and 24.11. So the thread starts at typescript-thread-entry.mjs, which
+ *   registers tsx's loader in that thread and then imports the worker's .ts, compiled by tsx as the
+ *   rest of the source is. It is given none of the process's flags: on a Node where tsx's
+ *   `--import` does register in a thread, it would register a second time.
  */
-type StatementText = { text: string; textId?: number } | { textId: number };
-
-type Request =
-  | ({ op: 'query'; params: unknown[] | undefined; options: unknown; tx?: number; commits?: boolean } & StatementText)
-  | { op: 'rollback'; tx: number }
-  | { op: 'end'; tx: number; commit: boolean }
-  | { op: 'dump'; compression: 'none' | 'gzip' | 'auto' | undefined }
-  | { op: 'close' };
-
-type Reply = { id: number; result: unknown } | { id: number; error: Record<string, unknown> } | { ready: true } | { failed: Record<string, unknown> };
-
-/**
- * The thread's program, run with `eval` (as CommonJS or as a module, as the process's flags say;
- * hence getBuiltinModule, which both have): it opens PGlite, then answers each request in the order
- * it came. A transaction is PGlite's own (`transaction`), begun by its first statement and held
- * until its end comes; a database error crosses as its fields (code, detail, …).
- */
-const THREAD_SOURCE = `
-const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
-const parseInt8 = (__INT8_PARSER__);
-const ROLL_BACK = Symbol('roll back');
-const transactions = new Map();
-let pglite;
-
-function fieldsOf(error) {
-  if (error === null || typeof error !== 'object') return { message: String(error) };
-  const fields = {};
-  for (const [name, value] of Object.entries(error)) {
-    if (name !== 'queryOptions' && typeof value !== 'function') fields[name] = value;
-  }
-  fields.name = error.name;
-  fields.message = error.message;
-  fields.stack = error.stack;
-  return fields;
-}
-
-function begin(id) {
-  let end = () => {};
-  const decided = new Promise((resolve) => { end = resolve; });
-  let begun = () => {};
-  const started = new Promise((resolve) => { begun = resolve; });
-  const ended = pglite.transaction(async (tx) => {
-    begun(tx);
-    if (!(await decided)) throw ROLL_BACK;
+function startThread(workerData: ThreadData): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData });
+  return new Worker(new URL('./typescript-thread-entry.mjs', import.meta.url), {
+    workerData,
+    argv: [new URL('./pglite-worker.ts', import.meta.url).href],
+    execArgv: [],
   });
-  const failedToBegin = ended.then(() => { throw new Error('The transaction ended before it began.'); });
-  const transaction = {
-    tx: Promise.race([started, failedToBegin]),
-    end,
-    ended: ended.catch((error) => { if (error !== ROLL_BACK) throw error; }),
-  };
-  transaction.tx.catch(() => {});
-  transactions.set(id, transaction);
-  return transaction;
 }
 
-function shape(result) {
-  return { rows: result.rows, affectedRows: result.affectedRows, fields: result.fields };
-}
-
-const texts = new Map();
-function textOf(request) {
-  if (request.text === undefined) {
-    const text = texts.get(request.textId);
-    if (text === undefined) throw new Error('no statement text is kept under ' + request.textId);
-    return text;
-  }
-  if (request.textId !== undefined) texts.set(request.textId, request.text);
-  return request.text;
-}
-
-async function handle(request) {
-  switch (request.op) {
-    case 'query': {
-      const text = textOf(request);
-      if (request.tx === undefined) return shape(await pglite.query(text, request.params, request.options));
-      const transaction = transactions.get(request.tx) ?? begin(request.tx);
-      const result = shape(await (await transaction.tx).query(text, request.params, request.options));
-      if (request.commits) {
-        transactions.delete(request.tx);
-        transaction.end(true);
-        await transaction.ended;
-      }
-      return result;
-    }
-    case 'rollback': {
-      const transaction = transactions.get(request.tx);
-      if (transaction !== undefined) await (await transaction.tx).rollback();
-      return null;
-    }
-    case 'end': {
-      const transaction = transactions.get(request.tx);
-      if (transaction === undefined) return null;
-      transactions.delete(request.tx);
-      transaction.end(request.commit);
-      await transaction.ended;
-      return null;
-    }
-    case 'dump':
-      return pglite.dumpDataDir(request.compression);
-    case 'close':
-      await pglite.close();
-      return null;
-    default:
-      throw new Error('unknown request ' + request.op);
-  }
-}
-
-(async () => {
-  const { PGlite } = await import(workerData.moduleUrl);
-  pglite = await PGlite.create({
-    ...(workerData.dataDir === undefined ? {} : { dataDir: workerData.dataDir }),
-    ...(workerData.loadDataDir === undefined ? {} : { loadDataDir: workerData.loadDataDir }),
-    parsers: { [workerData.int8Oid]: parseInt8 },
-  });
-  pglite.maxPreparedStatements = workerData.maxPreparedStatements;
-  parentPort.on('message', ({ id, request }) => {
-    handle(request).then(
-      (result) => parentPort.postMessage({ id, result }),
-      (error) => parentPort.postMessage({ id, error: fieldsOf(error) }),
-    );
-  });
-  parentPort.postMessage({ ready: true });
-})().catch((error) => parentPort.postMessage({ failed: fieldsOf(error) }));
-`;
-
-/** The ESM entry of PGlite, next to the CommonJS one `require.resolve` finds. */
-function pgliteModuleUrl(): string {
-  const commonJs = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const esm = join(dirname(commonJs), 'index.js');
-  if (!existsSync(esm)) throw new Error(`PGlite's ESM build was not found at ${esm}`);
-  return pathToFileURL(esm).href;
-}
+/** A statement's answer as the store types it: its rows are the caller's to name. */
+type QueryResult<R> = Awaited<ReturnType<PGliteInstance['query']>> & { rows: R[] };
 
 /** An error that crossed from the database thread: its fields, on an Error of this thread. */
-function errorFrom(fields: Record<string, unknown>): Error {
-  const error = new Error(typeof fields.message === 'string' ? fields.message : 'database error');
+function errorFrom(fields: ErrorFields): Error {
+  const error = new Error(typeof fields['message'] === 'string' ? fields['message'] : 'database error');
   Object.assign(error, fields);
   return error;
 }
@@ -179,10 +62,10 @@ export interface PGliteThreadOptions extends CreatePGliteOptions {
    * runs by itself (`transaction` below).
    */
   readonly commitsItsTransaction: string;
-  readonly int8Parser: (text: string) => number;
-  readonly int8Oid: number;
   /** Told when the thread ends without being closed (an uncaught error in it, or it exited). */
   readonly onLost?: ((error: Error) => void) | undefined;
+  /** How long a call may wait for the database, and a transaction stay idle (bounds.ts); absent: unbounded. */
+  readonly bounds?: Pick<DatabaseBounds, 'acquireMs' | 'idleInTransactionMs'> | undefined;
 }
 
 /**
@@ -191,15 +74,12 @@ export interface PGliteThreadOptions extends CreatePGliteOptions {
  * while a call is waiting for its answer.
  */
 export async function startPGliteThread(options: PGliteThreadOptions): Promise<PGliteInstance> {
-  const data: ThreadData = {
-    moduleUrl: pgliteModuleUrl(),
+  const worker = startThread({
     dataDir: options.dataDir,
     loadDataDir: options.loadDataDir,
     maxPreparedStatements: options.maxPreparedStatements,
-    int8ParserSource: options.int8Parser.toString(),
-    int8Oid: options.int8Oid,
-  };
-  const worker = new Worker(THREAD_SOURCE.replace('__INT8_PARSER__', () => data.int8ParserSource), { eval: true, workerData: data });
+    bounds: options.bounds === undefined ? undefined : { acquireMs: options.bounds.acquireMs, idleInTransactionMs: options.bounds.idleInTransactionMs },
+  });
   const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   let closed = false;
@@ -215,7 +95,7 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
   };
 
   await new Promise<void>((resolve, reject) => {
-    const onMessage = (message: Reply): void => {
+    const onMessage = (message: ThreadReply): void => {
       if ('ready' in message) {
         worker.off('error', onStartError);
         worker.off('exit', onStartExit);
@@ -232,7 +112,7 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
     worker.once('exit', onStartExit);
   });
   worker.unref();
-  worker.on('message', (message: Reply) => {
+  worker.on('message', (message: ThreadReply) => {
     if (!('id' in message)) return;
     const call = waiting.get(message.id);
     if (call === undefined) return;
@@ -253,13 +133,13 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
     return { text, textId: textIds.size + 1 };
   };
 
-  const call = <T>(request: Request): Promise<T> => {
+  const call = <Request extends ThreadRequest>(request: Request): Promise<ThreadAnswers[Request['op']]> => {
     if (gone !== undefined) return Promise.reject(gone);
     const id = ++nextId;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       // Throws when a parameter cannot cross (a function, say): then nothing waits for an answer,
       // and a text it carried is not taken as kept.
-      worker.postMessage({ id, request });
+      worker.postMessage({ id, request } satisfies ThreadCall);
       if (request.op === 'query' && 'text' in request && request.textId !== undefined) textIds.set(request.text, request.textId);
       if (waiting.size === 0) worker.ref();
       waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -273,7 +153,8 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
     },
     ready: true,
     waitReady: Promise.resolve(),
-    query: (text, params, queryOptions) => call({ op: 'query', ...statementText(text), params, options: queryOptions }),
+    query: <R>(text: string, params?: unknown[], queryOptions?: StatementOptions) =>
+      call({ op: 'query', ...statementText(text), params, options: queryOptions }) as Promise<QueryResult<R>>,
     /**
      * A transaction begins in the thread with its first statement; one that runs none opens none.
      * A statement that commits it (commitsItsTransaction) is committed in the same crossing; as the
@@ -287,16 +168,15 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
       let open = false;
       let ended = false;
       const handle: PGliteInstanceTransaction = {
-        query: async <R>(text: string, params?: unknown[], queryOptions?: { rowMode?: 'array' | 'object' }) => {
+        query: async <R>(text: string, params?: unknown[], queryOptions?: StatementOptions) => {
           if (ended) throw new Error(`The transaction was committed by its last statement; "${text.slice(0, 60)}" came after it and was not run.`);
           const commits = text.startsWith(options.commitsItsTransaction);
-          type Result = Awaited<ReturnType<PGliteInstance['query']>> & { rows: R[] };
           if (commits && !open) {
             ended = true;
-            return call<Result>({ op: 'query', ...statementText(text), params, options: queryOptions });
+            return call({ op: 'query', ...statementText(text), params, options: queryOptions }) as Promise<QueryResult<R>>;
           }
           open = true;
-          const result = await call<Result>({ op: 'query', ...statementText(text), params, options: queryOptions, tx, commits });
+          const result = (await call({ op: 'query', ...statementText(text), params, options: queryOptions, tx, commits })) as QueryResult<R>;
           if (commits) {
             ended = true;
             open = false;
@@ -304,25 +184,25 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
           return result;
         },
         rollback: async () => {
-          if (open) await call<null>({ op: 'rollback', tx });
+          if (open) await call({ op: 'rollback', tx });
         },
       };
       let result: T;
       try {
         result = await callback(handle);
       } catch (error) {
-        if (open) await call<null>({ op: 'end', tx, commit: false }).catch(() => {});
+        if (open) await call({ op: 'end', tx, commit: false }).catch(() => {});
         throw error;
       }
-      if (open) await call<null>({ op: 'end', tx, commit: true });
+      if (open) await call({ op: 'end', tx, commit: true });
       return result;
     },
-    dumpDataDir: (compression) => call<Blob>({ op: 'dump', compression }),
+    dumpDataDir: (compression) => call({ op: 'dump', compression }),
     close() {
       closing ??= (async () => {
         if (gone === undefined) {
           try {
-            await call<null>({ op: 'close' });
+            await call({ op: 'close' });
           } finally {
             closed = true;
             gone = new Error('The embedded database is closed.');

@@ -437,6 +437,8 @@ function expectedResponses(entry: OperationEntry): { success: string[]; errors: 
     errors['429'] = ['InvalidRequest'];
   }
   errors['500'] = ['InternalError'];
+  // A request that does not complete within its time bound (a database statement or lock wait).
+  errors['503'] = ['InternalError'];
   const conditional = parameters.some((p) => p.in === 'header' && p.name === 'If-None-Match');
   return { success: ['200', ...(conditional ? ['304'] : [])], errors };
 }
@@ -491,7 +493,7 @@ describe('responses', () => {
     const { operation } = operationById(operationId);
     expect(operation.responses['200']?.headers?.['Idempotent-Replayed']?.schema.enum).toEqual([true]);
     // Failures before the operation runs are never stored, so never replayed.
-    for (const status of ['401', '403', '409', '413', '415', '422', '500']) {
+    for (const status of ['401', '403', '409', '413', '415', '422', '500', '503']) {
       expect(operation.responses[status]?.headers?.['Idempotent-Replayed'], `${operationId} ${status}`).toBeUndefined();
     }
   });

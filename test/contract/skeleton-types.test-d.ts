@@ -74,8 +74,8 @@ describe('Handlers', () => {
 
 describe('OperationResult', () => {
   it('is one of the statuses the operation declares', () => {
-    expectTypeOf<OperationResult<'createTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500>();
-    expectTypeOf<OperationResult<'getTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 500>();
+    expectTypeOf<OperationResult<'createTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500 | 503>();
+    expectTypeOf<OperationResult<'getTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 500 | 503>();
   });
 
   it('pairs each status with its body', () => {

@@ -12,8 +12,8 @@ import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
  * teaching-errors.test-d.ts; README.md, "Compile errors and what they mean", shows the messages.
  */
 
-const GET_TRANSFER = 'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500';
-const GET_TRANSFER_ANSWER = 'OperationAnswer<"getTransfer", "200 | 400 | 401 | 403 | 404 | 500">';
+const GET_TRANSFER = 'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503';
+const GET_TRANSFER_ANSWER = 'OperationAnswer<"getTransfer", "200 | 400 | 401 | 403 | 404 | 500 | 503">';
 
 const imports = `
 import type { components } from ${JSON.stringify(path.join(PROJECT_ROOT, 'generated/openapi-types.js'))};

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptEnvironment, startScriptNodeFlags } from '../../scripts/bench/processes.js';
 import { eventually, transferBody } from './support.js';
 
@@ -16,6 +16,28 @@ import { eventually, transferBody } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, '.build', 'server', 'main.js');
+
+let built = false;
+/** `npm run build` once for the file, whichever of its suites runs first (or alone, under -t). */
+function buildOnce(): void {
+  if (built) return;
+  const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
+  built = true;
+}
+
+/** The one line every start on the embedded database says (server/main.ts, embeddedDatabaseDurability). */
+const EMBEDDED_DATABASE_LINE =
+  'The embedded database survives a killed process, but a power cut or a kernel crash may lose writes it has ' +
+  'already answered: PGlite does not flush its files to disk (no fsync). Set DATABASE_URL=postgres://… for PostgreSQL.';
+
+/** The JSON log lines of a server's stdout. */
+function jsonLines(output: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
 
 interface DemoCredentials {
   baseUrl: string;
@@ -52,8 +74,7 @@ describe('npm start', () => {
     // The embedded database under ./.data of the working directory: the first-run experience.
     delete env['DATABASE_URL'];
     delete env['NODE_ENV'];
-    const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
+    buildOnce();
     child = spawn(process.execPath, [...startScriptNodeFlags(), MAIN], { cwd: directory, env });
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -74,11 +95,15 @@ describe('npm start', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const logLines = (): Record<string, unknown>[] =>
-    stdout
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const logLines = (): Record<string, unknown>[] => jsonLines(stdout);
+
+  it('says in one line, before it listens, what the embedded database survives', () => {
+    const lines = logLines();
+    const said = lines.filter((line) => line['msg'] === EMBEDDED_DATABASE_LINE);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({ level: 40, database: 'pglite' });
+    expect(lines.indexOf(said[0]!)).toBeLessThan(lines.findIndex((line) => line['msg'] === 'listening'));
+  });
 
   it('prints working credentials, and a signed transfer goes PENDING → PROCESSING → SUCCEEDED; SIGTERM drains and exits 0', async () => {
     const credentials = JSON.parse(readFileSync(join(directory, '.data', 'demo-credentials.json'), 'utf8')) as DemoCredentials;
@@ -195,4 +220,91 @@ describe("the server's settings", () => {
       expect(result.stderr).toContain(`DATABASE_POOL_SIZE must be an integer from 1 to 100 (got ${JSON.stringify(value)})`);
     }
   });
+});
+
+describe('NODE_ENV=production on the embedded database', () => {
+  let directory: string;
+
+  beforeAll(() => {
+    buildOnce();
+  }, 90_000);
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'pps-production-'));
+  });
+
+  afterEach(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  /** The environment of `npm start` in production: DATABASE_URL and EMBEDDED_DATABASE only as given. */
+  function productionEnvironment(given: Record<string, string>): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...startScriptEnvironment(), NODE_ENV: 'production', LOG_LEVEL: 'info', PAYMENT_NETWORK_DELAY_MS: '200' };
+    for (const name of ['DATABASE_URL', 'EMBEDDED_DATABASE', 'WEB_CONCURRENCY']) delete env[name];
+    return { ...env, ...given };
+  }
+
+  function startRefused(given: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+    const result = spawnSync(process.execPath, [...startScriptNodeFlags(), MAIN], {
+      cwd: directory,
+      env: { ...productionEnvironment(given), PORT: '0' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  it('refuses to start without EMBEDDED_DATABASE=accept-no-fsync, saying why and what to do, before opening anything', () => {
+    const { status, stdout, stderr } = startRefused({});
+    expect(status).toBe(1);
+    expect(stderr).toBe(
+      'NODE_ENV=production with the embedded database (DATABASE_URL unset): refusing to start. The embedded ' +
+        'database (PGlite) never flushes its files to disk (no fsync): it survives a killed process, but a power cut ' +
+        'or a kernel crash can lose writes it has already answered, or leave its files unrecoverable. Set ' +
+        'DATABASE_URL=postgres://… to run on PostgreSQL, which flushes every commit to disk before answering; or, to ' +
+        'run on the embedded database anyway and accept that loss, set EMBEDDED_DATABASE=accept-no-fsync.\n',
+    );
+    expect(stdout).toBe('');
+    expect(existsSync(join(directory, '.data'))).toBe(false);
+  });
+
+  it('refuses an EMBEDDED_DATABASE it does not know, naming the one value, and an in-memory database outright', () => {
+    const unknown = startRefused({ EMBEDDED_DATABASE: 'yes' });
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toBe('EMBEDDED_DATABASE must be accept-no-fsync or unset (got "yes")\n');
+
+    const inMemory = startRefused({ DATABASE_URL: 'memory://', EMBEDDED_DATABASE: 'accept-no-fsync' });
+    expect(inMemory.status).toBe(1);
+    expect(inMemory.stderr).toContain('NODE_ENV=production with DATABASE_URL=memory://: refusing to start.');
+    expect(existsSync(join(directory, '.data'))).toBe(false);
+  });
+
+  it('starts with EMBEDDED_DATABASE=accept-no-fsync, saying in one line what the embedded database survives', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [...startScriptNodeFlags(), MAIN], {
+      cwd: directory,
+      env: { ...productionEnvironment({ EMBEDDED_DATABASE: 'accept-no-fsync' }), PORT: String(port) },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('close', (code, signal) => done({ code, signal })));
+    try {
+      await eventually(async () => {
+        if (child.exitCode !== null) throw new Error(`the server exited early: ${stderr}`);
+        return jsonLines(stdout).some((line) => line['msg'] === 'listening');
+      }, 60_000);
+      const lines = jsonLines(stdout);
+      const said = lines.filter((line) => line['msg'] === EMBEDDED_DATABASE_LINE);
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatchObject({ level: 40, database: 'pglite' });
+      expect(lines.find((line) => line['msg'] === 'listening')).toMatchObject({ database: 'pglite', validateResponses: false });
+      expect((await fetch(`http://127.0.0.1:${port}/v1/bank`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(stderr).toBe('');
+  }, 90_000);
 });

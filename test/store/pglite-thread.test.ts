@@ -10,8 +10,10 @@ import {
 } from '../../server/store/connection.js';
 
 /**
- * The embedded database in its own thread (server/store/pglite-thread.ts), as the server and
- * every other test run it, and Kysely's connections to it (one per caller, connection.ts).
+ * The embedded database in its own thread (server/store/pglite-thread.ts, whose program is
+ * pglite-worker.ts), as the server and every other test run it, a test for each kind of message
+ * that crosses (pglite-thread-messages.ts), and Kysely's connections to it (one per caller,
+ * connection.ts).
  */
 
 let pglite: PGliteInstance;
@@ -98,6 +100,14 @@ describe('the embedded database in its own thread', () => {
     expect((await pglite.query('select * from t where id = $1', [21])).rows).toEqual([]);
   });
 
+  it('rolls a transaction back on its rollback, and its end then commits nothing', async () => {
+    await pglite.transaction(async (tx) => {
+      await tx.query('insert into t values ($1, $2, $3)', [25, 'rolled back', 1]);
+      await tx.rollback();
+    });
+    expect((await pglite.query('select * from t where id = $1', [25])).rows).toEqual([]);
+  });
+
   it('commits with a statement that commits its transaction, and refuses one after it', async () => {
     await pglite.transaction(async (tx) => {
       await tx.query('insert into t values ($1, $2, $3)', [30, 'first', 1]);
@@ -121,6 +131,14 @@ describe('the embedded database in its own thread', () => {
     expect(copy.closed).toBe(true);
     await expect(copy.query('select 1')).rejects.toThrow(/closed/);
     // Closed, not lost.
+    expect(lost).toEqual([]);
+  });
+
+  it('refuses to start when PGlite cannot open, with its reason, and the thread ends', async () => {
+    const lost: Error[] = [];
+    await expect(startEmbeddedDatabase({ loadDataDir: new Blob(['not a dump']), onLost: (error) => lost.push(error) })).rejects.toThrow(
+      /PGlite failed to initialize/,
+    );
     expect(lost).toEqual([]);
   });
 
@@ -177,5 +195,51 @@ describe("Kysely's connections to the embedded database", () => {
     expect(await stateAfterAWhile(outside)).toBe('settled');
     go();
     await transaction;
+  });
+});
+
+describe('the embedded database with bounds (server/store/bounds.ts)', () => {
+  let bounded: PGliteInstance;
+  beforeAll(async () => {
+    bounded = await startEmbeddedDatabase({ bounds: { statementMs: 5_000, lockMs: 5_000, acquireMs: 200, idleInTransactionMs: 800 } });
+    await bounded.query('create table b (id int8 primary key)');
+  });
+  afterAll(async () => {
+    await bounded.close();
+  });
+
+  it('refuses a call that waits past its bound with PostgreSQL\'s lock_not_available, running nothing, and serves the next', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let begun: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (begun = resolve));
+    const holder = bounded.transaction(async (tx) => {
+      await tx.query('insert into b values (1)');
+      begun();
+      await held;
+    });
+    await holding;
+    await expect(bounded.query('insert into b values (2)')).rejects.toMatchObject({ code: '55P03' });
+    await expect(bounded.transaction((tx) => tx.query('insert into b values (3)'))).rejects.toMatchObject({ code: '55P03' });
+    release();
+    await holder;
+    expect((await bounded.query<{ id: number }>('select id from b order by id')).rows).toEqual([{ id: 1 }]);
+  });
+
+  it('rolls back a transaction left without a statement past its bound, releasing what it held, and refuses the rest of it', async () => {
+    let goOn: () => void = () => undefined;
+    const idle = new Promise<void>((resolve) => (goOn = resolve));
+    const stalled = bounded.transaction(async (tx) => {
+      await tx.query('insert into b values (10)');
+      await idle;
+      await tx.query('insert into b values (11)');
+    });
+    const caught = stalled.catch((error: unknown) => error);
+    // Another caller gets the database once the stalled transaction is rolled back (its wait is
+    // bounded by acquireMs: it asks after the roll back).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await bounded.query<{ id: number }>('select id from b where id >= 10')).rows).toEqual([]);
+    goOn();
+    expect(await caught).toMatchObject({ code: '25P03' });
   });
 });
