@@ -4,7 +4,7 @@
  * temporary directory (removed at the end). Onboarding runs as its own process before the
  * service starts: the embedded database belongs to one process at a time (README, "Design").
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -74,6 +74,19 @@ export async function createBenchDatabase(serverUrl: string | undefined, name: s
   };
 }
 
+/**
+ * A copy of an embedded database's files (taken while no process has it open) in a new temporary
+ * directory: a second service runs on the copy beside the first, which the one-process-per-database
+ * rule of the embedded database would not allow on the same files. PostgreSQL needs no copy.
+ */
+export async function copyEmbeddedDatabase(database: BenchDatabase): Promise<BenchDatabase> {
+  if (database.kind !== 'pglite') return database;
+  const copy = await createBenchDatabase(undefined, `${path.basename(database.name)}-copy`);
+  // The lock file belongs to the process that held the files; the copy starts unlocked.
+  await cp(path.join(database.cwd, '.data'), path.join(copy.cwd, '.data'), { recursive: true, filter: (source) => !source.endsWith('.lock') });
+  return copy;
+}
+
 export interface Onboarded {
   readonly organizationId: string;
   readonly clientId: string;
@@ -96,21 +109,59 @@ export async function onboardBench(
   database: BenchDatabase,
   options: { transactions: number; balanceCents: number; progress: (line: string) => void },
 ): Promise<Onboarded> {
+  const args = ['--name', 'Bench', '--demo', '--transactions', String(options.transactions), '--balance', String(options.balanceCents), '--json'];
+  const parsed = await runDatabaseCli(database, `${PROJECT_ROOT}scripts/onboard.ts`, args, 'onboard', options.progress);
+  if (!isOnboarded(parsed)) throw new Error(`onboarding printed unexpected JSON: ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+/**
+ * The organizations of the spread runs (seed-organizations.ts): `seeds` rounds of sandbox cards
+ * for `organizationId` (one it already has), and `more` organizations onboarded with as many and
+ * `transactions` bulk ledger records each. Answers the new organizations' credentials.
+ */
+export async function seedOrganizations(
+  database: BenchDatabase,
+  options: { organizationId: string; more: number; seeds: number; transactions: number; balanceCents: number; progress: (line: string) => void },
+): Promise<Onboarded[]> {
+  const args = [
+    '--organization', options.organizationId,
+    '--more', String(options.more),
+    '--seeds', String(options.seeds),
+    '--transactions', String(options.transactions),
+    '--balance', String(options.balanceCents),
+  ];
+  const parsed = await runDatabaseCli(database, `${PROJECT_ROOT}scripts/bench/seed-organizations.ts`, args, 'seed', options.progress);
+  if (!Array.isArray(parsed) || !parsed.every(isOnboarded)) throw new Error(`seeding printed unexpected JSON: ${JSON.stringify(parsed)}`);
+  return parsed;
+}
+
+/**
+ * Runs a CLI of the project against the database (its own process: the embedded database belongs
+ * to one process at a time) and answers the JSON it prints on stdout; `progress` hears its stderr
+ * lines and, every 15 s, how long it has been running.
+ */
+export async function runDatabaseCli(
+  database: BenchDatabase,
+  file: string,
+  args: readonly string[],
+  label: string,
+  progress: (line: string) => void,
+): Promise<unknown> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env['DATABASE_URL'];
   if (database.url !== undefined) env['DATABASE_URL'] = database.url;
-  const args = ['--name', 'Bench', '--demo', '--transactions', String(options.transactions), '--balance', String(options.balanceCents), '--json'];
   const started = Date.now();
-  const child = startNode(`${PROJECT_ROOT}scripts/onboard.ts`, args, {
+  const child = startNode(file, args, {
     cwd: database.cwd,
     env,
     captureStdout: true,
     onStderrLine: (line) => {
-      if (line.trim() !== '') options.progress(`  onboard: ${line}`);
+      if (line.trim() !== '') progress(`  ${label}: ${line}`);
     },
   });
   const ticker = setInterval(() => {
-    options.progress(`  onboard: running, ${options.transactions} bulk records to add (${Math.round((Date.now() - started) / 1000)} s)`);
+    progress(`  ${label}: running (${Math.round((Date.now() - started) / 1000)} s)`);
   }, 15_000);
   let code: number | string;
   try {
@@ -118,14 +169,10 @@ export async function onboardBench(
   } finally {
     clearInterval(ticker);
   }
-  if (code !== 0) throw new Error(`onboarding failed (${code}):\n${child.output()}`);
-  let parsed: unknown;
+  if (code !== 0) throw new Error(`${label} failed (${code}):\n${child.output()}`);
   try {
-    parsed = JSON.parse(child.stdout());
+    return JSON.parse(child.stdout());
   } catch {
-    throw new Error(`onboarding printed no JSON:\n${child.stdout()}\n${child.output()}`);
+    throw new Error(`${label} printed no JSON:\n${child.stdout()}\n${child.output()}`);
   }
-  if (!isOnboarded(parsed)) throw new Error(`onboarding printed unexpected JSON: ${child.stdout()}`);
-  return parsed;
 }
-

@@ -2,12 +2,13 @@
  * One measured run: autocannon against one server process for a fixed time (or a fixed number
  * of one-use requests), with the server's CPU time and peak RSS read from /proc around it.
  *
- * Latency percentiles come from autocannon's per-response times kept here at full precision:
- * autocannon's own histogram keeps whole milliseconds, too coarse for sub-millisecond baselines.
- * Like autocannon, they cover 2xx responses only.
+ * Latency percentiles come from autocannon's per-response times kept here at full precision
+ * (latencies.ts), overall and, when the run says which operation each connection has in flight,
+ * per operation. Like autocannon's, they cover 2xx responses only.
  */
 import autocannon from 'autocannon';
 import { cpus } from 'node:os';
+import { OperationTally } from './latencies.js';
 import {
   MICROSECONDS_PER_TICK,
   ProcessGroupCpu,
@@ -30,9 +31,37 @@ export interface LoadTarget {
 }
 
 export interface LoadSpec {
+  /** Every connection's request; with `connection`, only the request a failing run's sample sends. */
   readonly request: autocannon.Request;
   /** Stop after this many requests even before the time is up (a pool of one-use ids). */
   readonly amount?: number;
+  /**
+   * Each connection's own request, made as autocannon opens the connection: for what a connection
+   * carries from one answer to its next request (a walk's cursor). autocannon clears a request's
+   * `context` before each request when a run has one request, so the state lives here instead.
+   */
+  readonly connection?: (index: number) => ConnectionRequest;
+}
+
+export interface ConnectionRequest {
+  readonly request: autocannon.Request;
+  /**
+   * The operation of the request this connection has in flight (set by its setupRequest), for
+   * latencies per operation: a connection sends its next request only after the answer to the last.
+   */
+  readonly operation?: () => string;
+}
+
+/** One operation of a run that names them (the mixed run). */
+export interface OperationMeasurement {
+  readonly name: string;
+  readonly requests: number;
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  /** The 2xx latencies (ms), sorted. */
+  readonly latencies: Float64Array;
 }
 
 export interface LoadOptions {
@@ -58,39 +87,17 @@ export interface Measurement {
   /** CPU the rest of the machine used meanwhile, in % of all its cores: noise from other work. */
   readonly otherCpuPct: number;
   readonly peakRssMb: number;
-}
-
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] ?? 0;
-}
-
-/** A growable list of latencies (ms): typed storage keeps 200k samples a run cheap to collect. */
-class Samples {
-  private values = new Float64Array(1 << 16);
-  private length = 0;
-
-  push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Float64Array(this.values.length * 2);
-      grown.set(this.values);
-      this.values = grown;
-    }
-    this.values[this.length++] = value;
-  }
-
-  sorted(): Float64Array {
-    return this.values.slice(0, this.length).sort();
-  }
+  /** Per operation, in the order they first answered; empty unless the run names its operations. */
+  readonly operations: readonly OperationMeasurement[];
+  /** The 2xx latencies (ms), sorted: what the percentiles were taken from, for combining runs (combine.ts). */
+  readonly latencies: Float64Array;
 }
 
 export async function runLoad(target: LoadTarget, spec: LoadSpec, options: LoadOptions): Promise<Measurement> {
-  const latencies = new Samples();
+  const all = new OperationTally();
+  const byOperation = new Map<string, OperationTally>();
   const statusCodes: Record<string, number> = {};
-  let completed = 0;
-  let non2xx = 0;
+  let connections = 0;
 
   const serverStart = cpuTicks(target.pid);
   if (serverStart === undefined) throw new Error(`process ${target.pid} is not running`);
@@ -106,7 +113,9 @@ export async function runLoad(target: LoadTarget, spec: LoadSpec, options: LoadO
         connections: options.connections,
         duration: options.durationS,
         ...(spec.amount === undefined ? {} : { amount: Math.max(options.connections, spec.amount) }),
-        requests: [spec.request],
+        // With `connection`, each connection's own request replaces this one before it connects.
+        requests: [spec.connection === undefined ? spec.request : { method: 'GET', path: '/' }],
+        ...(spec.connection === undefined ? {} : { setupClient: (client: autocannon.Client) => setUpConnection(client, spec.connection, connections++) }),
         // A request that takes this long is a failure worth seeing, not a latency sample.
         timeout: 30,
       },
@@ -119,13 +128,25 @@ export async function runLoad(target: LoadTarget, spec: LoadSpec, options: LoadO
     // With `amount`, autocannon ignores `duration`: stop it at the time limit ourselves.
     const timer = setTimeout(() => instance.stop(), options.durationS * 1000);
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      completed += 1;
+      all.record(statusCode, responseTime);
       const key = String(statusCode);
       statusCodes[key] = (statusCodes[key] ?? 0) + 1;
-      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
-      else non2xx += 1;
     });
   });
+
+  function setUpConnection(client: autocannon.Client, connection: LoadSpec['connection'], index: number): void {
+    if (connection === undefined) return;
+    const own = connection(index);
+    client.setRequests([own.request]);
+    const { operation } = own;
+    if (operation === undefined) return;
+    client.on('response', (statusCode, _bytes, responseTime) => {
+      const name = operation();
+      let tally = byOperation.get(name);
+      if (tally === undefined) byOperation.set(name, (tally = new OperationTally()));
+      tally.record(statusCode, responseTime);
+    });
+  }
 
   const peakRssMb = rss.stop();
   const serverTicks = (cpuTicks(target.pid) ?? serverStart) - serverStart;
@@ -133,19 +154,20 @@ export async function runLoad(target: LoadTarget, spec: LoadSpec, options: LoadO
   const client = process.cpuUsage(clientStart);
   const machineEnd = machineTicks();
 
+  const completed = all.requests;
   const perRequest = (microseconds: number): number => (completed === 0 ? 0 : microseconds / completed);
   const clientUs = client.user + client.system;
   const machineBusyUs = (machineEnd.busy - machineStart.busy) * MICROSECONDS_PER_TICK;
   const otherUs = machineBusyUs - serverTicks * MICROSECONDS_PER_TICK - (databaseTicks ?? 0) * MICROSECONDS_PER_TICK - clientUs;
   const durationS = result.duration;
   if (result.errors > 0) statusCodes['errors'] = result.errors;
-  const sorted = latencies.sorted();
+  const { rps, p50Ms, p99Ms, non2xx, latencies } = all.summary(durationS);
   return {
     requests: completed,
     durationS,
-    rps: durationS > 0 ? completed / durationS : 0,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
+    rps,
+    p50Ms,
+    p99Ms,
     statusCodes,
     non2xx,
     socketErrors: result.errors,
@@ -154,5 +176,7 @@ export async function runLoad(target: LoadTarget, spec: LoadSpec, options: LoadO
     clientCpuUsPerRequest: perRequest(clientUs),
     otherCpuPct: durationS > 0 ? Math.max(0, (100 * otherUs) / (durationS * 1_000_000 * cpus().length)) : 0,
     peakRssMb,
+    operations: [...byOperation].map(([name, tally]) => ({ name, ...tally.summary(durationS) })),
+    latencies,
   };
 }

@@ -1,5 +1,6 @@
 /** The flags of `npm run bench`. */
 import { parseArgs } from 'node:util';
+import { MECHANISM_NAMES, type MechanismName } from './mechanisms.js';
 
 export const RUN_NAMES = [
   'baseline-http',
@@ -7,17 +8,44 @@ export const RUN_NAMES = [
   'baseline-express-validated',
   'listBanks',
   'getCard',
+  'getCardSpread',
   'listTransactions',
   'listTransactionsUnkept',
+  'listTransactionsWalk',
   'createTransfer',
   'createTransferReplay',
   'executeTransfer',
+  'mixed',
 ] as const;
 
 export type RunName = (typeof RUN_NAMES)[number];
 
 /** The service's runs, not the baselines: the Express baseline is measured around them, and they count for the memory target. */
 export const SERVICE_RUNS: readonly RunName[] = RUN_NAMES.filter((name) => !name.startsWith('baseline-'));
+
+/** The runs whose traffic spreads over the organizations of seed-organizations.ts. */
+export const SPREAD_RUNS: readonly RunName[] = ['getCardSpread', 'listTransactionsWalk', 'mixed'];
+
+/** Organizations of the spread runs, and rounds of sandbox data (16 cards each) per organization: 5 × 13 × 16 = 1,040 cards. */
+export const SPREAD_ORGANIZATIONS = 5;
+export const SANDBOX_ROUNDS_PER_ORGANIZATION = 13;
+
+/** What each run sends; the repeated-request runs say that they carry no target. */
+export const RUN_TRAFFIC: Readonly<Record<RunName, string>> = {
+  'baseline-http': 'bare node:http answering the bytes GET /v1/bank answered',
+  'baseline-express': 'bare Express 5 answering the same bytes (the ratios are to this run)',
+  'baseline-express-validated': 'Express 5 with request validation, the same bytes',
+  listBanks: 'GET /v1/bank',
+  getCard: 'the same card every request: repeated request, no target',
+  getCardSpread: `GET /v1/card/{id} over the ${SPREAD_ORGANIZATIONS * SANDBOX_ROUNDS_PER_ORGANIZATION * 16} cards of ${SPREAD_ORGANIZATIONS} organizations in turn, each with its own token`,
+  listTransactions: 'the same filtered page of 100 every request: repeated request, no target',
+  listTransactionsUnkept: 'the same filtered records with a new fromDate each request, so none is kept: no target',
+  listTransactionsWalk: 'ledger walks by nextCursor, each page once, under 4 filter sets in every organization',
+  createTransfer: 'signed POST /v1/transfer, a new Idempotency-Key each',
+  createTransferReplay: 'the same key and body every request, the stored answer replayed: repeated request, no target',
+  executeTransfer: 'signed POST /v1/transfer/{id}/execute, each pending transfer once',
+  mixed: '8 spread card reads, 8 walk pages, 3 signed creates and 1 execute in every 20 requests, over all organizations',
+};
 
 /** The issue's sweep: 10k, 100k and 1M ledger records. */
 export const DEFAULT_SWEEP_ROWS = [10_000, 100_000, 1_000_000] as const;
@@ -40,6 +68,8 @@ export interface BenchOptions {
   /** Before each run, wait up to this many seconds for the rest of the machine to go quiet; 0: do not wait. */
   readonly waitQuietS: number;
   readonly logLevel: string;
+  /** Mechanisms to turn off, one at a time, for the service's runs again (mechanisms.ts). */
+  readonly without: readonly MechanismName[];
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -51,14 +81,23 @@ names (created and dropped by the benchmark), or an embedded one in a temporary 
 DATABASE_URL is unset. The organization is onboarded with --demo and 100 000 ledger records.
 baseline-express is measured before the service's runs and again after them, and the ratios are to
 the faster of the two: a slow moment of the machine during one baseline run would raise them all.
+The spread runs (${SPREAD_RUNS.join(', ')}) add ${SPREAD_ORGANIZATIONS - 1} more organizations with
+${SANDBOX_ROUNDS_PER_ORGANIZATION} rounds of sandbox cards each, and report beside each read the
+rate of its statements alone (pgbench on PostgreSQL; a loop through the store on either database).
 
   --duration S          seconds per run (default 10; 2 with --quick)
   --connections N       concurrent connections (default 10)
-  --rows [LIST]         also sweep the filtered transaction page over ledger sizes, re-seeding
-                        a fresh database for each (default list 10000,100000,1000000)
-  --transactions N      bulk ledger records of the main database (default 100000)
+  --rows [LIST]         also sweep the ledger walk (listTransactionsWalk, one organization) over
+                        ledger sizes, re-seeding a fresh database for each (default list
+                        10000,100000,1000000)
+  --transactions N      bulk ledger records of each organization (default 100000)
   --only NAMES          comma-separated runs to measure (default all):
                         ${RUN_NAMES.join(', ')}
+  --without NAMES       comma-separated mechanisms to turn off, one at a time: the service's runs of
+                        --only are measured again against a service started without it, on the same
+                        database, and the report gives each run's ratio without / with:
+                        ${MECHANISM_NAMES.join(', ')} (none: the same service again,
+                        for how far two runs of one configuration differ)
   --quick               2 s runs and no sweep: a smoke test
   --cpu-prof            profile the service (node --cpu-prof) into --cpu-prof-dir: one profile per
                         service process, covering all its runs (pick one with --only); read it
@@ -111,6 +150,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
         'node-flag': { type: 'string', multiple: true },
         'wait-quiet': { type: 'string' },
         'log-level': { type: 'string' },
+        without: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -132,6 +172,14 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
           if (run === undefined) throw new UsageError(`--only: unknown run ${JSON.stringify(name)}; known: ${RUN_NAMES.join(', ')}.`);
           return run;
         });
+  const without =
+    values.without === undefined
+      ? []
+      : values.without.split(',').map((name) => {
+          const mechanism = MECHANISM_NAMES.find((candidate) => candidate === name.trim());
+          if (mechanism === undefined) throw new UsageError(`--without: unknown mechanism ${JSON.stringify(name)}; known: ${MECHANISM_NAMES.join(', ')}.`);
+          return mechanism;
+        });
   const cpuProf = values['cpu-prof'] === true || values['cpu-prof-dir'] !== undefined;
   return {
     durationS: wholeNumber('--duration', values.duration, quick ? 2 : 10, 1, 3600),
@@ -146,5 +194,6 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
     nodeFlags: values['node-flag'] ?? [],
     waitQuietS: wholeNumber('--wait-quiet', values['wait-quiet'], 0, 0, 3600),
     logLevel: values['log-level'] ?? 'warn',
+    without: MECHANISM_NAMES.filter((name) => without.includes(name)),
   };
 }

@@ -135,6 +135,10 @@ export interface ServiceOptions {
   readonly cpuProfDir?: string | undefined;
   readonly nodeFlags?: readonly string[];
   readonly logLevel: string;
+  /** Variables set for the service on top of the benchmark's (a mechanism turned off: mechanisms.ts). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The project the built server runs from (ending in a separator); default this one. */
+  readonly root?: string;
 }
 
 /** `npm start`'s command for the server (package.json): its variables, node, node's flags, the compiled server. */
@@ -179,19 +183,32 @@ export function buildService(): void {
   if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
 }
 
+/** EMBEDDED_DATABASE's value that lets a production server run on the embedded database (server/main.ts). */
+const EMBEDDED_DATABASE_ACCEPTED = 'accept-no-fsync';
+
 /** Starts the built server (buildService first) in production mode (response validation off) and waits for /readyz. */
 export async function startService(options: ServiceOptions): Promise<RunningServer> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, ...startScriptEnvironment(), PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: options.logLevel };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...startScriptEnvironment(),
+    PORT: String(port),
+    NODE_ENV: 'production',
+    LOG_LEVEL: options.logLevel,
+    ...options.env,
+  };
   delete env['DATABASE_URL'];
   delete env['WEB_CONCURRENCY'];
   if (options.databaseUrl !== undefined) env['DATABASE_URL'] = options.databaseUrl;
+  // In production the service refuses the embedded database, which flushes nothing to disk, unless
+  // told to accept that; the benchmark's database is thrown away at the end.
+  else env['EMBEDDED_DATABASE'] ??= EMBEDDED_DATABASE_ACCEPTED;
   const nodeFlags = [
     ...startScriptNodeFlags(),
     ...(options.nodeFlags ?? []),
     ...(options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`]),
   ];
-  const child = startNode(`${PROJECT_ROOT}.build/server/main.js`, [], { cwd: options.cwd, env, nodeFlags });
+  const child = startNode(`${options.root ?? PROJECT_ROOT}.build/server/main.js`, [], { cwd: options.cwd, env, nodeFlags });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     // Opening a large embedded database takes a while; PostgreSQL is up in a second.

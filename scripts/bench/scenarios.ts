@@ -12,6 +12,8 @@
 import { createPrivateKey, createSign, randomUUID, type KeyObject } from 'node:crypto';
 import type autocannon from 'autocannon';
 import type { Onboarded } from './database.js';
+import type { ConnectionRequest } from './load.js';
+import { WALK_FILTER_SETS, WalkCursor, WalkPlan, mixSchedule, type CardKey, type Rotation } from './traffic.js';
 
 /** A transfer the sandbox network settles as SUCCEEDED (an account ending in 0002 would fail). */
 export const TRANSFER_BODY = JSON.stringify({
@@ -94,6 +96,7 @@ export function signingCostUs(signer: Signer, rounds = 200): number {
 }
 
 export interface Session {
+  readonly organizationId: string;
   readonly token: string;
   /** The exact body GET /v1/bank answered (the baselines answer the same). */
   readonly bankListJson: string;
@@ -154,7 +157,21 @@ export async function openSession(
     body: TRANSFER_BODY,
   });
   await expectOk(created, 'POST /v1/transfer');
-  return { token, bankListJson, cardId: card.id, signer, replayKey, pendingTransfers: [], replaysNotMarked: 0 };
+  return { organizationId: credentials.organizationId, token, bankListJson, cardId: card.id, signer, replayKey, pendingTransfers: [], replaysNotMarked: 0 };
+}
+
+/** Every card id of the session's organization, page by page through GET /v1/card (listCards). */
+export async function listCardIds(baseUrl: string, session: Session): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const query = cursor === undefined ? 'limit=100' : `limit=100&cursor=${encodeURIComponent(cursor)}`;
+    const response = await fetch(`${baseUrl}/v1/card?${query}`, { headers: { Authorization: `Bearer ${session.token}` } });
+    const page = JSON.parse(await expectOk(response, 'GET /v1/card')) as { cards: { id: string }[]; nextCursor?: string };
+    ids.push(...page.cards.map((card) => card.id));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return ids;
 }
 
 const TRANSFER_ID = /"id":"(trf_[A-Za-z0-9_-]+)"/;
@@ -273,6 +290,162 @@ export function executeTransferRequest(
       request.path = path;
       request.headers = { ...request.headers, 'idempotency-key': randomUUID(), ...write };
       return request;
+    },
+  };
+}
+
+/** The organizations of the spread runs, and where those runs are in their cards and walks (kept across runs, so that no page is asked for twice). */
+export interface Traffic {
+  /** One session per organization; the first is the one the other runs use. */
+  readonly sessions: readonly Session[];
+  readonly cards: Rotation<CardKey>;
+  readonly cardCount: number;
+  /** Every run's walk plan so far, the latest last (freshWalkPlan). */
+  readonly walkPlans: WalkPlan[];
+  /** Every connection's walk so far, for the pages and walks a run covered. */
+  readonly walkers: WalkCursor[];
+  /** The benchmark's start: the walks' date bounds. */
+  readonly now: number;
+}
+
+/** Each request the next card of the rotation, with its organization's token. */
+export function getCardSpreadRequest(traffic: Traffic): autocannon.Request {
+  return {
+    method: 'GET',
+    path: '/v1/card/none',
+    setupRequest: (request) => {
+      const { organization, cardId } = traffic.cards.take();
+      request.path = `/v1/card/${cardId}`;
+      request.headers = { authorization: `Bearer ${traffic.sessions[organization]?.token ?? ''}` };
+      return request;
+    },
+  };
+}
+
+/** A walk plan for one load, starting at the first round no earlier load has walked. */
+export function freshWalkPlan(traffic: Traffic): WalkPlan {
+  const plan = new WalkPlan(traffic.sessions.length, WALK_FILTER_SETS, traffic.walkPlans.at(-1)?.nextFreeRound ?? 0);
+  traffic.walkPlans.push(plan);
+  return plan;
+}
+
+/** The first page of the first walk: what a failing walk run's sample sends. */
+export function walkSampleRequest(traffic: Traffic): autocannon.Request {
+  return { method: 'GET', path: '/v1/transaction?limit=100', headers: { authorization: `Bearer ${traffic.sessions[0]?.token ?? ''}` } };
+}
+
+/** A connection that walks: each answer's nextCursor asks for the next page, and a walk's last page starts the plan's next walk. */
+export function walkConnection(traffic: Traffic, plan: WalkPlan): ConnectionRequest {
+  const walker = new WalkCursor(plan);
+  traffic.walkers.push(walker);
+  return {
+    request: {
+      method: 'GET',
+      path: '/v1/transaction',
+      setupRequest: (request) => {
+        const page = walker.page(traffic.now);
+        request.path = page.path;
+        request.headers = { authorization: `Bearer ${traffic.sessions[page.organization]?.token ?? ''}` };
+        return request;
+      },
+      onResponse: (status, body) => walker.answered(status, body),
+    },
+  };
+}
+
+/** The mixed run's operations, named by operationId, and their share of every 20 requests. */
+export const MIXED_OPERATIONS = [
+  { operation: 'getCard', weight: 8 },
+  { operation: 'listTransactions', weight: 8 },
+  { operation: 'createTransfer', weight: 3 },
+  { operation: 'executeTransfer', weight: 1 },
+] as const;
+
+export type MixedOperation = (typeof MIXED_OPERATIONS)[number]['operation'];
+
+/** Share of the mixed run's requests that are executes: what its pool of pending transfers must cover. */
+export const MIXED_EXECUTE_SHARE =
+  MIXED_OPERATIONS.reduce((sum, { operation, weight }) => sum + (operation === 'executeTransfer' ? weight : 0), 0) /
+  MIXED_OPERATIONS.reduce((sum, { weight }) => sum + weight, 0);
+
+/** The pending transfers the mixed run's executes spend, each once, across the organizations. */
+export interface ExecutePool {
+  readonly entries: readonly { readonly organization: number; readonly id: string; readonly signed: SignedExecute | undefined }[];
+  next: number;
+  /** Execute turns that found the pool spent and sent a create instead. */
+  spentTurns: number;
+}
+
+/**
+ * A connection of the mixed run: its requests follow the schedule from its own place in it (so
+ * that the connections do not all write at once), card reads take the shared rotation, walk pages
+ * continue this connection's walk, creates go to each organization in turn, and executes spend the
+ * pool. `operation` names what is in flight, for the latencies per operation.
+ */
+export function mixedConnection(traffic: Traffic, plan: WalkPlan, pool: ExecutePool, index: number): ConnectionRequest {
+  const schedule = mixSchedule(MIXED_OPERATIONS);
+  const walker = new WalkCursor(plan);
+  traffic.walkers.push(walker);
+  // 7 is prime to the 20 slots: ten connections start at ten different places.
+  let slot = (index * 7) % schedule.length;
+  let creates = index;
+  let inFlight: MixedOperation = 'getCard';
+  const bearer = (organization: number): string => `Bearer ${traffic.sessions[organization]?.token ?? ''}`;
+  return {
+    operation: () => inFlight,
+    request: {
+      method: 'GET',
+      path: '/',
+      setupRequest: (request) => {
+        let operation = schedule[slot % schedule.length] ?? 'getCard';
+        slot += 1;
+        const execute = operation === 'executeTransfer' ? pool.entries[pool.next] : undefined;
+        if (operation === 'executeTransfer') {
+          if (execute === undefined) {
+            pool.spentTurns += 1;
+            operation = 'createTransfer';
+          } else pool.next += 1;
+        }
+        inFlight = operation;
+        switch (operation) {
+          case 'getCard': {
+            const { organization, cardId } = traffic.cards.take();
+            return { ...request, method: 'GET', path: `/v1/card/${cardId}`, headers: { authorization: bearer(organization) }, body: '' };
+          }
+          case 'listTransactions': {
+            const page = walker.page(traffic.now);
+            return { ...request, method: 'GET', path: page.path, headers: { authorization: bearer(page.organization) }, body: '' };
+          }
+          case 'createTransfer': {
+            const organization = creates++ % traffic.sessions.length;
+            const session = traffic.sessions[organization];
+            return {
+              ...request,
+              method: 'POST',
+              path: '/v1/transfer',
+              headers: {
+                authorization: bearer(organization),
+                'content-type': 'application/json',
+                'idempotency-key': randomUUID(),
+                ...session?.signer.headers('POST', '/v1/transfer'),
+              },
+              body: TRANSFER_BODY,
+            };
+          }
+          case 'executeTransfer': {
+            const { organization, id, signed } = execute ?? { organization: 0, id: 'none', signed: undefined };
+            const path = `/v1/transfer/${id}/execute`;
+            const write =
+              signed === undefined
+                ? traffic.sessions[organization]?.signer.headers('POST', path)
+                : { 'x-partner-request-timestamp': signed.timestamp, 'x-partner-signature': signed.signature };
+            return { ...request, method: 'POST', path, headers: { authorization: bearer(organization), 'idempotency-key': randomUUID(), ...write }, body: '' };
+          }
+        }
+      },
+      onResponse: (status, body) => {
+        if (inFlight === 'listTransactions') walker.answered(status, body);
+      },
     },
   };
 }

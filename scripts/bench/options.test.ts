@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { RUN_NAMES, RUN_TRAFFIC, UsageError, parseBenchArgs } from './options.js';
+
+describe('parseBenchArgs', () => {
+  it('takes the mechanisms to turn off, in their own order', () => {
+    const options = parseBenchArgs(['--only', 'getCardSpread,mixed', '--without', 'eov-003,kept-reads']);
+    if (options === 'help') throw new Error('help');
+    expect(options.runs).toEqual(['getCardSpread', 'mixed']);
+    expect(options.without).toEqual(['kept-reads', 'eov-003']);
+  });
+
+  it('refuses a mechanism it does not know, naming those it does', () => {
+    expect(() => parseBenchArgs(['--without', 'cache'])).toThrow(UsageError);
+    expect(() => parseBenchArgs(['--without', 'cache'])).toThrow(/kept-reads/);
+  });
+
+  it('labels the repeated-request runs as carrying no target', () => {
+    for (const name of ['getCard', 'listTransactions', 'createTransferReplay'] as const) expect(RUN_TRAFFIC[name]).toMatch(/repeated request, no target/);
+    for (const name of RUN_NAMES) expect(RUN_TRAFFIC[name]).not.toBe('');
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The benchmark's organizations for traffic spread over several of them (run by database.ts as its
+ * own process, like onboarding: the embedded database belongs to one process at a time).
+ *
+ *   node --import tsx scripts/bench/seed-organizations.ts --organization ORG --more N --seeds S --transactions T --balance CENTS
+ *
+ * Adds S - 1 more rounds of sandbox data (16 cards, their holders and their 90-day ledger each,
+ * from another seed) to the organization already onboarded, and onboards N more organizations,
+ * each with S rounds of sandbox data and T bulk ledger records, through the same functions as
+ * `npm run onboard -- --demo --transactions T`. Prints the new organizations' credentials as a
+ * JSON array on stdout; progress goes to stderr. DATABASE_URL selects the database as for the server.
+ */
+import { parseArgs } from 'node:util';
+import { randomIds, systemClock } from '../../server/clock-and-ids.js';
+import { onboardOrganization } from '../../server/onboarding.js';
+import { DEFAULT_SANDBOX_SEED, insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
+import { openDatabase } from '../../server/store/connection.js';
+import type { Onboarded } from './database.js';
+
+function wholeNumber(name: string, text: string | undefined): number {
+  if (text === undefined || !/^[0-9]+$/.test(text)) throw new Error(`--${name} must be a whole number; got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      organization: { type: 'string' },
+      more: { type: 'string' },
+      seeds: { type: 'string' },
+      transactions: { type: 'string' },
+      balance: { type: 'string' },
+    },
+    strict: true,
+  });
+  const more = wholeNumber('more', values.more);
+  const seeds = wholeNumber('seeds', values.seeds);
+  const transactions = wholeNumber('transactions', values.transactions);
+  const balanceCents = wholeNumber('balance', values.balance);
+  const progress = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
+
+  const database = await openDatabase({ url: process.env['DATABASE_URL'] || undefined });
+  try {
+    const { db } = database;
+    const now = systemClock.now();
+    // Seed 0 is the one `--demo` used; each further seed makes other cards, holders and records.
+    const addSandbox = async (organizationId: string, firstSeed: number): Promise<void> => {
+      for (let seed = firstSeed; seed < seeds; seed += 1) {
+        await seedSandboxData(db, { organizationId, now, seed: DEFAULT_SANDBOX_SEED + seed });
+      }
+    };
+    if (values.organization !== undefined) {
+      progress(`adding ${seeds - 1} rounds of sandbox cards to ${values.organization}`);
+      await addSandbox(values.organization, 1);
+    }
+    const onboarded: Onboarded[] = [];
+    for (let i = 0; i < more; i += 1) {
+      const result = await onboardOrganization(db, { ids: randomIds, clock: systemClock }, { name: `Bench ${i + 2}`, balanceCents });
+      if (result.privateKeyPem === undefined) throw new Error('onboarding made no key pair');
+      await addSandbox(result.organizationId, 0);
+      const { inserted } = await insertBulkTransactions(db, { organizationId: result.organizationId, count: transactions, now });
+      progress(`organization ${i + 2} (${result.organizationId}): ${seeds} rounds of sandbox data, ${inserted} bulk ledger records`);
+      onboarded.push({
+        organizationId: result.organizationId,
+        clientId: result.clientId,
+        clientSecret: result.clientSecret,
+        privateKeyPem: result.privateKeyPem,
+        scopes: result.scopes,
+      });
+    }
+    process.stdout.write(`${JSON.stringify(onboarded)}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
