@@ -21,7 +21,7 @@ import { SANDBOX_LEDGER_DAYS } from '../server/sandbox/demo-organization.js';
 import { copyEmbeddedDatabase, createBenchDatabase, onboardBench, runDatabaseCli, seedOrganizations, type BenchDatabase, type DatabaseKind, type Onboarded } from './bench/database.js';
 import { combineMeasurements } from './bench/combine.js';
 import { runLoad, type LoadSpec, type LoadTarget, type Measurement } from './bench/load.js';
-import { MECHANISMS, describeOff, projectWithPatchReversed, variablesNotRead, type Mechanism } from './bench/mechanisms.js';
+import { MECHANISMS, describeOff, variablesNotRead, type Mechanism } from './bench/mechanisms.js';
 import {
   RUN_NAMES,
   SANDBOX_ROUNDS_PER_ORGANIZATION,
@@ -261,11 +261,11 @@ interface ServiceRuns {
   readonly now: number;
 }
 
-/** Starts the service on the benchmark's database (from `root`, with `env` on top, when a mechanism is off). */
+/** Starts the service on the benchmark's database (with `env` on top, when a mechanism is off). */
 async function startBenchService(
   bench: Bench,
   database: BenchDatabase,
-  variant: { env?: Readonly<Record<string, string>>; root?: string } = {},
+  variant: { env?: Readonly<Record<string, string>> } = {},
 ): Promise<{ service: RunningServer; target: LoadTarget; stop: () => Promise<void> }> {
   const { options } = bench;
   const service = await startService({
@@ -620,24 +620,11 @@ async function measureWithout(
   if (!mechanism.databases.includes(database.kind)) {
     return { ...base, measured: false, note: `there is no such mechanism on ${database.kind === 'postgres' ? 'PostgreSQL' : 'the embedded database'}`, runs: [] };
   }
-  let variant: { env?: Readonly<Record<string, string>>; root?: string } = {};
-  let disposeCopy = async (): Promise<void> => {};
-  if ('env' in mechanism.off) {
-    const unread = await variablesNotRead(`${PROJECT_ROOT}.build/server`, Object.keys(mechanism.off.env));
-    if (unread.length > 0) {
-      return { ...base, measured: false, note: `the service reads no ${unread.join(', ')} yet: started with it, it would run unchanged`, runs: [] };
-    }
-    variant = { env: mechanism.off.env };
-  } else {
-    progress(`Without ${mechanism.name}: copying the project with ${path.basename(mechanism.off.reversePatch)} reversed...`);
-    try {
-      const copy = await projectWithPatchReversed(PROJECT_ROOT, mechanism.off.reversePatch);
-      disposeCopy = defer(() => copy.dispose());
-      variant = { root: copy.root };
-    } catch (error) {
-      return { ...base, measured: false, note: error instanceof Error ? error.message : String(error), runs: [] };
-    }
+  const unread = await variablesNotRead(`${PROJECT_ROOT}.build/server`, Object.keys(mechanism.off.env));
+  if (unread.length > 0) {
+    return { ...base, measured: false, note: `the service reads no ${unread.join(', ')} yet: started with it, it would run unchanged`, runs: [] };
   }
+  const variant: { env?: Readonly<Record<string, string>> } = { env: mechanism.off.env };
   progress(`With and without ${mechanism.name} (${base.off}), ${ABLATION_SLICES} slices of ${sliceS} s a side:`);
   const variantDatabase = await copyEmbeddedDatabase(database);
   const dropCopy = variantDatabase === database ? async (): Promise<void> => {} : defer(() => variantDatabase.dispose());
@@ -677,7 +664,6 @@ async function measureWithout(
   await withIt.stop();
   await without.stop();
   await dropCopy();
-  await disposeCopy();
   // Only what changes the comparison: a mixed run whose executes ran out of pending transfers.
   const shortfalls = notes.filter((note) => note.includes('ran out'));
   return { ...base, measured: true, ...(shortfalls.length > 0 ? { note: shortfalls.join('; ') } : {}), runs: results };

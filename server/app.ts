@@ -15,7 +15,6 @@ import { createClientPolicyCache } from './http/token-policy-cache.js';
 import { errorHandler, noSuchPath } from './http/errors.js';
 import { handlers } from './http/handlers/index.js';
 import type { Services } from './http/handler-kinds.js';
-import { createKeptReads, DEFAULT_KEPT_READS_MB } from './http/kept-reads.js';
 import { createInvoke } from './http/unit-of-work.js';
 import { createPublicKeyCache } from './http/public-keys.js';
 import { refuseNulText } from './http/nul-text.js';
@@ -37,8 +36,6 @@ export interface AppConfig {
   /** The dashboard's session cookie is `Secure` (production). */
   readonly secureCookies?: boolean;
   readonly paymentNetworkDelayMs?: number;
-  /** Megabytes of JSON the kept read answers may add up to (http/kept-reads.ts); 0 keeps none. */
-  readonly keptReadsMb?: number;
   /** The built dashboard pages (`.build/dashboard/`, `npm run build`) served at /dashboard; none when absent. */
   readonly dashboardPagesDir?: string;
 }
@@ -82,7 +79,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     tokensDatedAt: (ms) => createTokenService(keys.tokenKey, { now: () => ms }),
     cursors: createCursorCodec(keys.cursorKey),
     paymentNetworkDelayMs: config.paymentNetworkDelayMs ?? DEFAULT_PAYMENT_NETWORK_DELAY_MS,
-    keptReads: createKeptReads(config.keptReadsMb ?? DEFAULT_KEPT_READS_MB),
   };
   const publicKeys = createPublicKeyCache(db, clock);
   const clientPolicies = createClientPolicyCache(db, clock);
@@ -106,7 +102,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       logger,
       cursors: services.cursors,
       paymentNetworkDelayMs: services.paymentNetworkDelayMs,
-      keptReads: services.keptReads,
       validateResponses: config.validateResponses,
       secureCookies: config.secureCookies ?? false,
     }),

@@ -4,12 +4,12 @@
  * PORT (3000), DATABASE_URL (postgres://… for PostgreSQL; unset for the embedded database under
  * ./.data/; memory:// for an in-memory one), LOG_LEVEL (info), PAYMENT_NETWORK_DELAY_MS (2000),
  * NODE_ENV (response validation is on unless it is `production`, where the dashboard's session cookie
- * is also `Secure`), WEB_CONCURRENCY (workers, PostgreSQL only), KEPT_READS_MB (8: the read answers
- * each process keeps, http/kept-reads.ts; 0 keeps none), PUBLIC_URL (where clients reach this
+ * is also `Secure`), WEB_CONCURRENCY (workers, PostgreSQL only), PUBLIC_URL (where clients reach this
  * server, for the addresses it prints and keeps; default http://localhost:PORT),
  * EMBEDDED_DATABASE (`accept-no-fsync`: lets NODE_ENV=production run on the embedded database,
  * accepting that a power cut or a kernel crash may lose writes it has answered; see
- * embeddedDatabaseDurability below).
+ * embeddedDatabaseDurability below), DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD
+ * (`off` turns a database mechanism off, for the benchmark's measurements; Config.mechanisms).
  */
 import cluster from 'node:cluster';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -17,7 +17,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { createApp } from './app.js';
 import { answerHttpParserErrors } from './http/http-parser-errors.js';
-import { DEFAULT_KEPT_READS_MB } from './http/kept-reads.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpServer } from './toolkit/http-server.js';
 import { onboardOrganization, type OnboardingResult } from './onboarding.js';
@@ -38,13 +37,18 @@ interface Config {
   /** The dashboard's session cookie is `Secure` in production only: the local sandbox is plain http. */
   readonly secureCookies: boolean;
   readonly workers: number;
-  readonly keptReadsMb: number;
   /** PostgreSQL connections each process opens at most. */
   readonly databasePoolSize: number;
   /** Where clients reach this server, when not at http://localhost:PORT (a proxy in front of it). */
   readonly publicUrl: string | undefined;
   /** What the database survives, said in one line at start; undefined on PostgreSQL, which needs no such line. */
   readonly embeddedDatabaseNotice: string | undefined;
+  /**
+   * The database mechanisms on or off (connection.ts, OpenDatabaseOptions): all on unless
+   * DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS or PGLITE_THREAD is `off`, which the benchmark
+   * sets to measure what each buys (scripts/bench, `--without`).
+   */
+  readonly mechanisms: { readonly pipeline: boolean; readonly preparedStatements: boolean; readonly ownThread: boolean };
 }
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -99,6 +103,13 @@ function embeddedDatabaseDurability(databaseUrl: string | undefined, production:
   );
 }
 
+/** A mechanism's switch: on unless `off`. */
+function switchedOn(name: string): boolean {
+  const raw = process.env[name] ?? '';
+  if (raw !== '' && raw !== 'on' && raw !== 'off') throw new Error(`${name} must be on or off (got ${JSON.stringify(raw)})`);
+  return raw !== 'off';
+}
+
 function readConfig(): Config {
   const databaseUrl = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL;
   const workers = integer('WEB_CONCURRENCY', 1, 1, 64);
@@ -114,10 +125,10 @@ function readConfig(): Config {
     validateResponses: process.env.NODE_ENV !== 'production',
     secureCookies: process.env.NODE_ENV === 'production',
     workers,
-    keptReadsMb: integer('KEPT_READS_MB', DEFAULT_KEPT_READS_MB, 0, 4096),
     databasePoolSize: integer('DATABASE_POOL_SIZE', DEFAULT_MAX_CONNECTIONS, 1, 100),
     publicUrl: process.env.PUBLIC_URL === '' ? undefined : process.env.PUBLIC_URL?.replace(/\/+$/, ''),
     embeddedDatabaseNotice,
+    mechanisms: { pipeline: switchedOn('DATABASE_PIPELINE'), preparedStatements: switchedOn('PGLITE_PREPARED_STATEMENTS'), ownThread: switchedOn('PGLITE_THREAD') },
   };
 }
 
@@ -196,6 +207,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
     maxConnections: config.databasePoolSize,
     // Every call of a request is bounded: one past its bound is answered 503 (store/bounds.ts).
     bounds: SERVER_BOUNDS,
+    ...config.mechanisms,
     // Without its database the server could only answer 500s: it exits, and a restart recovers
     // the embedded database from its files.
     onLost: (error) => {
@@ -214,7 +226,6 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
       validateResponses: config.validateResponses,
       secureCookies: config.secureCookies,
       paymentNetworkDelayMs: config.paymentNetworkDelayMs,
-      keptReadsMb: config.keptReadsMb,
       dashboardPagesDir: DASHBOARD_PAGES_DIR,
     },
     db: database.db,
@@ -247,10 +258,8 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   await warmUp.arrayBuffer();
 
   const worker = startSettlementWorker({ db: database.db, clock: systemClock, logger });
-  logger.info({ port, database: database.kind, validateResponses: config.validateResponses }, 'listening');
-  if (demo !== undefined) await printDemo(demo, config.publicUrl ?? `http://localhost:${port}`, config.databaseUrl === undefined);
-
   /**
+   * Installed before the start is announced, so that a signal right after it is a graceful stop.
    * SIGTERM / SIGINT: stop accepting connections, let the requests in flight finish (their
    * connections close after the answer; idle kept-alive ones close at once), let the settlement
    * pass in progress commit, then close the database (which releases the embedded database's
@@ -281,6 +290,9 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  logger.info({ port, database: database.kind, validateResponses: config.validateResponses }, 'listening');
+  if (demo !== undefined) await printDemo(demo, config.publicUrl ?? `http://localhost:${port}`, config.databaseUrl === undefined);
+
 }
 
 async function main(): Promise<void> {

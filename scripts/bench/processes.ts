@@ -137,8 +137,6 @@ export interface ServiceOptions {
   readonly logLevel: string;
   /** Variables set for the service on top of the benchmark's (a mechanism turned off: mechanisms.ts). */
   readonly env?: Readonly<Record<string, string>>;
-  /** The project the built server runs from (ending in a separator); default this one. */
-  readonly root?: string;
 }
 
 /** `npm start`'s command for the server (package.json): its variables, node, node's flags, the compiled server. */
@@ -208,7 +206,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...(options.nodeFlags ?? []),
     ...(options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`]),
   ];
-  const child = startNode(`${options.root ?? PROJECT_ROOT}.build/server/main.js`, [], { cwd: options.cwd, env, nodeFlags });
+  const child = startNode(`${PROJECT_ROOT}.build/server/main.js`, [], { cwd: options.cwd, env, nodeFlags });
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
     // Opening a large embedded database takes a while; PostgreSQL is up in a second.

@@ -18,9 +18,7 @@ export interface CardKey {
 
 /**
  * Card i of each organization in turn: consecutive requests go to different organizations, and a
- * card is asked for again only after every other card has been. With more than the 256 keys the
- * service remembers as asked once (server/http/kept-reads.ts), no spread read is ever served from
- * what the service keeps.
+ * card is asked for again only after every other card has been, as a partner's many cards are read.
  */
 export function interleaveCards(byOrganization: readonly (readonly string[])[]): CardKey[] {
   const out: CardKey[] = [];

@@ -7,7 +7,6 @@ import { mountOperations } from '../../generated/dashboard/server.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import { bodyParsers } from '../http/body-parsers.js';
 import { errorHandler, noSuchPath } from '../http/errors.js';
-import type { KeptReads } from '../http/kept-reads.js';
 import { refuseNulText } from '../http/nul-text.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
@@ -31,7 +30,6 @@ export interface DashboardApiDeps {
   readonly logger: Logger;
   readonly cursors: CursorCodec;
   readonly paymentNetworkDelayMs: number;
-  readonly keptReads: KeptReads;
   /** As for the partner API: on in development and in every test. */
   readonly validateResponses: boolean;
   readonly secureCookies: boolean;
@@ -56,7 +54,6 @@ export async function createDashboardApi(deps: DashboardApiDeps): Promise<Reques
     csrfKey: Buffer.from(csrfKey, 'base64url'),
     secureCookies: deps.secureCookies,
     paymentNetworkDelayMs: deps.paymentNetworkDelayMs,
-    keptReads: deps.keptReads,
   };
 
   const router = express.Router({ caseSensitive: true });

@@ -3,7 +3,6 @@ import type { Invoke } from '../../generated/dashboard/server.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
-import type { KeptReads } from '../http/kept-reads.js';
 import type { DB } from '../store/schema.js';
 import { SESSION, sessionTokenOf, type RequestSession, type SessionLocals } from './session.js';
 import { sendResult } from '../toolkit/send-result.js';
@@ -20,8 +19,6 @@ export interface DashboardServices {
   /** The session cookie is `Secure` in production (the document's "Sessions" table). */
   readonly secureCookies: boolean;
   readonly paymentNetworkDelayMs: number;
-  /** The partner API's, shared: a card page or ledger page is the same answer for both. */
-  readonly keptReads: KeptReads;
 }
 
 /** What a dashboard handler gets besides its validated input. */

@@ -6,7 +6,6 @@ import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { AtCommit } from '../store/at-commit.js';
 import type { DB } from '../store/schema.js';
-import type { KeptReads } from './kept-reads.js';
 import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
 
 /**
@@ -29,8 +28,6 @@ export interface Services {
   readonly tokensDatedAt: (ms: number) => TokenService;
   readonly cursors: CursorCodec;
   readonly paymentNetworkDelayMs: number;
-  /** Read answers kept while their organization's rows stay as they were. */
-  readonly keptReads: KeptReads;
 }
 
 /**
@@ -39,7 +36,7 @@ export interface Services {
  * transaction's end on the embedded database (one connection), and on PostgreSQL hold a second
  * connection of the pool while the first waits for it.
  */
-export type WriteServices = Omit<Services, 'db' | 'keptReads'>;
+export type WriteServices = Omit<Services, 'db'>;
 
 interface RequestContext<S> {
   /** One clock reading for the whole request, in Unix milliseconds. */

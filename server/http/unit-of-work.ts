@@ -49,7 +49,7 @@ const inFlight = (): ApiError =>
  */
 export function createInvoke(services: Services): Invoke<UnitOfWork> {
   // What a write handler gets of the services: not the database, which it reaches through its transaction.
-  const { db: _db, keptReads: _keptReads, ...writeServices } = services;
+  const { db: _db, ...writeServices } = services;
   const forWrites: WriteServices = writeServices;
   return async (route, req, res, run) => {
     const principal = (res.locals as AuthenticatedLocals)[PRINCIPAL];

@@ -62,6 +62,15 @@ export interface OpenDatabaseOptions {
    * command-line tools, whose bulk writes of a ledger take longer than any request should.
    */
   bounds?: DatabaseBounds;
+  /**
+   * The mechanisms the benchmark measures by turning them off (scripts/bench, `--without`), each on
+   * unless false: on PostgreSQL a transaction's begin and commit sent with its statements
+   * (`pipeline`); on the embedded database, statements kept prepared (`preparedStatements`) and the
+   * database in a thread of its own (`ownThread`).
+   */
+  pipeline?: boolean;
+  preparedStatements?: boolean;
+  ownThread?: boolean;
 }
 
 /** Where the embedded database lives when DATABASE_URL is unset (under `./.data/`, git-ignored). */
@@ -107,10 +116,13 @@ export const COMMITS_ITS_TRANSACTION = '/* commits its transaction */ ';
  * 1,374 µs unprepared, 384 µs prepared; README, "Where the time goes"). PGlite's package is loaded
  * by the thread, so a server on PostgreSQL never loads the WebAssembly build.
  */
-export function startEmbeddedDatabase(options: CreatePGliteOptions & Pick<OpenDatabaseOptions, 'onLost' | 'bounds'> = {}): Promise<PGliteInstance> {
+export function startEmbeddedDatabase(
+  options: CreatePGliteOptions & Pick<OpenDatabaseOptions, 'onLost' | 'bounds' | 'preparedStatements' | 'ownThread'> = {},
+): Promise<PGliteInstance> {
+  const { preparedStatements, ...rest } = options;
   return startPGliteThread({
-    ...options,
-    maxPreparedStatements: MAX_PREPARED_TEXTS,
+    ...rest,
+    maxPreparedStatements: preparedStatements === false ? 0 : MAX_PREPARED_TEXTS,
     commitsItsTransaction: COMMITS_ITS_TRANSACTION,
   });
 }
@@ -241,17 +253,26 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
         ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
         ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
         ...(options.bounds === undefined ? {} : { bounds: options.bounds }),
+        ...embeddedSwitches(options),
       }),
     );
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return openPostgres(url, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, options.onConnectionError, options.bounds);
+    return openPostgres(url, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, options.onConnectionError, options.bounds, options.pipeline !== false);
   }
   // Never echo the URL: it may hold a password.
   throw new Error(
     'Unsupported database URL: use postgres://… or postgresql://… for PostgreSQL, memory:// for an ' +
       'in-memory embedded database, or leave DATABASE_URL unset for the embedded database under ./.data/',
   );
+}
+
+/** The embedded database's switches that are set. */
+function embeddedSwitches(options: OpenDatabaseOptions): Pick<OpenDatabaseOptions, 'preparedStatements' | 'ownThread'> {
+  return {
+    ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
+    ...(options.ownThread === undefined ? {} : { ownThread: options.ownThread }),
+  };
 }
 
 async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
@@ -266,6 +287,7 @@ async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
       ...(options.onLost === undefined ? {} : { onLost: options.onLost }),
       ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
       ...(options.bounds === undefined ? {} : { bounds: options.bounds }),
+      ...embeddedSwitches(options),
     });
   } catch (error) {
     lock.release();
@@ -274,7 +296,7 @@ async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
   return databaseFromPGlite(pglite, lock.release);
 }
 
-function openPostgres(url: string, max: number, onConnectionError?: (error: Error) => void, bounds?: DatabaseBounds): Database {
+function openPostgres(url: string, max: number, onConnectionError: ((error: Error) => void) | undefined, bounds: DatabaseBounds | undefined, pipeline: boolean): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -298,7 +320,7 @@ function openPostgres(url: string, max: number, onConnectionError?: (error: Erro
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // that would crash the process. The next query simply gets a fresh connection.
   pool.on('error', (error) => onConnectionError?.(error));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool, onConnectionError) }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool, onConnectionError, pipeline) }) });
   return { db, kind: 'postgres', close: once(() => db.destroy()) };
 }
 
@@ -320,7 +342,7 @@ const CACHED_PLAN_CHANGED = '0A000';
 /** Above this many parameters a statement is a bulk write, run rarely and with ever-new shapes. */
 const MAX_PREPARED_PARAMETERS = 100;
 
-function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void): PostgresPool {
+function preparingPool(pool: pg.Pool, onConnectionError: ((error: Error) => void) | undefined, pipeline: boolean): PostgresPool {
   const names = new Map<string, string>();
   const nameOf = (text: string, parameterCount: number): string | undefined => {
     const known = names.get(text);
@@ -363,6 +385,12 @@ function preparingPool(pool: pg.Pool, onConnectionError?: (error: Error) => void
         if (textOrCursor === 'commit' || textOrCursor === 'rollback') return Promise.resolve(emptyResult(textOrCursor.toUpperCase()));
         const what = typeof textOrCursor === 'string' ? `"${textOrCursor.slice(0, 60)}"` : 'a statement';
         return Promise.reject(new Error(`The transaction was committed by its last statement; ${what} came after it and was not run.`));
+      }
+      // Without the pipeline, each statement goes as it comes, begin and commit included, prepared all the same.
+      if (!pipeline && typeof textOrCursor === 'string') {
+        const values = [...(parameters ?? [])];
+        const name = nameOf(textOrCursor, values.length);
+        return client.query({ ...(name === undefined ? {} : { name }), text: textOrCursor, values });
       }
       if (typeof textOrCursor !== 'string') {
         if (!beginPending) return client.query(textOrCursor as pg.Submittable);

@@ -10,6 +10,7 @@ import { pendingFirstIndexMigration } from './migrations/006-pending-first-index
 import { idempotencyKeyTakenMigration } from './migrations/007-idempotency-key-taken.js';
 import { conditionHoldsMigration } from './migrations/008-condition-holds.js';
 import { organizationVersionsMigration } from './migrations/009-organization-versions.js';
+import { dropOrganizationVersionsMigration } from './migrations/010-drop-organization-versions.js';
 import type { DB } from './schema.js';
 
 /**
@@ -27,6 +28,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '007-idempotency-key-taken': idempotencyKeyTakenMigration,
   '008-condition-holds': conditionHoldsMigration,
   '009-organization-versions': organizationVersionsMigration,
+  '010-drop-organization-versions': dropOrganizationVersionsMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { DatabaseBounds } from './bounds.js';
 import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
 import type {
@@ -34,6 +34,36 @@ import type {
  *   rest of the source is. It is given none of the process's flags: on a Node where tsx's
  *   `--import` does register in a thread, it would register a second time.
  */
+/** What the server's side uses of the database's thread: a Worker, or a port to the service in this thread. */
+type Endpoint = Pick<Worker, 'postMessage' | 'on' | 'once' | 'off' | 'ref' | 'unref' | 'terminate'>;
+
+/**
+ * The service in the server's own thread (`ownThread: false`), over a pair of message ports: the
+ * same messages, cloned as between threads, with PGlite sharing the server's one core. It exists
+ * to measure what the thread of its own buys (scripts/bench, `--without database-thread`).
+ */
+async function startInThisThread(workerData: ThreadData): Promise<Endpoint> {
+  const { port1, port2 } = new MessageChannel();
+  const { serveEmbeddedDatabase } = await import('./pglite-service.js');
+  void serveEmbeddedDatabase(port2, workerData);
+  type Listener = (message: unknown) => void;
+  // The port has no 'error' or 'exit' of a thread: a listener for them is never called.
+  const endpoint = {
+    postMessage: (message: unknown) => port1.postMessage(message),
+    on: (event: string, listener: Listener) => (event === 'message' && port1.on('message', listener), endpoint),
+    once: (event: string, listener: Listener) => (event === 'message' && port1.once('message', listener), endpoint),
+    off: (event: string, listener: Listener) => (event === 'message' && port1.off('message', listener), endpoint),
+    ref: () => port1.ref(),
+    unref: () => port1.unref(),
+    terminate: async () => {
+      port1.close();
+      port2.close();
+      return 0;
+    },
+  };
+  return endpoint as unknown as Endpoint;
+}
+
 function startThread(workerData: ThreadData): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData });
   return new Worker(new URL('./typescript-thread-entry.mjs', import.meta.url), {
@@ -66,6 +96,8 @@ export interface PGliteThreadOptions extends CreatePGliteOptions {
   readonly onLost?: ((error: Error) => void) | undefined;
   /** How long a call may wait for the database, and a transaction stay idle (bounds.ts); absent: unbounded. */
   readonly bounds?: Pick<DatabaseBounds, 'acquireMs' | 'idleInTransactionMs'> | undefined;
+  /** false: the database runs in the server's own thread (startInThisThread says why); default true. */
+  readonly ownThread?: boolean;
 }
 
 /**
@@ -74,12 +106,13 @@ export interface PGliteThreadOptions extends CreatePGliteOptions {
  * while a call is waiting for its answer.
  */
 export async function startPGliteThread(options: PGliteThreadOptions): Promise<PGliteInstance> {
-  const worker = startThread({
+  const data: ThreadData = {
     dataDir: options.dataDir,
     loadDataDir: options.loadDataDir,
     maxPreparedStatements: options.maxPreparedStatements,
     bounds: options.bounds === undefined ? undefined : { acquireMs: options.bounds.acquireMs, idleInTransactionMs: options.bounds.idleInTransactionMs },
-  });
+  };
+  const worker: Endpoint = options.ownThread === false ? await startInThisThread(data) : startThread(data);
   const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   let closed = false;

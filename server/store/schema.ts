@@ -179,12 +179,6 @@ export interface TransactionsTable {
   cleared: boolean;
 }
 
-/** Moves whenever the organization's cards, card holders, departments or ledger change (migration 009). */
-export interface OrganizationVersionsTable {
-  organization_id: string;
-  version: number;
-}
-
 export interface DB {
   organizations: OrganizationsTable;
   clients: ClientsTable;
@@ -199,7 +193,6 @@ export interface DB {
   transactions: TransactionsTable;
   operators: OperatorsTable;
   operator_sessions: OperatorSessionsTable;
-  organization_versions: OrganizationVersionsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;

@@ -14,27 +14,13 @@ export interface OperationResultToSend {
  */
 export const RESPONSE_VALIDATED: unique symbol = Symbol('response validated');
 
-/** Bodies serialized once (serializeOnce): sent as these bytes while the response is not validated. */
+/** Bodies whose JSON text is known already (serializedAs): sent as these bytes while the response is not validated. */
 const serializedBodies = new WeakMap<object, Buffer>();
 
 /**
- * Serializes a JSON body once and returns its size in bytes: a server that answers the same body
- * object again (an answer kept between requests) then sends these bytes instead of serializing
- * it each time. The body must not change afterwards.
- */
-export function serializeOnce(body: object): number {
-  let bytes = serializedBodies.get(body);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(body));
-    serializedBodies.set(body, bytes);
-  }
-  return bytes.length;
-}
-
-/**
  * Records the JSON text a body was serialized to already (`JSON.stringify(body)`, as a stored
- * answer is): the body is then sent as that text's bytes, as after serializeOnce. For an object
- * body; anything else is sent as usual.
+ * answer is): the body is then sent as that text's bytes instead of being serialized again. For
+ * an object body, which must not change afterwards; anything else is sent as usual.
  */
 export function serializedAs(body: unknown, text: string): void {
   if (typeof body === 'object' && body !== null) serializedBodies.set(body, Buffer.from(text));

@@ -9,7 +9,6 @@ import { PRINCIPAL, type AuthenticatedLocals } from '../../server/http/authentic
 import { RAW_BODY, type RawBodyRequest } from '../../server/http/body-parsers.js';
 import { errorHandler } from '../../server/http/errors.js';
 import type { Services, UnitOfWork } from '../../server/http/handler-kinds.js';
-import { createKeptReads, DEFAULT_KEPT_READS_MB } from '../../server/http/kept-reads.js';
 import { createInvoke, requestFingerprint } from '../../server/http/unit-of-work.js';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
@@ -48,7 +47,6 @@ beforeAll(async () => {
     tokensDatedAt: (ms) => createTokenService(key, { now: () => ms }),
     cursors: createCursorCodec(key),
     paymentNetworkDelayMs: 0,
-    keptReads: createKeptReads(DEFAULT_KEPT_READS_MB),
   };
   const invoke = createInvoke(services);
   const app = express();

@@ -14,6 +14,8 @@ import {
 } from '../../server/store/idempotency.js';
 import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
+import { Migrator } from 'kysely/migration';
+import { addCard, addDepartment, addHolder, addOrganization, addRecords } from '../helpers/ledger.js';
 import {
   addClientKey,
   authFailureCount,
@@ -130,6 +132,55 @@ describe.each(databaseKinds())('store on %s', (kind) => {
 
     it('leave an up-to-date database alone', async () => {
       expect(await migrateToLatest(db)).toEqual({ applied: [] });
+    });
+
+    // Migration 009's organization versions served only the kept reads, since removed; 010 drops
+    // them from a database that has them (and rows in them), and the tables they watched take
+    // every kind of write after it. Its down brings back 009's schema.
+    it('010 drops the organization versions of 009, and the tables they watched take writes as before', async () => {
+      const older = await createTestDatabaseOf(kind, { migrated: false });
+      try {
+        const migrator = new Migrator({ db: older.db, provider: { getMigrations: async () => ({ ...migrations }) } });
+        const migrateTo = async (name: string): Promise<void> => {
+          const { error } = await migrator.migrateTo(name);
+          expect(error).toBeUndefined();
+        };
+        const left = async (): Promise<{ table: boolean; sequence: boolean; function: boolean; triggers: number }> => {
+          const { rows } = await sql<{ table: boolean; sequence: boolean; function: boolean; triggers: number }>`
+            select to_regclass('organization_versions') is not null as "table",
+              to_regclass('organization_version_seq') is not null as "sequence",
+              to_regprocedure('move_organization_versions()') is not null as "function",
+              (select count(*)::int from pg_trigger where tgname like '%moves_organization_version') as "triggers"
+          `.execute(older.db);
+          return rows[0] ?? { table: false, sequence: false, function: false, triggers: -1 };
+        };
+        await migrateTo('009-organization-versions');
+        const organizationId = await addOrganization(older.db, T0);
+        const departmentId = await addDepartment(older.db, organizationId);
+        const holderId = await addHolder(older.db, organizationId, { departmentId });
+        const cardId = await addCard(older.db, organizationId, holderId);
+        await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0 }]);
+        const versions = await sql<{ n: number }>`select count(*)::int as n from organization_versions`.execute(older.db);
+        expect(versions.rows).toEqual([{ n: 1 }]);
+        expect(await left()).toEqual({ table: true, sequence: true, function: true, triggers: 16 });
+
+        await migrateTo('010-drop-organization-versions');
+        expect(await left()).toEqual({ table: false, sequence: false, function: false, triggers: 0 });
+        await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0 + MINUTE }]);
+        await sql`update transactions set note = 'checked' where organization_id = ${organizationId}`.execute(older.db);
+        await sql`update cards set daily_limit = daily_limit + 1 where id = ${cardId}`.execute(older.db);
+        await sql`update card_holders set department_id = null where id = ${holderId}`.execute(older.db);
+        await sql`delete from departments where id = ${departmentId}`.execute(older.db);
+        await sql`delete from transactions where organization_id = ${organizationId}`.execute(older.db);
+        await sql`truncate transactions`.execute(older.db);
+
+        await migrateTo('009-organization-versions');
+        expect(await left()).toEqual({ table: true, sequence: true, function: true, triggers: 16 });
+        await migrateTo('010-drop-organization-versions');
+        expect(await left()).toEqual({ table: false, sequence: false, function: false, triggers: 0 });
+      } finally {
+        await older.close();
+      }
     });
   });
 

@@ -23,8 +23,6 @@ export interface Received {
   readonly params: unknown;
   readonly headers: Request['headers'];
   readonly body: unknown;
-  /** What `observe` saw when the handler ran. */
-  readonly observed: unknown;
 }
 
 export interface ValidatedServer {
@@ -43,10 +41,6 @@ export interface ValidatedServerOptions {
   readonly ignorePaths?: RegExp;
   /** Express routes to mount, as `[method, expressPath]`. */
   readonly routes: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete', string]>;
-  /** Middleware mounted before the validation. */
-  readonly first?: RequestHandler;
-  /** Read when a handler runs; its result is `received.observed`. */
-  readonly observe?: (req: Request, res: Response) => unknown;
 }
 
 export async function startValidatedServer(document: object, options: ValidatedServerOptions): Promise<ValidatedServer> {
@@ -64,10 +58,9 @@ export async function startValidatedServer(document: object, options: ValidatedS
   const app = express();
   app.set('case sensitive routing', true);
   app.set('query parser', 'simple');
-  if (options.first !== undefined) app.use(options.first);
   app.use(...validation.routing);
   const handler: RequestHandler = (req: Request, res: Response) => {
-    state.received = { query: req.query, params: req.params, headers: req.headers, body: req.body as unknown, observed: options.observe?.(req, res) };
+    state.received = { query: req.query, params: req.params, headers: req.headers, body: req.body as unknown };
     sendResult(res, state.answer);
   };
   const parsers = [express.json({ type: ['application/json', 'application/merge-patch+json'] })];

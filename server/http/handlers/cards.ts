@@ -13,7 +13,6 @@ import {
 } from '../../store/cards.js';
 import type { DB } from '../../store/schema.js';
 import { idempotentWrite, operation, organizationOf } from '../handler-kinds.js';
-import type { KeptReads } from '../kept-reads.js';
 import { pageOf, pageRequest } from '../pagination.js';
 
 type Card = components['schemas']['Card'];
@@ -60,29 +59,22 @@ type SetLimitsBody = Parameters<typeof setLimits>[0];
 type UpdateLimitsBody = Parameters<typeof updateLimits>[1];
 type LimitsAnswer = { status: 200; body: Card } | { status: 400 | 404; body: ErrorBody };
 
-/**
- * A page of the organization's cards: the partner API's listCards, and the dashboard's. Kept
- * (kept-reads.ts) for the Cairo day, as a card's balance depends on the organization's rows and
- * on the day (which fixes the month), as getCard's is.
- */
+/** A page of the organization's cards: the partner API's listCards, and the dashboard's. */
 export async function cardPage(
-  services: { readonly cursors: CursorCodec; readonly keptReads: KeptReads },
+  services: { readonly cursors: CursorCodec },
   db: Kysely<DB>,
   organizationId: string,
   nowMs: number,
   query: CardsQuery,
 ): Promise<CardPageAnswer> {
-  const periods = cairoPeriods(nowMs);
-  return services.keptReads.answer(db, organizationId, `cardPage ${periods.dayStartMs} ${JSON.stringify(query)}`, async () => {
-    // The list's name is part of the binding, so a cursor of another list is refused here.
-    const page = pageRequest(services.cursors, query, { list: 'cards' });
-    const rows = await listStoredCards(db, { organizationId, periods, after: page.after, take: page.limit + 1 });
-    const { items, nextCursor } = pageOf(services.cursors, page, rows, ({ card }) => ({ sort: card.createdAt, id: card.id }));
-    return {
-      status: 200,
-      body: { cards: items.map(toCard), ...(nextCursor !== undefined ? { nextCursor } : {}) },
-    };
-  });
+  // The list's name is part of the binding, so a cursor of another list is refused here.
+  const page = pageRequest(services.cursors, query, { list: 'cards' });
+  const rows = await listStoredCards(db, { organizationId, periods: cairoPeriods(nowMs), after: page.after, take: page.limit + 1 });
+  const { items, nextCursor } = pageOf(services.cursors, page, rows, ({ card }) => ({ sort: card.createdAt, id: card.id }));
+  return {
+    status: 200,
+    body: { cards: items.map(toCard), ...(nextCursor !== undefined ? { nextCursor } : {}) },
+  };
 }
 
 type CardPageAnswer = { status: 200; body: { cards: Card[]; nextCursor?: string } };
@@ -90,12 +82,8 @@ type CardPageAnswer = { status: 200; body: { cards: Card[]; nextCursor?: string 
 export const listCards = operation<'listCards'>(async (input, ctx) => cardPage(ctx.services, ctx.db, organizationOf(ctx), ctx.now, input.query));
 
 export const getCard = operation<'getCard'>(async (input, ctx) => {
-  const organizationId = organizationOf(ctx);
-  const periods = cairoPeriods(ctx.now);
-  return ctx.services.keptReads.answer(ctx.db, organizationId, `getCard ${periods.dayStartMs} ${input.path.id}`, async () => {
-    const found = await findCardWithUsage(ctx.db, organizationId, input.path.id, periods);
-    return found === undefined ? notFound(input.path.id) : { status: 200 as const, body: toCard(found) };
-  });
+  const found = await findCardWithUsage(ctx.db, organizationOf(ctx), input.path.id, cairoPeriods(ctx.now));
+  return found === undefined ? notFound(input.path.id) : { status: 200 as const, body: toCard(found) };
 });
 
 /**

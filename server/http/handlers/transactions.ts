@@ -11,7 +11,6 @@ import {
   type TransactionRecord,
 } from '../../store/transactions.js';
 import { operation, organizationOf } from '../handler-kinds.js';
-import type { KeptReads } from '../kept-reads.js';
 import { pageOf, pageRequest } from '../pagination.js';
 import { toCardHolder } from './cards.js';
 
@@ -53,22 +52,15 @@ function asSet<T extends string>(values: readonly T[] | undefined): T[] | undefi
 
 type TransactionsQuery = OperationInput<'listTransactions'>['query'];
 
+type TransactionPageAnswer = { status: 200; body: { transactions: Transaction[]; nextCursor?: string } } | { status: 400; body: ErrorBody };
+
 /** A page of the organization's ledger with the partner API's filters: its listTransactions, and the dashboard's. */
 export async function transactionPage(
-  services: { readonly cursors: CursorCodec; readonly keptReads: KeptReads },
+  services: { readonly cursors: CursorCodec },
   db: Kysely<DB>,
   organizationId: string,
   query: TransactionsQuery,
 ): Promise<TransactionPageAnswer> {
-  // A page depends on the organization's rows and the query alone: kept (kept-reads.ts).
-  return services.keptReads.answer(db, organizationId, `transactionPage ${JSON.stringify(query)}`, () =>
-    readTransactionPage(services.cursors, db, organizationId, query),
-  );
-}
-
-type TransactionPageAnswer = { status: 200; body: { transactions: Transaction[]; nextCursor?: string } } | { status: 400; body: ErrorBody };
-
-async function readTransactionPage(cursors: CursorCodec, db: Kysely<DB>, organizationId: string, query: TransactionsQuery): Promise<TransactionPageAnswer> {
   const { fromDate, toDate } = query;
   if (fromDate !== undefined && toDate !== undefined && fromDate > toDate) {
     return {
@@ -90,14 +82,14 @@ async function readTransactionPage(cursors: CursorCodec, db: Kysely<DB>, organiz
     departmentIds: asSet(query.departmentIds),
   };
   // The list's name is part of the binding, so a cursor of another list is refused here.
-  const page = pageRequest(cursors, query, { list: 'transactions', ...filters });
+  const page = pageRequest(services.cursors, query, { list: 'transactions', ...filters });
   const rows = await listStoredTransactions(db, {
     organizationId,
     filters,
     after: page.after,
     take: page.limit + 1,
   });
-  const { items, nextCursor } = pageOf(cursors, page, rows, (row) => ({ sort: row.authorizationDate, id: row.id }));
+  const { items, nextCursor } = pageOf(services.cursors, page, rows, (row) => ({ sort: row.authorizationDate, id: row.id }));
   return {
     status: 200,
     body: { transactions: items.map(toTransaction), ...(nextCursor !== undefined ? { nextCursor } : {}) },

@@ -7,8 +7,9 @@ import type { Migration } from 'kysely/migration';
 // holds, per organization, a number that changes in the same transaction as any of those rows:
 // triggers on the four tables take a new value from one sequence for every organization a
 // statement touched, so a version never comes back, not even after a table is emptied and
-// filled again, and a rolled-back change leaves the version as it was (kept-reads.ts in
-// server/http serves a read again while its organization's version is the one it was read at).
+// filled again, and a rolled-back change leaves the version as it was (the kept reads, since
+// removed, served a read again while its organization's version was the one it was read at).
+// Migration 010 drops all of it.
 //
 // Statement-level triggers with transition tables: one upsert a statement, however many rows it
 // wrote (onboarding inserts the ledger 500 rows a statement). TRUNCATE names no rows, so it
