@@ -3,7 +3,7 @@ import { MECHANISMS, MECHANISM_NAMES, describeOff } from './mechanisms.js';
 
 describe('the mechanisms --without turns off', () => {
   it('say how each is turned off', () => {
-    expect(describeOff(MECHANISMS.pipelining)).toBe('DATABASE_PIPELINE=off');
+    expect(describeOff(MECHANISMS['last-statement'])).toBe('DATABASE_LAST_STATEMENT=off');
     expect(describeOff(MECHANISMS['pglite-prepared'])).toBe('PGLITE_PREPARED_STATEMENTS=off');
     expect(describeOff(MECHANISMS['database-thread'])).toBe('PGLITE_THREAD=off');
     expect(describeOff(MECHANISMS.none)).toBe('the same settings');

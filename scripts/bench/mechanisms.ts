@@ -9,7 +9,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseKind } from './database.js';
 
-export const MECHANISM_NAMES = ['none', 'pipelining', 'pglite-prepared', 'database-thread'] as const;
+export const MECHANISM_NAMES = ['none', 'last-statement', 'pglite-prepared', 'database-thread'] as const;
 export type MechanismName = (typeof MECHANISM_NAMES)[number];
 
 export interface Mechanism {
@@ -29,11 +29,11 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
     databases: ['postgres', 'pglite'],
     off: { env: {} },
   },
-  pipelining: {
-    name: 'pipelining',
-    what: "a transaction's begin, first statement, and last statement with commit each sent in one round trip (server/store/connection.ts)",
-    databases: ['postgres'],
-    off: { env: { DATABASE_PIPELINE: 'off' } },
+  'last-statement': {
+    name: 'last-statement',
+    what: "a transaction's last statement committing it at once, and run by itself, without begin and commit, when it is the only one (server/store/last-statement.ts)",
+    databases: ['postgres', 'pglite'],
+    off: { env: { DATABASE_LAST_STATEMENT: 'off' } },
   },
   'pglite-prepared': {
     name: 'pglite-prepared',

@@ -3,15 +3,15 @@ import { RUN_NAMES, RUN_TRAFFIC, UsageError, parseBenchArgs } from './options.js
 
 describe('parseBenchArgs', () => {
   it('takes the mechanisms to turn off, in their own order', () => {
-    const options = parseBenchArgs(['--only', 'getCardSpread,mixed', '--without', 'database-thread,pipelining']);
+    const options = parseBenchArgs(['--only', 'getCardSpread,mixed', '--without', 'database-thread,last-statement']);
     if (options === 'help') throw new Error('help');
     expect(options.runs).toEqual(['getCardSpread', 'mixed']);
-    expect(options.without).toEqual(['pipelining', 'database-thread']);
+    expect(options.without).toEqual(['last-statement', 'database-thread']);
   });
 
   it('refuses a mechanism it does not know, naming those it does', () => {
     expect(() => parseBenchArgs(['--without', 'cache'])).toThrow(UsageError);
-    expect(() => parseBenchArgs(['--without', 'cache'])).toThrow(/pipelining/);
+    expect(() => parseBenchArgs(['--without', 'cache'])).toThrow(/last-statement/);
   });
 
   it('labels the repeated-request runs as carrying no target', () => {

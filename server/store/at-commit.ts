@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Compilable, type Expression, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
-import { COMMITS_ITS_TRANSACTION } from './connection.js';
+import { lastOfItsTransaction } from './last-statement.js';
 import type { DB } from './schema.js';
 
 // A write's statement sent with its commit.
@@ -8,14 +8,14 @@ import type { DB } from './schema.js';
 // that takes it until the commit. Taken in the middle of a transaction, it is held across each
 // round trip that follows and across each wait of the server's event loop between them: under
 // load, writes queue behind one another for as long as the busy server takes to come back to each
-// of them. Taken by the transaction's last statement, sent together with the commit
-// (COMMITS_ITS_TRANSACTION), it is held only inside the database, for as long as the statement and
-// the commit take.
+// of them. Taken by the transaction's last statement (last-statement.ts), followed at once by the
+// commit, it is held for as long as the statement and the commit take, and no wait of the server's
+// between them.
 //
 // A statement whose result the write's answer does not need (a create's insert) goes there too,
 // and a statement the write must end with (its stored answer, idempotency.ts) travels inside it
 // (withAlongside): a write whose handler runs nothing else is then a transaction of one statement,
-// which the connection runs without begin and commit (connection.ts).
+// which the connection runs without begin and commit (embedded-dialect.ts, postgres-dialect.ts).
 //
 // The write answers before that statement runs, as if it does its part. So the statement must fail
 // when it cannot (conditionHolds): then nothing of the write commits, and the write runs once more
@@ -45,11 +45,11 @@ export function conditionHolds(held: Expression<SqlBool>, condition: string): Ra
   return sql<boolean>`condition_holds(${held}, ${condition})`;
 }
 
-/** Runs a deferred statement as the last of its transaction, sent with the commit on PostgreSQL. */
+/** Runs a deferred statement as the last of its transaction: the transaction commits with it. */
 export async function executeAtCommit(tx: Transaction<DB>, statement: Compilable<unknown> | CompiledQuery): Promise<void> {
   const compiled = 'compile' in statement ? statement.compile() : statement;
   try {
-    await tx.executeQuery(CompiledQuery.raw(COMMITS_ITS_TRANSACTION + compiled.sql, [...compiled.parameters]));
+    await tx.executeQuery(lastOfItsTransaction(compiled));
   } catch (error) {
     const e = error as { code?: unknown; detail?: unknown };
     if (e.code === CONDITION_NOT_MET && typeof e.detail === 'string') throw new ConditionNotMet(e.detail);

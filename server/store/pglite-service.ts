@@ -198,11 +198,6 @@ function serve(port: MessagePort, pglite: PGlite, bounds: ThreadData['bounds']):
         }
         return result;
       }
-      case 'rollback': {
-        const transaction = transactions.get(request.tx);
-        if (transaction !== undefined && transaction.endedBy === undefined) await (await transaction.tx).rollback();
-        return null;
-      }
       case 'end': {
         const transaction = transactions.get(request.tx);
         if (transaction === undefined) return null;

@@ -41,8 +41,6 @@ export type ThreadRequest =
       /** The thread commits the transaction right after this statement, in the same crossing. */
       readonly commits?: boolean;
     } & StatementText)
-  /** Rolls the transaction back in PGlite; its `end` comes after. */
-  | { readonly op: 'rollback'; readonly tx: number }
   /** Ends the transaction: commits it, or rolls it back. A transaction that ran nothing has nothing to end. */
   | { readonly op: 'end'; readonly tx: number; readonly commit: boolean }
   | { readonly op: 'dump'; readonly compression: 'none' | 'gzip' | 'auto' | undefined }
@@ -58,7 +56,6 @@ export interface ThreadQueryResult {
 /** What each kind of request is answered with. */
 export interface ThreadAnswers {
   readonly query: ThreadQueryResult;
-  readonly rollback: null;
   readonly end: null;
   readonly dump: Blob;
   readonly close: null;

@@ -1,5 +1,6 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { DatabaseBounds } from './bounds.js';
+import { afterTheLastStatement } from './last-statement.js';
 import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
 import type {
   ErrorFields,
@@ -85,13 +86,6 @@ function errorFrom(fields: ErrorFields): Error {
 
 export interface PGliteThreadOptions extends CreatePGliteOptions {
   readonly maxPreparedStatements: number;
-  /**
-   * A statement of a transaction whose text begins with this commits it (connection.ts,
-   * COMMITS_ITS_TRANSACTION): the thread commits right after it, in the same crossing, so the
-   * transaction does not stay open while its end crosses; as the transaction's only statement it
-   * runs by itself (`transaction` below).
-   */
-  readonly commitsItsTransaction: string;
   /** Told when the thread ends without being closed (an uncaught error in it, or it exited). */
   readonly onLost?: ((error: Error) => void) | undefined;
   /** How long a call may wait for the database, and a transaction stay idle (bounds.ts); absent: unbounded. */
@@ -184,50 +178,56 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
     get closed() {
       return closed;
     },
-    ready: true,
-    waitReady: Promise.resolve(),
     query: <R>(text: string, params?: unknown[], queryOptions?: StatementOptions) =>
       call({ op: 'query', ...statementText(text), params, options: queryOptions }) as Promise<QueryResult<R>>,
     /**
      * A transaction begins in the thread with its first statement; one that runs none opens none.
-     * A statement that commits it (commitsItsTransaction) is committed in the same crossing; as the
-     * transaction's only statement it runs by itself, without begin and commit, one call into the
-     * database instead of a BEGIN and a COMMIT of two calls each around it (a create's write, 330 µs
-     * of CPU alone against 450 with them; README, "What changed", the seventeenth change). A
-     * statement after it is refused.
+     * Its last statement (queryAndCommit) is committed in the same crossing; as the transaction's
+     * only statement it runs by itself, without begin and commit, one call into the database
+     * instead of a BEGIN and a COMMIT of two calls each around it (a create's write costs 330 µs of
+     * CPU alone against 450 with them). A statement after it is refused.
      */
-    async transaction<T>(callback: (tx: PGliteInstanceTransaction) => Promise<T>): Promise<T> {
+    begin() {
       const tx = ++nextTransaction;
       let open = false;
       let ended = false;
-      const handle: PGliteInstanceTransaction = {
-        query: async <R>(text: string, params?: unknown[], queryOptions?: StatementOptions) => {
-          if (ended) throw new Error(`The transaction was committed by its last statement; "${text.slice(0, 60)}" came after it and was not run.`);
-          const commits = text.startsWith(options.commitsItsTransaction);
-          if (commits && !open) {
-            ended = true;
-            return call({ op: 'query', ...statementText(text), params, options: queryOptions }) as Promise<QueryResult<R>>;
-          }
-          open = true;
-          const result = (await call({ op: 'query', ...statementText(text), params, options: queryOptions, tx, commits })) as QueryResult<R>;
-          if (commits) {
-            ended = true;
-            open = false;
-          }
-          return result;
-        },
-        rollback: async () => {
-          if (open) await call({ op: 'rollback', tx });
-        },
+      const run = async <R>(text: string, params: unknown[] | undefined, queryOptions: StatementOptions | undefined, commits: boolean): Promise<QueryResult<R>> => {
+        if (ended) throw afterTheLastStatement(text);
+        if (commits && !open) {
+          ended = true;
+          return call({ op: 'query', ...statementText(text), params, options: queryOptions }) as Promise<QueryResult<R>>;
+        }
+        open = true;
+        const result = (await call({ op: 'query', ...statementText(text), params, options: queryOptions, tx, commits })) as QueryResult<R>;
+        if (commits) {
+          ended = true;
+          open = false;
+        }
+        return result;
       };
+      const end = async (commit: boolean): Promise<void> => {
+        ended = true;
+        if (!open) return;
+        open = false;
+        await call({ op: 'end', tx, commit });
+      };
+      return {
+        query: <R>(text: string, params?: unknown[], queryOptions?: StatementOptions) => run<R>(text, params, queryOptions, false),
+        queryAndCommit: <R>(text: string, params?: unknown[], queryOptions?: StatementOptions) => run<R>(text, params, queryOptions, true),
+        rollback: () => end(false),
+        commit: () => end(true),
+      };
+    },
+    async transaction<T>(callback: (tx: PGliteInstanceTransaction) => Promise<T>): Promise<T> {
+      const handle = instance.begin();
       let result: T;
       try {
         result = await callback(handle);
       } catch (error) {
-        if (open) await call({ op: 'end', tx, commit: false }).catch(() => {});
+        await handle.rollback().catch(() => {});
         throw error;
       }
-      if (open) await call({ op: 'end', tx, commit: true });
+      await handle.commit();
       return result;
     },
     dumpDataDir: (compression) => call({ op: 'dump', compression }),

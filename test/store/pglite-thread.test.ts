@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  COMMITS_ITS_TRANSACTION,
   databaseFromPGlite,
   startEmbeddedDatabase,
   type Database,
@@ -108,10 +107,10 @@ describe('the embedded database in its own thread', () => {
     expect((await pglite.query('select * from t where id = $1', [25])).rows).toEqual([]);
   });
 
-  it('commits with a statement that commits its transaction, and refuses one after it', async () => {
+  it('commits with its last statement (queryAndCommit), and refuses one after it', async () => {
     await pglite.transaction(async (tx) => {
       await tx.query('insert into t values ($1, $2, $3)', [30, 'first', 1]);
-      await tx.query(`${COMMITS_ITS_TRANSACTION}insert into t values ($1, $2, $3)`, [31, 'last', 1]);
+      await tx.queryAndCommit(`insert into t values ($1, $2, $3)`, [31, 'last', 1]);
       // Committed already: a statement from outside does not wait.
       expect((await pglite.query('select count(*)::int8 as n from t where id in (30, 31)')).rows).toEqual([{ n: 2 }]);
       await expect(tx.query('insert into t values ($1, $2, $3)', [32, 'too late', 1])).rejects.toThrow(/came after it and was not run/);
