@@ -14,6 +14,7 @@ const UNIT = [
   'test/contract/document.test.ts',
   'test/contract/scaffold.test.ts',
   'test/architecture/*.test.ts',
+  'test/readme.test.ts',
 ];
 /**
  * The toolkit and the project's tools, which open no database or only an embedded one whatever
@@ -30,6 +31,7 @@ const TOOLING = [
   'test/store/pglite-patches.test.ts',
   'test/toolkit/*.test.ts',
   'test/new-api/*.test.ts',
+  'test/check/*.test.ts',
 ];
 /** The long proofs: fuzz, crash, several instances, security. */
 const PROOF = ['test/proof/**/*.test.ts'];

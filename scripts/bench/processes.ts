@@ -161,7 +161,9 @@ export function startScriptNodeFlags(): string[] {
 /**
  * The variables `npm start` sets for the server (package.json), as the shell would set them in
  * `environment`: `NAME=value`, or `NAME=${NAME:-value}` (the value only when `environment` has
- * none). `MALLOC_ARENA_MAX=2` among them (README, "What changed", the eighteenth change).
+ * none). `MALLOC_ARENA_MAX=2` among them: with glibc's default of up to eight malloc arenas a core,
+ * memory freed in one thread's arena is not reused by the others, and the server's peak RSS under
+ * load rose past 200 MB (the README's Design section, "Memory").
  */
 export function startScriptEnvironment(environment: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const assigned: Record<string, string> = {};

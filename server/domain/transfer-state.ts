@@ -85,7 +85,7 @@ export function isTransferStatus(value: string): value is TransferStatus {
  */
 export const FAILING_ACCOUNT_SUFFIX = '0002';
 
-/** 2000 ms: the default of `PAYMENT_NETWORK_DELAY_MS` (README, configuration). */
+/** 2000 ms: the default of `PAYMENT_NETWORK_DELAY_MS` (README, "Configuration"). */
 export const DEFAULT_PAYMENT_NETWORK_DELAY_MS = 2000;
 
 export function settlementOutcome(accountNumber: string): 'SUCCEEDED' | 'FAILED' {

@@ -212,8 +212,8 @@ const SETTLED_CASH = sql.join(SETTLED_CASH_REVIEW_STATUSES.map((status) => sql.l
  *
  * Its readers (findCardWithUsage, listCards) have the database return the rows as one JSON
  * value, as the ledger page does: a driver then parses one value instead of 21 columns, which
- * takes about a fifth off the statement's CPU in the server on either database (README, "What
- * changed").
+ * takes about a fifth off the statement's CPU in the server on either database (a loop of card
+ * reads on a seeded organization: PGlite 368 → 296 µs, PostgreSQL 156 → 125 µs).
  */
 export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods, rest: RawBuilder<unknown>) {
   return sql<CardWithUsageRow>`

@@ -73,9 +73,9 @@ export const DEFAULT_DATA_DIR = './.data/pglite';
  * server/main.ts). A process runs one request's JavaScript at a time, and its transactions are
  * short: a few connections keep the database busy meanwhile. More let more transactions wait on
  * one another at once (every execute of an organization takes its balance row), which costs the
- * database CPU; fewer cap the reads served again, each of which checks its organization's version
- * in one round trip. The runs that chose 6 over pg's own default of 10 (and over 4) are in the
- * README, "What changed", the sixteenth change.
+ * database CPU: with pg's own default of 10, signed creates ran slower and their p99 was higher
+ * than with 6 or 4 (scripts/bench/RESULTS.md has the runs). The README's "PostgreSQL connections"
+ * says the same for whoever configures DATABASE_POOL_SIZE.
  */
 export const DEFAULT_MAX_CONNECTIONS = 6;
 
@@ -85,8 +85,8 @@ export const DEFAULT_MAX_CONNECTIONS = 6;
  * once, then bound and executed by name (`maxPreparedStatements` comes from
  * patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch):
  * parsing and planning were most of a statement's cost in the WebAssembly build (the card read
- * 1,374 µs unprepared, 384 µs prepared; README, "Where the time goes"). PGlite's package is loaded
- * by the thread, so a server on PostgreSQL never loads the WebAssembly build.
+ * 1,374 µs unprepared, 384 µs prepared, measured in a loop on a seeded database). PGlite's
+ * package is loaded by the thread, so a server on PostgreSQL never loads the WebAssembly build.
  */
 export function startEmbeddedDatabase(
   options: CreatePGliteOptions & Pick<OpenDatabaseOptions, 'onLost' | 'bounds' | 'preparedStatements' | 'ownThread'> = {},

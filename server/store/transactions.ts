@@ -204,8 +204,8 @@ export async function transactionListQuery(db: Kysely<DB>, options: TransactionL
 /**
  * The page comes back as one JSON array, built by the database: the drivers then parse one value
  * instead of some 25 columns of each of up to 101 rows, which was most of a page's cost on the
- * embedded database (README, "Where the time goes"). Integers arrive as JSON numbers, which
- * transactionOf holds to the safe range as the drivers' int8 parser does.
+ * embedded database, whose protocol reader copies and decodes every field. Integers arrive as
+ * JSON numbers, which transactionOf holds to the safe range as the drivers' int8 parser does.
  */
 export async function listTransactions(db: Kysely<DB>, options: TransactionListOptions): Promise<TransactionRecord[]> {
   const query = await transactionListQuery(db, options);
