@@ -38,6 +38,12 @@ export interface AppConfig {
   readonly paymentNetworkDelayMs?: number;
   /** The built dashboard pages (`.build/dashboard/`, `npm run build`) served at /dashboard; none when absent. */
   readonly dashboardPagesDir?: string;
+  /**
+   * Where the API references are served (server/main.ts has the HTTP server answer them): the
+   * 404 of an unknown path names the partner API's, and under /dashboard/api the dashboard's.
+   * Without them the 404 only says that the reference lists the paths.
+   */
+  readonly referenceUrls?: { readonly partner?: string | undefined; readonly dashboard?: string | undefined };
 }
 
 export interface AppDeps {
@@ -104,6 +110,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       paymentNetworkDelayMs: services.paymentNetworkDelayMs,
       validateResponses: config.validateResponses,
       secureCookies: config.secureCookies ?? false,
+      referenceUrl: config.referenceUrls?.dashboard,
     }),
   );
 
@@ -144,10 +151,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     void next;
   });
 
+  const referenceUrl = config.referenceUrls?.partner;
   app.use(() => {
-    throw noSuchPath();
+    throw noSuchPath(referenceUrl);
   });
-  const errors = errorHandler({ logger, tokenPath: routes.createToken.path });
+  const errors = errorHandler({ logger, tokenPath: routes.createToken.path, referenceUrl });
   // Twice: when response validation refuses the first one's answer (an error answer off the
   // contract), the refusal goes on to the next error handler, which answers 500 InternalError.
   app.use(errors, errors);

@@ -12,21 +12,19 @@
  * (`off` turns a database mechanism off, for the benchmark's measurements; Config.mechanisms).
  */
 import cluster from 'node:cluster';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { createApp } from './app.js';
 import { answerHttpParserErrors } from './http/http-parser-errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpServer } from './toolkit/http-server.js';
-import { onboardOrganization, type OnboardingResult } from './onboarding.js';
 import { randomIds, systemClock } from './clock-and-ids.js';
 import { startSettlementWorker } from './settlement-worker.js';
 import { DEFAULT_MAX_CONNECTIONS, openDatabase, type Database } from './store/connection.js';
 import { SERVER_BOUNDS } from './store/bounds.js';
 import { migrateToLatest } from './store/migrate.js';
-import { countOrganizations } from './store/organizations.js';
-import { seedSandboxData } from './sandbox/demo-organization.js';
+import { onboardDemoOrganization, type DemoOrganization } from './sandbox/first-run.js';
 
 interface Config {
   readonly port: number;
@@ -136,29 +134,54 @@ const DEMO_BALANCE_CENTS = 50_000_000_00; // EGP 50,000,000.00 of sandbox money
 const CREDENTIALS_DIR = '.data';
 /** Where `npm run build` bundles the dashboard's pages (scripts/build-dashboard.ts), from the project root. */
 const DASHBOARD_PAGES_DIR = path.resolve('.build/dashboard');
+/**
+ * The API references `npm run build` writes with `npm run docs` (each API's `x-docs` in
+ * redocly.yaml), from the project root, and where the server answers them: the partner API's
+ * at /docs, the dashboard's at /docs/dashboard.
+ */
+const REFERENCE_PAGES = {
+  partner: { path: '/docs', file: path.resolve('generated/docs/index.html') },
+  dashboard: { path: '/docs/dashboard', file: path.resolve('generated/docs/dashboard.html') },
+} as const;
 /** 10 s: the usual grace period of process managers (Kubernetes waits 30 s, systemd 90 s before SIGKILL). */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** A first start on an empty embedded database gets a demo organization to play with (README, "Two commands"). */
-async function onboardDemo(database: Database, logger: Logger): Promise<OnboardingResult | undefined> {
-  if (database.kind !== 'pglite' || (await countOrganizations(database.db)) > 0) return undefined;
-  const demo = await onboardOrganization(database.db, { ids: randomIds, clock: systemClock }, {
-    name: 'Demo Partner',
-    balanceCents: DEMO_BALANCE_CENTS,
-  });
-  await seedSandboxData(database.db, { organizationId: demo.organizationId, now: systemClock.now(), ids: randomIds });
-  logger.info({ organizationId: demo.organizationId }, 'demo organization onboarded');
+/** A first start on an empty embedded database gets a demo organization to play with (README, "Run the service"). */
+async function onboardDemo(database: Database, logger: Logger): Promise<DemoOrganization | undefined> {
+  if (database.kind !== 'pglite') return undefined;
+  const demo = await onboardDemoOrganization(database.db, { ids: randomIds, clock: systemClock }, { balanceCents: DEMO_BALANCE_CENTS });
+  if (demo !== undefined) {
+    logger.info({ organizationId: demo.onboarding.organizationId, pendingTransfers: demo.pendingTransfers.length }, 'demo organization onboarded');
+  }
   return demo;
 }
 
-async function printDemo(demo: OnboardingResult, base: string, persisted: boolean): Promise<void> {
+/** The reference pages that are built, and the URL of each for the 404 of an unknown path; none when `npm run docs` has not run. */
+async function builtReferences(base: string): Promise<{ pages: Record<string, string>; urls: { partner?: string; dashboard?: string } }> {
+  const pages: Record<string, string> = {};
+  const urls: { partner?: string; dashboard?: string } = {};
+  for (const api of ['partner', 'dashboard'] as const) {
+    const page = REFERENCE_PAGES[api];
+    const built = await access(page.file).then(
+      () => true,
+      () => false,
+    );
+    if (!built) continue;
+    pages[page.path] = page.file;
+    urls[api] = `${base}${page.path}`;
+  }
+  return { pages, urls };
+}
+
+async function printDemo(demo: DemoOrganization, base: string, persisted: boolean, referencesBuilt: boolean): Promise<void> {
+  const { onboarding } = demo;
   const keyFile = path.join(CREDENTIALS_DIR, 'demo-private-key.pem');
-  if (persisted && demo.privateKeyPem !== undefined) {
+  if (persisted && onboarding.privateKeyPem !== undefined) {
     await mkdir(CREDENTIALS_DIR, { recursive: true });
-    await writeFile(keyFile, demo.privateKeyPem, { mode: 0o600 });
+    await writeFile(keyFile, onboarding.privateKeyPem, { mode: 0o600 });
     await writeFile(
       path.join(CREDENTIALS_DIR, 'demo-credentials.json'),
-      `${JSON.stringify({ baseUrl: base, ...demo }, null, 2)}\n`,
+      `${JSON.stringify({ baseUrl: base, ...onboarding }, null, 2)}\n`,
       { mode: 0o600 },
     );
   }
@@ -166,16 +189,18 @@ async function printDemo(demo: OnboardingResult, base: string, persisted: boolea
     '',
     'A demo organization was created. Its credentials are shown this once' +
       (persisted ? ` and kept in ${CREDENTIALS_DIR}/demo-credentials.json (mode 600).` : '.'),
-    `  client id:     ${demo.clientId}`,
-    `  client secret: ${demo.clientSecret}`,
-    persisted ? `  private key:   ${keyFile}` : `  private key:\n${demo.privateKeyPem ?? ''}`,
+    `  client id:     ${onboarding.clientId}`,
+    `  client secret: ${onboarding.clientSecret}`,
+    persisted ? `  private key:   ${keyFile}` : `  private key:\n${onboarding.privateKeyPem ?? ''}`,
     '',
     `The dashboard: ${base}/dashboard (an approver)`,
-    `  username: ${demo.operator.operator.username}`,
-    `  password: ${demo.operator.password}`,
+    `  username: ${onboarding.operator.operator.username}`,
+    `  password: ${onboarding.operator.password}`,
+    `  ${demo.pendingTransfers.length} transfers wait there for a decision: one the balance covers, one the sandbox network refuses,`,
+    '  one that takes nearly all of the balance, and one it does not cover.',
     '',
     'Try it:',
-    `  TOKEN=$(curl -s -u '${demo.clientId}:${demo.clientSecret}' -d grant_type=client_credentials ${base}/v1/oauth/token | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
+    `  TOKEN=$(curl -s -u '${onboarding.clientId}:${onboarding.clientSecret}' -d grant_type=client_credentials ${base}/v1/oauth/token | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`,
     `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/card`,
     '  TS=$(date +%s)',
     `  SIG=$(printf 'POST/v1/transfer%s' "$TS" | openssl dgst -sha256 -sign ${keyFile} | base64 -w0)`,
@@ -183,6 +208,7 @@ async function printDemo(demo: OnboardingResult, base: string, persisted: boolea
     '    -H "Idempotency-Key: $(node -p "crypto.randomUUID()")" -H "X-Partner-Request-Timestamp: $TS" -H "X-Partner-Signature: $SIG" \\',
     `    -d '{"amountCents":150000,"currency":"EGP","bankId":"nbe","accountNumber":"EG650019000500000000263180001","accountName":"Nile Supplies","category":"LOGISTICS"}'`,
     '  Then POST /v1/transfer/<id>/execute the same way (sign "POST/v1/transfer/<id>/execute$TS"), and GET it until SUCCEEDED.',
+    ...(referencesBuilt ? ['', `The API reference: ${base}${REFERENCE_PAGES.partner.path} (the dashboard's: ${base}${REFERENCE_PAGES.dashboard.path})`] : []),
     '',
   ];
   console.log(lines.join('\n'));
@@ -221,19 +247,27 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
   const demo = primary ? await onboardDemo(database, logger) : undefined;
+  // Where clients reach the server; PORT=0 (any free port) is known only once listening, so the
+  // 404's reference URL is then the path alone.
+  const base = config.publicUrl ?? (config.port === 0 ? '' : `http://localhost:${config.port}`);
+  const references = await builtReferences(base);
+  if (references.urls.partner === undefined) {
+    logger.info({ page: path.relative(process.cwd(), REFERENCE_PAGES.partner.file) }, 'the API reference is not built (npm run docs): /docs answers 404');
+  }
   const app = await createApp({
     config: {
       validateResponses: config.validateResponses,
       secureCookies: config.secureCookies,
       paymentNetworkDelayMs: config.paymentNetworkDelayMs,
       dashboardPagesDir: DASHBOARD_PAGES_DIR,
+      referenceUrls: references.urls,
     },
     db: database.db,
     clock: systemClock,
     ids: randomIds,
     logger,
   });
-  const server: Server = createHttpServer(app);
+  const server: Server = createHttpServer(app, { referencePages: references.pages });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => resolve());
@@ -291,7 +325,9 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   logger.info({ port, database: database.kind, validateResponses: config.validateResponses }, 'listening');
-  if (demo !== undefined) await printDemo(demo, config.publicUrl ?? `http://localhost:${port}`, config.databaseUrl === undefined);
+  if (demo !== undefined) {
+    await printDemo(demo, config.publicUrl ?? `http://localhost:${port}`, config.databaseUrl === undefined, references.urls.partner !== undefined);
+  }
 
 }
 

@@ -78,6 +78,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/transfer/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a transfer
+         * @description Returns one transfer of the organization with its `review`, as the
+         *     [list](#operation/listTransfers) gives it. Read it again to follow a transfer after its
+         *     [approval](#operation/approveTransfer): it is `PROCESSING` until the payment network
+         *     answers, then `SUCCEEDED` or `FAILED`.
+         *
+         *     A transfer that does not exist, or that belongs to another organization, gives
+         *     `404 NotFound`.
+         *
+         *     Any operator may read a transfer.
+         */
+        get: operations["getTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/transfer/{id}/approve": {
         parameters: {
             query?: never;
@@ -1251,6 +1279,48 @@ export interface operations {
             };
             401: components["responses"]["SessionRequired"];
             403: components["responses"]["ReadForbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The transfer's id.
+                 * @example trf_01j9x3k7w2m4n8p6q5r7s9t1v3
+                 */
+                id: components["parameters"]["TransferId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transfer, with the decision taken on it (`review`, `null` while none was made). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardTransfer"];
+                };
+            };
+            /** @description `InvalidRequest`: the id is malformed, or the request has query parameters. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SessionRequired"];
+            403: components["responses"]["ReadForbidden"];
+            404: components["responses"]["TransferNotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -13,6 +13,7 @@ export interface Operations {
   "createSession": paths["/dashboard/api/session"]["post"];
   "deleteSession": paths["/dashboard/api/session"]["delete"];
   "listTransfers": paths["/dashboard/api/transfer"]["get"];
+  "getTransfer": paths["/dashboard/api/transfer/{id}"]["get"];
   "approveTransfer": paths["/dashboard/api/transfer/{id}/approve"]["post"];
   "rejectTransfer": paths["/dashboard/api/transfer/{id}/reject"]["post"];
   "listCards": paths["/dashboard/api/card"]["get"];
@@ -103,6 +104,18 @@ export const routes: { readonly [K in OperationId]: RouteDefinition & { readonly
     tags: ["Transfers"],
     security: [{"session":[]}],
     parameters: { path: [], query: ["cursor", "limit", "status", "minAmountCents", "maxAmountCents"], header: [], cookie: [] },
+    requestContentTypes: [],
+    requestBodyRequired: false,
+    extensions: {},
+  },
+  "getTransfer": {
+    operationId: "getTransfer",
+    method: "get",
+    path: "/dashboard/api/transfer/{id}",
+    expressPaths: ["/dashboard/api/transfer/:id"],
+    tags: ["Transfers"],
+    security: [{"session":[]}],
+    parameters: { path: ["id"], query: [], header: [], cookie: [] },
     requestContentTypes: [],
     requestBodyRequired: false,
     extensions: {},
@@ -209,7 +222,7 @@ export const routes: { readonly [K in OperationId]: RouteDefinition & { readonly
 export const serverBases: readonly string[] = [""];
 
 /** The routes in the order Express tries them: a fixed segment before a template in the same place. */
-export const routeList: readonly RouteDefinition[] = [routes["getBalance"], routes["listCards"], routes["setCardLimits"], routes["updateCardLimits"], routes["listClients"], routes["getSession"], routes["createSession"], routes["deleteSession"], routes["listTransactions"], routes["listTransfers"], routes["approveTransfer"], routes["rejectTransfer"]];
+export const routeList: readonly RouteDefinition[] = [routes["getBalance"], routes["listCards"], routes["setCardLimits"], routes["updateCardLimits"], routes["listClients"], routes["getSession"], routes["createSession"], routes["deleteSession"], routes["listTransactions"], routes["listTransfers"], routes["getTransfer"], routes["approveTransfer"], routes["rejectTransfer"]];
 
 /** Runs one operation for a request (the HTTP layer's): builds the handler's context, calls `run`, sends the result. */
 export type Invoke<Ctx> = InvokeRoute<Ctx, RouteDefinition>;

@@ -33,6 +33,8 @@ export interface DashboardApiDeps {
   /** As for the partner API: on in development and in every test. */
   readonly validateResponses: boolean;
   readonly secureCookies: boolean;
+  /** Where the dashboard's API reference is served, named by the 404 of an unknown path under /dashboard/api. */
+  readonly referenceUrl?: string | undefined;
 }
 
 /**
@@ -69,9 +71,9 @@ export async function createDashboardApi(deps: DashboardApiDeps): Promise<Reques
     refuseNulText,
   ]);
   router.use(() => {
-    throw noSuchPath();
+    throw noSuchPath(deps.referenceUrl);
   });
-  const errors = errorHandler({ logger: deps.logger });
+  const errors = errorHandler({ logger: deps.logger, referenceUrl: deps.referenceUrl });
   // Twice, as for the partner API: an error answer off the contract becomes a 500 in the second.
   router.use(errors, errors);
 

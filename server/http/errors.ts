@@ -92,18 +92,24 @@ export function serviceUnavailable(): ApiError {
   });
 }
 
-/** A path the document does not have (404), whoever finds it out. */
-export function noSuchPath(): ApiError {
-  return new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' });
+/**
+ * A path the document does not have (404), whoever finds it out. `referenceUrl`, where the server
+ * serves the API reference (server/main.ts), is named in the message; without one the message
+ * only says that the reference lists the paths.
+ */
+export function noSuchPath(referenceUrl?: string): ApiError {
+  return referenceUrl === undefined
+    ? new ApiError('notFound', 'No such resource path.', { details: 'Paths are listed in the API reference.' })
+    : new ApiError('notFound', `No such path. The API reference is at ${referenceUrl}`);
 }
 
 const payloadTooLarge = (): ApiError => new ApiError('payloadTooLarge', 'The request body is larger than 64 KiB.');
 
 /** A request the validator refused, answered with the status and type the ErrorType table of the document gives. */
-function fromValidationFailure(failure: ValidationFailure): ApiError {
+function fromValidationFailure(failure: ValidationFailure, referenceUrl: string | undefined): ApiError {
   switch (failure.status) {
     case 404:
-      return noSuchPath();
+      return noSuchPath(referenceUrl);
     case 405: {
       const allow = failure.headers['Allow'] ?? '';
       return new ApiError('methodNotAllowed', 'This method is not allowed on this path.', { details: `Allowed: ${allow}`, headers: { Allow: allow } });
@@ -163,6 +169,8 @@ export interface ErrorHandlerOptions {
   readonly logger: Logger;
   /** The token endpoint's path: its errors also carry the OAuth `error` code. None for an API without one. */
   readonly tokenPath?: string;
+  /** Where the API's reference is served, named by the 404 of an unknown path (noSuchPath); none when it is not served. */
+  readonly referenceUrl?: string | undefined;
 }
 
 /**
@@ -182,7 +190,7 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       error instanceof ApiError
         ? error
         : failure !== undefined
-          ? offContract === undefined ? fromValidationFailure(failure) : undefined
+          ? offContract === undefined ? fromValidationFailure(failure, options.referenceUrl) : undefined
           : passedItsBound(error)
             ? serviceUnavailable()
             : fromFrameworkError(error);

@@ -132,7 +132,7 @@ describe('sessions', () => {
 describe('the checks, in the order of the document', () => {
   it("a viewer reads everything but a viewer's approve is 403, and the transfer stays PENDING", async () => {
     const created = await createTransfer(partner);
-    for (const path of ['/dashboard/api/transfer', '/dashboard/api/card', '/dashboard/api/transaction', '/dashboard/api/balance', '/dashboard/api/client']) {
+    for (const path of ['/dashboard/api/transfer', `/dashboard/api/transfer/${created.id}`, '/dashboard/api/card', '/dashboard/api/transaction', '/dashboard/api/balance', '/dashboard/api/client']) {
       expect((await viewer.request('GET', path)).status, path).toBe(200);
     }
     const body = await expectError(await viewer.request('POST', `/dashboard/api/transfer/${created.id}/approve`), 403, 'Unauthorized');
@@ -179,6 +179,12 @@ describe('the checks, in the order of the document', () => {
   it("another organization's transfer and card are 404, and nothing changes", async () => {
     const theirs = await createTransfer(other);
     const card = await app.db.selectFrom('cards').select('id').where('organization_id', '=', other.organizationId).executeTakeFirstOrThrow();
+    const unknownId = 'trf_00000000000000000000000000';
+    const unknown = await expectError(await approver.request('GET', `/dashboard/api/transfer/${unknownId}`), 404, 'NotFound');
+    const foreign = await expectError(await approver.request('GET', `/dashboard/api/transfer/${theirs.id}`), 404, 'NotFound');
+    // The same answer, the id asked for aside: nothing tells an existing id of another organization from none.
+    expect({ ...foreign, message: foreign.message.replace(theirs.id, unknownId) }).toEqual(unknown);
+    expect((await okJson<DashboardTransferJson>(await outsider.request('GET', `/dashboard/api/transfer/${theirs.id}`))).transfer.id).toBe(theirs.id);
     await expectError(await approver.request('POST', `/dashboard/api/transfer/${theirs.id}/approve`), 404, 'NotFound');
     await expectError(await approver.request('POST', `/dashboard/api/transfer/${theirs.id}/reject`, { body: { reason: 'not mine' } }), 404, 'NotFound');
     const mergePatch = 'application/merge-patch+json';
@@ -255,6 +261,37 @@ describe('transfers', () => {
     expect(page.transfers.find((entry) => entry.transfer.id === executed.id)?.review).toEqual({ decision: 'APPROVED', decidedAt: app.clock.now(), operator: null });
     const cancelledPage = await okJson<{ transfers: DashboardTransferJson[] }>(await viewer.request('GET', '/dashboard/api/transfer?status=CANCELLED'));
     expect(cancelledPage.transfers.find((entry) => entry.transfer.id === cancelled.id)?.review).toBeNull();
+  });
+
+  it('get: one transfer with its review, as the list gives it, through PENDING, an approval and a rejection', async () => {
+    const read = async (who: Operator, id: string): Promise<DashboardTransferJson> => okJson<DashboardTransferJson>(await who.request('GET', `/dashboard/api/transfer/${id}`));
+    const listed = async (entry: DashboardTransferJson): Promise<DashboardTransferJson | undefined> => {
+      const amount = entry.transfer.amountCents;
+      const page = await okJson<{ transfers: DashboardTransferJson[] }>(await viewer.request('GET', `/dashboard/api/transfer?minAmountCents=${amount}&maxAmountCents=${amount}`));
+      return page.transfers.find((candidate) => candidate.transfer.id === entry.transfer.id);
+    };
+
+    const created = await createTransfer(partner, { amountCents: 23_456 });
+    expect(await read(viewer, created.id)).toEqual({ transfer: created, review: null });
+
+    const approved = await okJson<DashboardTransferJson>(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`));
+    // The approver reads their own decision; the viewer another operator's: both name the approver.
+    expect(await read(approver, created.id)).toEqual(approved);
+    expect(await read(viewer, created.id)).toEqual(approved);
+    expect(approved.review?.operator?.username).toBe(approver.username);
+    expect(await listed(approved)).toEqual(approved);
+
+    const executed = await createTransfer(partner);
+    expect((await transferAction(partner, executed.id, 'execute')).status).toBe(200);
+    expect((await read(viewer, executed.id)).review).toEqual({ decision: 'APPROVED', decidedAt: app.clock.now(), operator: null });
+
+    const toReject = await createTransfer(partner);
+    const rejected = await okJson<DashboardTransferJson>(await approver.request('POST', `/dashboard/api/transfer/${toReject.id}/reject`, { body: { reason: 'Duplicate of an earlier payment.' } }));
+    expect(await read(viewer, toReject.id)).toEqual(rejected);
+
+    await expectError(await dashboardFetch(app.baseUrl, 'GET', `/dashboard/api/transfer/${created.id}`), 401, 'Unauthorized');
+    await expectError(await viewer.request('GET', '/dashboard/api/transfer/not%20an%20id'), 400, 'InvalidRequest');
+    await expectError(await viewer.request('GET', `/dashboard/api/transfer/${created.id}?expand=review`), 400, 'InvalidRequest');
   });
 
   it('approve with too little balance is 400 InsufficientFunds and the transfer stays PENDING', async () => {

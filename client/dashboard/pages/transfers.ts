@@ -1,11 +1,13 @@
 /**
  * Transfers, pending first (GET /dashboard/api/transfer with its status and amount filters and
  * keyset paging), with approve and reject for approvers (reject asks for a reason). Each decided
- * transfer says who decided it and when.
+ * transfer says who decided it and when; an approved one's row follows it to SUCCEEDED or FAILED
+ * without a reload (settle-watch.ts).
  */
 import { api, csrf, describeError, isApprover, type Schemas } from '../api.js';
 import { announce, field, h, message, replaceChildren, select, table } from '../dom.js';
 import { formatDateTime, formatMoney, parseMoney } from '../format.js';
+import { awaitsSettlement, settleWatchDelays } from '../settle-watch.js';
 import { heading, morePager } from './shared.js';
 
 type DashboardTransfer = Schemas['DashboardTransfer'];
@@ -94,9 +96,46 @@ export async function showTransfers(main: HTMLElement): Promise<void> {
     const updated = render(result.data);
     row?.replaceWith(updated);
     const text = `${action === 'approve' ? 'Approved' : 'Rejected'}: ${formatMoney(result.data.transfer.amountCents)} to ${result.data.transfer.payee.accountName}; now ${result.data.transfer.status}.`;
-    replaceChildren(feedback, message('ok', text));
+    const note = message('ok', text);
+    replaceChildren(feedback, note);
     announce(text);
     updated.querySelector('td')?.setAttribute('tabindex', '-1');
+    if (awaitsSettlement(result.data.transfer.status)) void followSettlement(result.data, note);
+  }
+
+  /** The transfer as it is now (GET /dashboard/api/transfer/{id}), or undefined when the request fails. */
+  async function refetch(entry: DashboardTransfer): Promise<DashboardTransfer | undefined> {
+    const { data } = await api.GET('/dashboard/api/transfer/{id}', { params: { path: { id: entry.transfer.id } } });
+    return data;
+  }
+
+  /**
+   * After an approval: asks again after each wait of settleWatchDelays and replaces the row while
+   * the transfer is on the page, until it is no longer PROCESSING; the approval's note, while it
+   * is still shown, says the outcome too. It stops when the row has left the page (another view,
+   * other filters), when a request fails, and after the last wait.
+   */
+  async function followSettlement(approved: DashboardTransfer, note: HTMLElement): Promise<void> {
+    const id = approved.transfer.id;
+    const onPage = (): Element | null => (rows.isConnected ? rows.querySelector(`tr[data-transfer-id="${CSS.escape(id)}"]`) : null);
+    for (const delay of settleWatchDelays()) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (onPage() === null) return;
+      let current: DashboardTransfer | undefined;
+      try {
+        current = await refetch(approved);
+      } catch {
+        return; // the network failed, or the page is going away
+      }
+      const row = onPage();
+      if (current === undefined || row === null) return;
+      if (awaitsSettlement(current.transfer.status)) continue;
+      row.replaceWith(render(current));
+      const text = `Settled: ${formatMoney(current.transfer.amountCents)} to ${current.transfer.payee.accountName}; now ${current.transfer.status}.`;
+      if (feedback.contains(note)) replaceChildren(feedback, message('ok', text));
+      announce(text);
+      return;
+    }
   }
 
   const pager = morePager(async (cursor) => {

@@ -4,7 +4,7 @@ import { listCards, setCardLimits, updateCardLimits } from './cards.js';
 import { getBalance, listClients } from './organization.js';
 import { createSession, deleteSession, getSession } from './session.js';
 import { listTransactions } from './transactions.js';
-import { approveTransfer, listTransfers, rejectTransfer } from './transfers.js';
+import { approveTransfer, getTransfer, listTransfers, rejectTransfer } from './transfers.js';
 
 /** One handler per operationId of the dashboard's document; the compiler checks that none is missing or off the contract. */
 export const dashboardHandlers: Handlers<DashboardContext> = {
@@ -12,6 +12,7 @@ export const dashboardHandlers: Handlers<DashboardContext> = {
   getSession,
   deleteSession,
   listTransfers,
+  getTransfer,
   approveTransfer,
   rejectTransfer,
   listCards,

@@ -2,8 +2,10 @@ import type { components } from '../../../generated/dashboard/openapi-types.js';
 import type { OperationHandler } from '../../../generated/dashboard/server.js';
 import { toTransfer } from '../../http/handlers/transfers.js';
 import { pageOf, pageRequest } from '../../http/pagination.js';
+import { listOperators } from '../../store/operators.js';
 import {
   executeTransfer,
+  getTransfer as getStoredTransfer,
   listTransfersPendingFirst,
   pendingFirstKey,
   rejectTransfer as rejectStoredTransfer,
@@ -90,6 +92,25 @@ export const listTransfers: OperationHandler<'listTransfers', DashboardContext> 
       ...(nextCursor !== undefined ? { nextCursor } : {}),
     },
   };
+};
+
+/**
+ * One transfer of the operator's organization (the store's getTransfer: another organization's id
+ * is not found, as an unknown one is), with its review. The reviewer's username comes from the
+ * session when the operator reads their own decision, else from the organization's operators.
+ */
+export const getTransfer: OperationHandler<'getTransfer', DashboardContext> = async (input, ctx) => {
+  const { operator } = sessionOf(ctx);
+  const transfer = await getStoredTransfer(ctx.db, operator.organizationId, input.path.id);
+  if (transfer === undefined) return notFound(input.path.id);
+  const reviewerId = transfer.reviewedByOperatorId;
+  let reviewerUsername: string | null = null;
+  if (reviewerId === operator.id) reviewerUsername = operator.username;
+  else if (reviewerId !== null) {
+    const reviewer = (await listOperators(ctx.db, operator.organizationId)).find((candidate) => candidate.id === reviewerId);
+    reviewerUsername = reviewer?.username ?? null;
+  }
+  return { status: 200, body: toDashboardTransfer(transfer, reviewerUsername) };
 };
 
 /** Approve: the partner API's execute (the store's executeTransfer), recording the operator. */
