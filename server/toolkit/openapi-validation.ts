@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { namingIntendedBranch } from './branch-errors.js';
 import { RESPONSE_VALIDATED } from './send-result.js';
 
 /**
@@ -65,7 +66,10 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
       // Parameters arrive as text and are always read as their schema's type; a JSON body must
       // carry the document's types as they are (`"amountCents": "100"` is refused).
       coerceTypes: false,
-      allErrors: false,
+      // Every branch of a failed oneOf/anyOf reports all its errors, so that branch-errors.ts can
+      // tell the branch with the fewest from the others. Ajv meets failures in the same order
+      // either way: outside a oneOf/anyOf the error reported (the first) is the same.
+      allErrors: true,
     },
     validateResponses: options.validateResponses ? { allErrors: false } : false,
     // Unless handlers are given, authentication is the server's: it knows its tokens.
@@ -81,11 +85,13 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
   if (unknown.length > 0) {
     throw new Error(`express-openapi-validator returned middleware this module does not place: ${unknown.map((h) => h.name).join(', ')}`);
   }
+  // A refusal over a oneOf/anyOf names the branch the request was meant for (branch-errors.ts).
+  const operation = named(OPERATION).map((handler) => (handler.name === 'requestMiddleware' ? namingIntendedBranch(handler, options.apiSpec) : handler));
   return {
     routing: named(ROUTING),
     // With validateSecurity off its security middleware only passes the request on: not mounted.
     security: options.securityHandlers === undefined ? [] : named(SECURITY),
-    operation: options.validateResponses ? [...named(OPERATION), markResponseValidated] : named(OPERATION),
+    operation: options.validateResponses ? [...operation, markResponseValidated] : operation,
   };
 }
 

@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import express, { type ErrorRequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
 
@@ -26,6 +31,16 @@ const DOCUMENT = {
         responses: { '200': { description: 'ok' } },
       },
     },
+    '/g': {
+      post: {
+        operationId: 'postG',
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Named' }, { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 3 } } }] } } },
+        },
+        responses: { '204': { description: 'taken' } },
+      },
+    },
     '/c': {
       get: {
         operationId: 'getC',
@@ -50,6 +65,7 @@ const DOCUMENT = {
     },
   },
   components: {
+    schemas: { Named: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
     headers: {
       Count: { required: false, schema: { type: 'integer', minimum: 0 } },
       Challenge: { required: true, schema: { type: 'string', minLength: 1 } },
@@ -111,6 +127,43 @@ describe('an optional request body (cdimascio/express-openapi-validator#646)', (
     expect((await fetch(`${server.baseUrl}/f`, { method: 'POST' })).status).toBe(200);
     await fetch(`${server.baseUrl}/f`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     expect(server.failures[0]).toMatchObject({ status: 400, field: 'body.x' });
+  });
+});
+
+describe('Ajv’s schemaPath and params kept on each error', () => {
+  it('says which schema reported each error of a refused request, and what its keyword reported', async () => {
+    // The library alone, as it reports a refusal: the released 5.6.2 keeps only path, message and errorCode.
+    const dir = mkdtempSync(join(tmpdir(), 'validator-patches-'));
+    const apiSpec = join(dir, 'openapi.json');
+    writeFileSync(apiSpec, JSON.stringify(DOCUMENT));
+    const app = express();
+    app.use(express.json(), ...(OpenApiValidator.middleware({ apiSpec, validateRequests: { allErrors: true }, validateResponses: false }) as unknown as express.RequestHandler[]));
+    app.post('/g', (_req, res) => {
+      res.status(204).end();
+    });
+    const refused: unknown[] = [];
+    const record: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+      refused.push(error);
+      res.status(400).end();
+    };
+    app.use(record);
+    const listening = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => listening.once('listening', () => resolve()));
+    try {
+      const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/g`;
+      const sent = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: 'ABCD' }) });
+      expect(sent.status).toBe(400);
+      // A `$ref` branch's error names the schema it references; a branch written in place, its index.
+      expect((refused[0] as { errors?: unknown }).errors).toEqual([
+        expect.objectContaining({ path: '/body/name', schemaPath: '#/components/schemas/Named/required', params: { missingProperty: 'name' } }),
+        expect.objectContaining({ path: '/body/code', schemaPath: '#/properties/body/oneOf/1/properties/code/maxLength', params: { limit: 3 } }),
+        expect.objectContaining({ path: '/body', schemaPath: '#/properties/body/oneOf', params: { passingSchemas: null } }),
+      ]);
+    } finally {
+      listening.closeAllConnections();
+      await new Promise<void>((resolve) => listening.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
