@@ -1,0 +1,160 @@
+import type { OperationSpec, ResponseSpec } from './document.js';
+import { essence, isJsonType, mediaMatches } from './media.js';
+import type { Outcome } from './requests.js';
+import type { Schemas } from './schemas.js';
+
+/**
+ * The checks on one answer, against what the document declares for its operation: no 5xx, a
+ * declared status, a declared Content-Type, a body and headers that match their schemas, a 4xx to
+ * an invalid request or one without credentials, a created object that can be read. Each problem
+ * is a verdict with a key part (`detail`) that is the same every time the same thing breaks, so
+ * that each distinct failure is reported once.
+ */
+
+export const FINDING_KINDS = [
+  'server-error',
+  'undeclared-status',
+  'content-type',
+  'response-body',
+  'response-header',
+  'accepted-invalid',
+  'accepted-without-credentials',
+  'created-not-found',
+  'hang',
+  'network',
+] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+export interface Verdict {
+  readonly kind: FindingKind;
+  readonly status: number | null;
+  /** What broke, the same for every answer that breaks it the same way (a schema path, a header name, a constraint). */
+  readonly detail: string;
+  readonly message: string;
+}
+
+/** What a request was meant to be, which says what a right answer to it is. */
+export type Intent =
+  | { readonly kind: 'valid' }
+  | { readonly kind: 'invalid'; readonly constraint: string; readonly description: string; readonly parameter?: { readonly in: string; readonly name: string } }
+  | { readonly kind: 'no-credentials' }
+  /** The first read of an object a previous request created. */
+  | { readonly kind: 'read-after-create'; readonly created: string };
+
+/** The response the document declares for `status`: the code itself, else its range (`4XX`), else `default`. */
+export function declaredResponse(operation: OperationSpec, status: number): ResponseSpec | undefined {
+  const code = String(status);
+  const range = `${code[0] ?? ''}XX`;
+  return (
+    operation.responses.find((response) => response.key === code) ??
+    operation.responses.find((response) => response.key.toUpperCase() === range) ??
+    operation.responses.find((response) => response.key === 'default')
+  );
+}
+
+/** Statuses whose answers carry no body (RFC 9110, 6.4.1), and answers to HEAD. */
+const bodiless = (status: number, method: string): boolean => method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+
+const shortText = (text: string): string => (text.length > 120 ? `${text.slice(0, 117)}...` : text);
+
+function judgeContent(operation: OperationSpec, response: ResponseSpec, status: number, headers: Readonly<Record<string, string>>, body: string, schemas: Schemas): Verdict[] {
+  const verdicts: Verdict[] = [];
+  const contentType = headers['content-type'];
+  const where = `${response.key} response`;
+  if (bodiless(status, operation.method)) return verdicts;
+  if (body.length === 0) {
+    // An empty answer where every declared payload is JSON with a schema matches none of them.
+    if (response.media.length > 0 && response.media.every((m) => isJsonType(m.type) && m.schemaPointer !== undefined)) {
+      verdicts.push({ kind: 'response-body', status, detail: `${response.key} empty`, message: `the body is empty; the ${where} declares ${response.media.map((m) => m.type).join(', ')}` });
+    }
+    return verdicts;
+  }
+  if (response.media.length === 0) {
+    verdicts.push({
+      kind: 'content-type',
+      status,
+      detail: `${response.key} no content`,
+      message: `the ${where} declares no content, but the answer has a ${contentType ?? 'untyped'} body of ${Buffer.byteLength(body)} bytes`,
+    });
+    return verdicts;
+  }
+  if (contentType === undefined) {
+    verdicts.push({ kind: 'content-type', status, detail: `${response.key} missing`, message: `the answer has a body but no Content-Type; the ${where} declares ${response.media.map((m) => m.type).join(', ')}` });
+    return verdicts;
+  }
+  const media = response.media.find((m) => mediaMatches(m.type, contentType));
+  if (media === undefined) {
+    verdicts.push({
+      kind: 'content-type',
+      status,
+      detail: `${response.key} ${essence(contentType)}`,
+      message: `Content-Type ${contentType} is not declared for the ${where} (it declares ${response.media.map((m) => m.type).join(', ')})`,
+    });
+    return verdicts;
+  }
+  if (media.schemaPointer === undefined || !isJsonType(contentType)) return verdicts;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (error) {
+    verdicts.push({ kind: 'response-body', status, detail: `${response.key} not JSON`, message: `the body is not JSON (${error instanceof Error ? error.message : String(error)}): ${shortText(body)}` });
+    return verdicts;
+  }
+  const problem = schemas.problem('response', media.schemaPointer, parsed);
+  if (problem !== undefined) {
+    verdicts.push({ kind: 'response-body', status, detail: `${response.key} ${problem.schemaPath}`, message: `${problem.message} (schema ${media.schemaPointer}${problem.schemaPath.slice(1)})` });
+  }
+  return verdicts;
+}
+
+function judgeHeaders(response: ResponseSpec, status: number, headers: Readonly<Record<string, string>>, schemas: Schemas): Verdict[] {
+  const verdicts: Verdict[] = [];
+  for (const header of response.headers) {
+    // A response's Content-Type header definition is ignored (Response Object, `headers`).
+    if (header.name.toLowerCase() === 'content-type') continue;
+    const value = headers[header.name.toLowerCase()];
+    if (value === undefined) {
+      if (header.required) verdicts.push({ kind: 'response-header', status, detail: `${header.name} missing`, message: `required header ${header.name} of the ${response.key} response is missing` });
+      continue;
+    }
+    const problem = schemas.problem('parameter', header.schemaPointer, value.includes(',') && !schemasTakeString(schemas, header.schemaPointer, value) ? value.split(',').map((part) => part.trim()) : value);
+    if (problem !== undefined) {
+      verdicts.push({ kind: 'response-header', status, detail: `${header.name} ${problem.schemaPath}`, message: `header ${header.name}: ${shortText(value)}: ${problem.message.replace(/^\/ /, '')}` });
+    }
+  }
+  return verdicts;
+}
+
+/** Whether a header's whole text matches its schema (a date with a comma is one value, not a list). */
+const schemasTakeString = (schemas: Schemas, pointer: string | undefined, value: string): boolean => schemas.valid('parameter', pointer, value);
+
+/** Every check on one answer to a request of `operation` meant as `intent`. */
+export function judge(operation: OperationSpec, outcome: Outcome, intent: Intent, schemas: Schemas, timeoutMs: number): Verdict[] {
+  if (outcome.kind === 'unsendable') return [];
+  if (outcome.kind === 'hang') return [{ kind: 'hang', status: null, detail: 'hang', message: `no answer within ${timeoutMs} ms` }];
+  if (outcome.kind === 'network') return [{ kind: 'network', status: null, detail: outcome.message, message: `the connection failed: ${outcome.message}` }];
+  const { status, headers, body } = outcome.answer;
+  const verdicts: Verdict[] = [];
+  if (status >= 500) verdicts.push({ kind: 'server-error', status, detail: '', message: `answered ${status}: ${shortText(body)}` });
+  if (intent.kind === 'invalid' && status >= 200 && status < 300) {
+    verdicts.push({ kind: 'accepted-invalid', status, detail: intent.constraint, message: `answered ${status} to an invalid request: ${intent.description}` });
+  }
+  if (intent.kind === 'no-credentials' && status >= 200 && status < 300) {
+    verdicts.push({ kind: 'accepted-without-credentials', status, detail: '', message: `answered ${status} to a request without the credentials its security requires` });
+  }
+  if (intent.kind === 'read-after-create' && status === 404) {
+    verdicts.push({ kind: 'created-not-found', status, detail: '', message: `answered 404 to a read of what was just created: ${intent.created}` });
+  }
+  const response = declaredResponse(operation, status);
+  if (response === undefined) {
+    verdicts.push({
+      kind: 'undeclared-status',
+      status,
+      detail: '',
+      message: `status ${status} is not declared (the operation declares ${operation.responses.map((r) => r.key).join(', ') || 'no response'})`,
+    });
+    return verdicts;
+  }
+  verdicts.push(...judgeContent(operation, response, status, headers, body, schemas), ...judgeHeaders(response, status, headers, schemas));
+  return verdicts;
+}

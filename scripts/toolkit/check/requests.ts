@@ -1,0 +1,117 @@
+import http from 'node:http';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import type { OutgoingRequest } from './cases.js';
+
+/**
+ * Sends requests with Node's own HTTP client over kept-alive connections (measured against
+ * `npm run serve` on two cores: node:http sustained 2.5 to 4.9 thousand requests a second where
+ * `fetch` sustained about one thousand), one answer's deadline per request.
+ */
+
+export interface Answer {
+  readonly status: number;
+  /** Lower-case names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly ms: number;
+}
+
+export type Outcome =
+  | { readonly kind: 'answer'; readonly answer: Answer }
+  /** No complete answer within the deadline. */
+  | { readonly kind: 'hang'; readonly ms: number }
+  /** The connection was refused, reset or closed before an answer. */
+  | { readonly kind: 'network'; readonly message: string; readonly ms: number }
+  /** Node refused to send the request as built (a header it cannot carry). */
+  | { readonly kind: 'unsendable'; readonly message: string };
+
+export interface SenderOptions {
+  readonly timeoutMs: number;
+  /** Connections kept per host: the requests in flight at most. */
+  readonly concurrency: number;
+}
+
+/** Answers larger than this are cut there (their bodies are then judged as cut). */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export class Sender {
+  private readonly agents: { readonly http: http.Agent; readonly https: https.Agent };
+
+  constructor(private readonly options: SenderOptions) {
+    const shared = { keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: options.concurrency };
+    this.agents = { http: new http.Agent(shared), https: new https.Agent(shared) };
+  }
+
+  /** Sends `request`; never rejects. */
+  async send(request: OutgoingRequest): Promise<Outcome> {
+    const first = await this.attempt(request);
+    // A kept-alive connection the server closed as it was reused fails at once: that is the
+    // connection's end, not the server's answer to this request (Node's documentation of
+    // `request.reusedSocket`); the request is sent again once on a new connection.
+    if (first.outcome.kind === 'network' && first.reused) return (await this.attempt(request)).outcome;
+    return first.outcome;
+  }
+
+  private attempt(request: OutgoingRequest): Promise<{ outcome: Outcome; reused: boolean }> {
+    return new Promise((resolve) => {
+      const started = performance.now();
+      const elapsed = (): number => performance.now() - started;
+      let settled = false;
+      let reused = false;
+      const finish = (outcome: Outcome): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ outcome, reused });
+      };
+      let url: URL;
+      try {
+        url = new URL(request.url);
+      } catch (error) {
+        resolve({ outcome: { kind: 'unsendable', message: error instanceof Error ? error.message : String(error) }, reused: false });
+        return;
+      }
+      const secure = url.protocol === 'https:';
+      const headers: Record<string, string> = { ...request.headers };
+      if (request.body !== null) headers['Content-Length'] = String(Buffer.byteLength(request.body));
+      let outgoing: http.ClientRequest;
+      try {
+        outgoing = (secure ? https : http).request(url, { method: request.method, headers, agent: secure ? this.agents.https : this.agents.http });
+      } catch (error) {
+        resolve({ outcome: { kind: 'unsendable', message: error instanceof Error ? error.message : String(error) }, reused: false });
+        return;
+      }
+      const timer = setTimeout(() => {
+        finish({ kind: 'hang', ms: elapsed() });
+        outgoing.destroy();
+      }, this.options.timeoutMs);
+      outgoing.on('socket', () => {
+        reused = outgoing.reusedSocket;
+      });
+      outgoing.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'network', message: error.code ?? error.message, ms: elapsed() }));
+      outgoing.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+        });
+        response.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'network', message: error.code ?? error.message, ms: elapsed() }));
+        response.on('end', () => {
+          const answerHeaders: Record<string, string> = {};
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+          }
+          finish({ kind: 'answer', answer: { status: response.statusCode ?? 0, headers: answerHeaders, body: Buffer.concat(chunks).toString('utf8'), ms: elapsed() } });
+        });
+      });
+      outgoing.end(request.body ?? undefined);
+    });
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}

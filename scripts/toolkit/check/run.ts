@@ -1,0 +1,255 @@
+import path from 'node:path';
+import type { Arbitrary } from 'fast-check';
+import { bundleDocument } from '../codegen/bundle.js';
+import { credentialsSetParameter, withCredentials, type AuthContext, type CheckAuth, type Credentials } from './auth.js';
+import { planOperation, type OutgoingRequest } from './cases.js';
+import { readOperations, requiresCredentials, selects, type CheckedDocument, type OperationSpec } from './document.js';
+import { DrawStream, streamSeed } from './draws.js';
+import { findingReport, Findings, shrink, type Origin } from './findings.js';
+import { judge, type Intent } from './judge.js';
+import type { CheckReport, RunStatistics } from './report.js';
+import { Sender, type Outcome } from './requests.js';
+import { CaseRunners, type CaseRunner, type Exchange, type OperationState, type Stream, type StreamName } from './runners.js';
+import { Schemas } from './schemas.js';
+import { mayCreate } from './sequences.js';
+import { StatusCounts, Timings } from './timings.js';
+
+/**
+ * One run of the checker: reads the document, draws requests for each operation (valid ones,
+ * invalid ones, ones without credentials, create-then-use sequences: runners.ts), sends them with
+ * a fixed number in flight, judges every answer (judge.ts), and shrinks each distinct failure to
+ * a small request with fast-check before it is reported (findings.ts).
+ *
+ * Every request is the value at some index of a fast-check stream seeded from the run's seed, the
+ * operation and the stream (so that --include of one operation draws the same values as the whole
+ * run), in the order `fc.check` would draw them (draws.ts): a failing case is shrunk by `fc.check`
+ * replaying that index, and the run is replayed with the same seed.
+ */
+
+export interface CheckOptions {
+  /** The OpenAPI 3.1 document (YAML or JSON, external references allowed). */
+  readonly input: string;
+  readonly baseUrl: string;
+  /** Valid requests per operation (default 50); as many invalid ones. */
+  readonly cases?: number;
+  /** Default: random (the report says which). */
+  readonly seed?: number;
+  /** operationIds, or `METHOD /path`: only these / not these. */
+  readonly include?: readonly string[];
+  readonly exclude?: readonly string[];
+  /** Stop drawing new requests after this many seconds. */
+  readonly timeLimitSeconds?: number;
+  /** One answer's deadline (default 5000); past it, the finding is a hang. */
+  readonly timeoutMs?: number;
+  /** Requests in flight (default 8). */
+  readonly concurrency?: number;
+  /** Sent with every request as credentials (`--header`). */
+  readonly headers?: readonly (readonly [string, string])[];
+  readonly auth?: CheckAuth;
+  /** Invalid requests and requests without credentials (default true). */
+  readonly negative?: boolean;
+  /** Create-then-use sequences (default true). */
+  readonly sequences?: boolean;
+  /** The command-line words a replay repeats besides input, base URL, seed, operations and cases (credentials, deadline). */
+  readonly replayFlags?: readonly string[];
+  /** How `input` is written in replay commands (default: as given). */
+  readonly inputAsTyped?: string;
+}
+
+export interface CheckRun {
+  readonly report: CheckReport;
+  readonly statistics: RunStatistics;
+  /** The keys of the operations checked, in document order. */
+  readonly operations: readonly string[];
+}
+
+/** An option or a selection the run cannot start with. */
+export class CheckUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CheckUsageError';
+  }
+}
+
+/** Requests without credentials, and create-then-use sequences: one per ten valid requests, a few at least and at most. */
+const noCredentialCount = (cases: number): number => Math.min(5, Math.max(1, Math.ceil(cases / 10)));
+const sequenceCount = (cases: number): number => Math.max(1, Math.ceil(cases / 10));
+
+/**
+ * Shrinking budget: fast-check stops shrinking one failure after SHRINK_MS (keeping the smallest
+ * failing request so far), and the run stops shrinking after SHRINK_TOTAL_MS.
+ */
+const SHRINK_MS = 5_000;
+const SHRINK_TOTAL_MS = 30_000;
+
+function selectOperations(checked: CheckedDocument, include: readonly string[], exclude: readonly string[]): OperationSpec[] {
+  for (const selector of [...include, ...exclude]) {
+    if (!checked.operations.some((operation) => selects(selector, operation))) {
+      throw new CheckUsageError(`no operation of the document is "${selector}": name an operationId, or METHOD /path for one without`);
+    }
+  }
+  return checked.operations.filter(
+    (operation) => (include.length === 0 || include.some((selector) => selects(selector, operation))) && !exclude.some((selector) => selects(selector, operation)),
+  );
+}
+
+/** Each operation's streams interleaved case by case, the operations taken in turn. */
+function* tasks(states: Iterable<OperationState>): Generator<Origin> {
+  function* ofOperation(state: OperationState): Generator<Origin> {
+    for (let index = 0; state.streams.some((stream) => index < stream.count); index += 1) {
+      for (const stream of state.streams) if (index < stream.count) yield { operation: state.spec, stream, index };
+    }
+  }
+  let active = [...states].map(ofOperation);
+  while (active.length > 0) {
+    const next: Generator<Origin>[] = [];
+    for (const operationTasks of active) {
+      const step = operationTasks.next();
+      if (step.done === true) continue;
+      yield step.value;
+      next.push(operationTasks);
+    }
+    active = next;
+  }
+}
+
+/** Notes on operations whose drawn requests were mostly not sent. */
+function unsentNotes(states: Iterable<OperationState>): string[] {
+  const notes: string[] = [];
+  for (const state of states) {
+    const valid = state.streams.find((stream) => stream.name === 'valid');
+    if (valid === undefined) continue;
+    if (state.notValid * 2 > valid.count) {
+      notes.push(
+        `${state.spec.pointer}: ${state.notValid} of the ${valid.count} requests drawn for ${state.spec.key} did not match the document's schemas and were not sent (constraints the drawer cannot combine: several patterns, not, if/then)`,
+      );
+    }
+    if (state.notSendable * 2 > valid.count) {
+      notes.push(`${state.spec.pointer}: ${state.notSendable} of the ${valid.count} requests drawn for ${state.spec.key} could not be sent (a path segment empty, '.' or '..', a header value HTTP cannot carry)`);
+    }
+  }
+  return notes;
+}
+
+/** Runs the checker and returns its report with what the text summary adds. */
+export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun> {
+  const started = Date.now();
+  const cases = options.cases ?? 50;
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const credentials: Credentials = { headers: options.headers ?? [], auth: options.auth };
+
+  const checked = readOperations(await bundleDocument(path.resolve(options.input)));
+  const selected = selectOperations(checked, options.include ?? [], options.exclude ?? []);
+  const { document } = checked;
+  const schemas = new Schemas(document);
+  const notes: string[] = [...checked.notes];
+
+  const timings = new Timings();
+  const statuses = new StatusCounts();
+  const sender = new Sender({ timeoutMs, concurrency });
+  let requests = 0;
+  const send = async (request: OutgoingRequest): Promise<Outcome> => {
+    const outcome = await sender.send(request);
+    if (outcome.kind === 'unsendable') return outcome;
+    requests += 1;
+    timings.add(outcome.kind === 'answer' ? outcome.answer.ms : outcome.ms);
+    statuses.add(outcome.kind === 'answer' ? outcome.answer.status : null);
+    return outcome;
+  };
+  const authContext = (operation: OperationSpec): AuthContext => ({
+    operation: operation.key,
+    method: operation.method,
+    path: operation.path,
+    security: operation.security,
+    securitySchemes: checked.securitySchemes,
+  });
+  const exchange = async (operation: OperationSpec, request: OutgoingRequest, intent: Intent, withCredentialsToo: boolean, context?: string): Promise<Exchange> => {
+    const prepared = withCredentialsToo ? await withCredentials(request, credentials, authContext(operation)) : { sent: request, shown: request };
+    if (intent.kind === 'invalid' && intent.parameter !== undefined && credentialsSetParameter(request, prepared.sent, intent.parameter)) {
+      const note = `${operation.pointer}: operation ${operation.key}: invalid values of ${intent.parameter.in} ${intent.parameter.name} not sent: the credentials set it`;
+      if (!notes.includes(note)) notes.push(note);
+      return { operation, request: prepared, outcome: { kind: 'unsendable', message: note }, verdicts: [], context };
+    }
+    const outcome = await send(prepared.sent);
+    return { operation, request: prepared, outcome, verdicts: judge(operation, outcome, intent, schemas, timeoutMs), context };
+  };
+
+  const states = new Map<string, OperationState>();
+  const runners = new CaseRunners({ document, schemas, baseUrl: options.baseUrl.replace(/\/+$/, ''), seed, operations: selected, states, exchange });
+  for (const operation of selected) {
+    const plan = planOperation(document, operation);
+    notes.push(...plan.notes);
+    if (plan.valid === undefined) {
+      notes.push(`${operation.pointer}: operation ${operation.key} not checked: a value it requires cannot be drawn`);
+      continue;
+    }
+    const state: OperationState = { spec: operation, plan, valid: plan.valid, streams: [], notValid: 0, notSendable: 0 };
+    const stream = <T>(name: StreamName, count: number, arbitrary: Arbitrary<T>, run: CaseRunner<T>): void => {
+      const added: Stream = { name, count, draws: new DrawStream<unknown>(arbitrary, streamSeed(seed, operation.key, name)), run: (value, index, prefer) => run(value as T, index, prefer) };
+      state.streams.push(added);
+    };
+    stream('valid', cases, plan.valid, runners.valid(state));
+    if (options.negative ?? true) {
+      stream('invalid', cases, plan.valid, runners.invalid(state));
+      if (requiresCredentials(operation.security)) stream('no-credentials', noCredentialCount(cases), plan.valid, runners.withoutCredentials(state));
+    }
+    if ((options.sequences ?? true) && mayCreate(selected, operation)) stream('sequence', sequenceCount(cases), plan.valid, runners.sequence(state));
+    states.set(operation.key, state);
+  }
+
+  const findings = new Findings();
+  let skipped = 0;
+  let unbreakable = 0;
+  const deadline = options.timeLimitSeconds === undefined ? Infinity : started + options.timeLimitSeconds * 1000;
+  const queue = tasks(states.values());
+  const worker = async (): Promise<void> => {
+    for (let step = queue.next(); step.done !== true && Date.now() < deadline; step = queue.next()) {
+      const origin = step.value;
+      const result = await origin.stream.run(origin.stream.draws.at(origin.index), origin.index);
+      if (result === 'skipped') skipped += 1;
+      else if (result === 'unbreakable') unbreakable += 1;
+      else findings.add(origin, result);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, () => worker()));
+    const shrinkUntil = Date.now() + SHRINK_TOTAL_MS;
+    for (const found of findings.all()) {
+      const left = shrinkUntil - Date.now();
+      if (left <= 0) break;
+      await shrink(found, Math.min(SHRINK_MS, left));
+    }
+  } finally {
+    sender.close();
+  }
+  notes.push(...unsentNotes(states.values()), ...schemas.notes);
+
+  const replay = { input: options.inputAsTyped ?? options.input, baseUrl: options.baseUrl, seed, cases, flags: options.replayFlags ?? [] };
+  const records = findings.all();
+  const report: CheckReport = {
+    seed,
+    baseUrl: options.baseUrl,
+    document: replay.input,
+    operations: states.size,
+    requests,
+    durationMs: Date.now() - started,
+    timings: timings.summary(),
+    findings: records.map((found) => findingReport(found, replay)),
+    notes: [...new Set(notes)],
+  };
+  const statistics: RunStatistics = {
+    statusClasses: statuses.entries(),
+    skipped,
+    unbreakable,
+    occurrences: records.map((found) => found.occurrences),
+    origins: records.map((found) => ({ stream: found.origin.stream.name, index: found.origin.index, path: found.path })),
+  };
+  return { report, statistics, operations: [...states.keys()] };
+}
+
+/** Runs the checker (see CheckOptions) and returns its report, the same fields as --report-json writes. */
+export async function runCheck(options: CheckOptions): Promise<CheckReport> {
+  return (await runCheckDetailed(options)).report;
+}

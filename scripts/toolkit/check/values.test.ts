@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Schemas } from './schemas.js';
+import { valuesOf, type Channel } from './values.js';
+
+/** A document whose components the table's schemas refer to. */
+const document = {
+  openapi: '3.1.0',
+  info: { title: 'values', version: '1' },
+  paths: {},
+  components: {
+    schemas: {
+      Node: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 5 }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
+      Cat: { allOf: [{ $ref: '#/components/schemas/PetBase' }, { type: 'object', required: ['meows'], properties: { meows: { type: 'boolean' } } }] },
+      Dog: { allOf: [{ $ref: '#/components/schemas/PetBase' }, { type: 'object', required: ['barks'], properties: { barks: { type: 'integer', minimum: 0 } } }] },
+      PetBase: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } },
+      Pet: {
+        oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }],
+        discriminator: { propertyName: 'kind', mapping: { cat: '#/components/schemas/Cat', dog: '#/components/schemas/Dog' } },
+      },
+      Account: { type: 'object', required: ['id', 'owner'], properties: { id: { type: 'string', readOnly: true }, owner: { type: 'string', minLength: 1 } }, additionalProperties: false },
+    },
+  },
+};
+
+const table: ReadonlyArray<[string, unknown]> = [
+  ['a type list with null', { type: ['string', 'null'], maxLength: 3 }],
+  ['const', { const: 'fixed' }],
+  ['enum', { enum: ['a', 'b', 3, null] }],
+  ['date', { type: 'string', format: 'date' }],
+  ['date-time', { type: 'string', format: 'date-time' }],
+  ['time', { type: 'string', format: 'time' }],
+  ['uuid', { type: 'string', format: 'uuid' }],
+  ['email', { type: 'string', format: 'email' }],
+  ['uri', { type: 'string', format: 'uri' }],
+  ['hostname', { type: 'string', format: 'hostname' }],
+  ['ipv4', { type: 'string', format: 'ipv4' }],
+  ['ipv6', { type: 'string', format: 'ipv6' }],
+  ['int32', { type: 'integer', format: 'int32' }],
+  ['int64', { type: 'integer', format: 'int64' }],
+  ['byte', { type: 'string', format: 'byte' }],
+  ['pattern', { type: 'string', pattern: '^[A-Z]{2}-\\d{3}$' }],
+  ['lengths', { type: 'string', minLength: 2, maxLength: 4 }],
+  ['integer bounds', { type: 'integer', minimum: -5, maximum: 5 }],
+  ['exclusive bounds', { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 }],
+  ['multipleOf', { type: 'number', multipleOf: 0.01, minimum: 0, maximum: 100 }],
+  ['integer multipleOf', { type: 'integer', multipleOf: 5 }],
+  ['items and lengths', { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3 }],
+  ['prefixItems', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }], items: false, minItems: 2 }],
+  ['uniqueItems', { type: 'array', items: { enum: [1, 2, 3, 4] }, uniqueItems: true }],
+  ['required and closed', { type: 'object', required: ['a'], properties: { a: { type: 'integer' }, b: { type: 'string' } }, additionalProperties: false }],
+  ['additionalProperties schema', { type: 'object', additionalProperties: { type: 'integer' } }],
+  ['unevaluatedProperties false', { allOf: [{ type: 'object', properties: { a: { type: 'string' } } }], properties: { b: { type: 'string' } }, unevaluatedProperties: false }],
+  ['readOnly left out of requests', { $ref: '#/components/schemas/Account' }],
+  ['allOf merged', { allOf: [{ type: 'object', required: ['a'], properties: { a: { type: 'string', minLength: 1 } } }, { required: ['b'], properties: { b: { type: 'integer', maximum: 0 } } }] }],
+  ['oneOf branches', { oneOf: [{ type: 'string', maxLength: 2 }, { type: 'integer' }, { type: 'array', maxItems: 0 }] }],
+  ['anyOf branches', { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'boolean' }] }],
+  ['discriminator', { $ref: '#/components/schemas/Pet' }],
+  ['recursive reference', { $ref: '#/components/schemas/Node' }],
+  ['examples', { type: 'string', maxLength: 4, examples: ['abcd', 'ab'] }],
+  ['no type', {}],
+];
+
+describe('values drawn from a schema', () => {
+  const schemas = new Schemas(document);
+  // Each schema is checked where it is written: under a pointer of its own in a copy of the document.
+  const withTable = { ...document, 'x-table': Object.fromEntries(table.map(([, schema], index) => [String(index), schema])) };
+  const tableSchemas = new Schemas(withTable);
+
+  it('reads the table (a value off its schema is refused)', () => {
+    expect(tableSchemas.problem('request', '#/x-table/16', 'abcdef')?.message).toBe('/ must NOT have more than 4 characters');
+    expect(tableSchemas.notes).toEqual([]);
+  });
+
+  it.each(table.map(([name, schema], index): [string, unknown, number] => [name, schema, index]))('%s: every drawn value matches the schema', (_name, schema, index) => {
+    const values = valuesOf(withTable, schema, { channel: 'body', direction: 'request' });
+    expect(values).toBeDefined();
+    if (values === undefined) return;
+    fc.assert(
+      fc.property(values, (value) => {
+        const problem = tableSchemas.problem('request', `#/x-table/${index}`, value);
+        expect(problem?.message, JSON.stringify(value)).toBeUndefined();
+      }),
+      { numRuns: 150, seed: 7 },
+    );
+    expect(tableSchemas.notes).toEqual([]);
+  });
+
+  it('draws each branch of a discriminated oneOf with its tag', () => {
+    const values = valuesOf(document, { $ref: '#/components/schemas/Pet' }, { channel: 'body', direction: 'request' });
+    const kinds = new Set(fc.sample(values ?? fc.constant(null), { numRuns: 100, seed: 3 }).map((pet) => (pet as { kind?: unknown }).kind));
+    expect(kinds).toEqual(new Set(['cat', 'dog']));
+  });
+
+  it('leaves readOnly properties out of requests, and the request reading does not require them', () => {
+    const values = valuesOf(document, { $ref: '#/components/schemas/Account' }, { channel: 'body', direction: 'request' });
+    const drawn = fc.sample(values ?? fc.constant(null), { numRuns: 50, seed: 1 });
+    expect(drawn.every((account) => !Object.hasOwn(account as object, 'id'))).toBe(true);
+    expect(schemas.valid('request', '#/components/schemas/Account', { owner: 'x' })).toBe(true);
+    expect(schemas.valid('response', '#/components/schemas/Account', { owner: 'x' })).toBe(false);
+  });
+
+  it('draws long strings now and then where there is no maxLength', () => {
+    const values = valuesOf(document, { type: 'string' }, { channel: 'body', direction: 'request' });
+    const lengths = fc.sample(values ?? fc.constant(''), { numRuns: 400, seed: 11 }).map((text) => [...(text as string)].length);
+    expect(Math.max(...lengths)).toBeGreaterThanOrEqual(1000);
+    expect(lengths.filter((length) => length < 100).length).toBeGreaterThan(300);
+  });
+
+  it('mixes in the schema examples', () => {
+    const values = valuesOf(document, { type: 'string', examples: ['from-the-document'] }, { channel: 'body', direction: 'request' });
+    expect(fc.sample(values ?? fc.constant(''), { numRuns: 100, seed: 2 })).toContain('from-the-document');
+  });
+
+  it.each<[Channel, RegExp]>([
+    ['header', /^[\x20-\x7e]*$/],
+    ['path', /^.+$/su],
+  ])('keeps %s values sendable', (channel, shape) => {
+    const values = valuesOf(document, { type: 'string' }, { channel, direction: 'request' });
+    for (const text of fc.sample(values ?? fc.constant(''), { numRuns: 300, seed: 5 })) {
+      expect(text).toMatch(shape);
+      if (channel === 'header') expect(text).toBe((text as string).trim());
+    }
+  });
+
+  it('gives nothing for a schema no value matches', () => {
+    expect(valuesOf(document, false, { channel: 'body', direction: 'request' })).toBeUndefined();
+    expect(valuesOf(document, { type: 'integer', minimum: 3, maximum: 2 }, { channel: 'body', direction: 'request' })).toBeUndefined();
+  });
+});
