@@ -29,6 +29,8 @@ export const TOOL_PACKAGES = [
   'ajv-formats',
   'api-smart-diff',
   'chokidar',
+  // `npm run check` draws requests with it, and shrinks what fails.
+  'fast-check',
   'openapi-typescript',
   'playwright-core',
   'typescript',

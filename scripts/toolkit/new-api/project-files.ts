@@ -70,6 +70,7 @@ function packageJson(facts: ProjectFacts): string {
       generate: 'tsx scripts/toolkit/generate.ts',
       dev: 'tsx scripts/toolkit/dev.ts',
       serve: 'tsx scripts/toolkit/serve.ts',
+      check: 'tsx scripts/toolkit/check.ts',
       typecheck: 'tsc --noEmit',
       test: 'npm run lint && npm run generate -- --check && npm run diff:api && npm run typecheck && vitest run',
       start: 'tsx server/main.ts',
