@@ -1,5 +1,6 @@
-// The long fuzz run: the same cases and checks as test/proof/fuzz.test.ts
-// (scripts/proof/fuzz-cases.ts and fuzz-runner.ts), against the real app on a fresh database.
+// The long fuzz run: the same cases and checks as test/proof/fuzz.test.ts (the toolkit's contract
+// checker with the service's plug-in: scripts/proof/fuzz-runner.ts, fuzz-plugin.ts and
+// fuzz-cases.ts), against the real app on a fresh database.
 import { parseArgs } from 'node:util';
 import { startTestApp } from './proof/app.js';
 import { runFuzz } from './proof/fuzz-runner.js';
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   try {
     const report = await runFuzz(
       { baseUrl: app.baseUrl, db: app.db, clock: app.clock, onboard: (request) => app.onboard(request) },
-      { runs, seed, lanes, log: (line) => console.log(`  ${line}`) },
+      { runs, seed, lanes, log: (line) => console.log(`  ${line}`), replay: `tsx scripts/fuzz.ts --runs ${runs} --seed ${seed}${lanes !== 4 ? ` --lanes ${lanes}` : ''}` },
     );
     const table = (counts: Record<string, number>): string =>
       Object.entries(counts)
@@ -55,8 +56,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
-  // fast-check wraps the property's own error: that one says what was wrong.
-  if (error instanceof Error && error.cause instanceof Error) console.error(`\n${error.cause.message}`);
   console.error('FAIL');
   process.exitCode = 1;
 });

@@ -11,7 +11,7 @@ import { loadDocument, typesOf, type JsonSchema, type OperationSpec, type Parame
 // - huge and deeply nested bodies, many parameters, bad cursors, signatures one byte off,
 //   forged, expired and under-scoped tokens, unknown paths and methods, reused keys.
 // A case is plain data (fast-check prints it when a property fails); ids, cursors, tokens and
-// signatures are resolved when the case is sent (fuzz-runner.ts).
+// signatures are resolved when the case is sent (fuzz-plugin.ts).
 
 export interface Outcome {
   readonly status: number;
@@ -885,7 +885,7 @@ function cursorFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | undefi
     ['garbage', [invalid]],
   ];
   return fc.tuple(baseRequest(operation), fc.constantFrom(...modes)).map(([base, [mode, expect]]) =>
-    // Cursors are fetched with limit 2 and no filters (fuzz-runner.ts): the modes change one of them.
+    // Cursors are fetched with limit 2 and no filters (fuzz-plugin.ts): the modes change one of them.
     caseOf(base, 'cursor', `cursor: ${mode}`, expect, { query: [['cursor', { cursor: mode }], ['limit', mode === 'other-limit' ? '3' : '2'], ...(mode === 'other-filters' ? [otherFilter(operation)] : [])] }),
   );
 }

@@ -5,10 +5,13 @@ import { runFuzz } from '../../scripts/proof/fuzz-runner.js';
 import { rawRequest } from '../../scripts/proof/raw-http.js';
 import { seedFrom } from '../../scripts/proof/seed.js';
 
-// Fuzz in CI: FUZZ_RUNS cases (default 1,000) built from the document, on
-// PostgreSQL when DATABASE_URL is set, else on the embedded database. What is generated:
-// scripts/proof/fuzz-cases.ts; what is checked: scripts/proof/fuzz-runner.ts. The long run:
-// `tsx scripts/fuzz.ts --runs 10000 --seed N`. Replay a failure: FUZZ_SEED=<seed> FUZZ_RUNS=<runs>.
+// Fuzz in CI: FUZZ_RUNS cases (default 1,000) built from the document, on PostgreSQL when
+// DATABASE_URL is set, else on the embedded database: the toolkit's contract checker
+// (scripts/toolkit/check/) with the service's plug-in. What is generated: the checker's own
+// requests and the case families of scripts/proof/fuzz-cases.ts; what is checked: the checker's
+// judgement and scripts/proof/fuzz-plugin.ts (its header lists each check); the wiring:
+// scripts/proof/fuzz-runner.ts. The long run: `tsx scripts/fuzz.ts --runs 10000 --seed N`.
+// Replay a failure: FUZZ_SEED=<seed> FUZZ_RUNS=<runs>.
 
 const runs = Number(process.env['FUZZ_RUNS'] ?? 1000);
 const seed = seedFrom(process.env['FUZZ_SEED']);

@@ -22,6 +22,8 @@ export interface AuthContext {
   readonly security: readonly SecurityRequirement[];
   /** The document's security schemes, by name. */
   readonly securitySchemes: Readonly<Record<string, SecuritySchemeSpec>>;
+  /** The serialization key a plug-in gave the request's case (plugin.ts: an account, say); undefined: none. */
+  readonly key?: string | undefined;
 }
 
 /**

@@ -26,6 +26,15 @@ export interface OutgoingRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | null;
+  /**
+   * For requests a plug-in writes byte by byte (plugin.ts), sent in place of what `url`, `headers`
+   * and `body` say, which reports still show: the request target exactly as written (no URL
+   * normalization: `..` and malformed escapes stay), headers in order with repeats (values as
+   * latin1 text, Host included when wanted), the body's exact bytes.
+   */
+  readonly target?: string;
+  readonly headerList?: readonly (readonly [string, string])[];
+  readonly bodyBytes?: Uint8Array;
 }
 
 /** A body media type the checker writes. */

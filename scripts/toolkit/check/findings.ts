@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { OperationSpec } from './document.js';
 import type { Verdict } from './judge.js';
+import type { CheckPlugin } from './plugin.js';
 import { curlLine, shellQuote, type FindingReport } from './report.js';
 import type { Exchange, Stream } from './runners.js';
 
@@ -88,6 +89,8 @@ export interface ReplayOptions {
   readonly cases: number;
   /** The other command-line words a replay repeats (credentials, deadline). */
   readonly flags: readonly string[];
+  /** The plug-ins of the run: one may say how its streams' findings are replayed. */
+  readonly plugins?: readonly CheckPlugin[];
 }
 
 /**
@@ -97,8 +100,10 @@ export interface ReplayOptions {
  */
 export function replayCommand(found: FindingRecord, options: ReplayOptions): string {
   const { origin, exchange } = found;
+  const plugin = options.plugins?.find((candidate) => origin.stream.name.startsWith(`${candidate.name}:`));
+  if (plugin?.replay !== undefined) return plugin.replay({ seed: options.seed, operation: origin.operation.key, stream: origin.stream.name, index: origin.index });
   const operations = [...new Set([origin.operation.key, exchange.operation.key])];
-  const needed = origin.stream.name === 'valid' || origin.stream.name === 'invalid' ? origin.index + 1 : origin.index * 10 + 1;
+  const needed = origin.stream.name === 'no-credentials' || origin.stream.name === 'sequence' ? origin.index * 10 + 1 : origin.index + 1;
   return [
     'npm run check --',
     '--input',

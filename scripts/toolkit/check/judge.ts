@@ -1,6 +1,7 @@
 import type { OperationSpec, ResponseSpec } from './document.js';
 import { essence, isJsonType, mediaMatches } from './media.js';
 import type { Outcome } from './requests.js';
+import type { PluginKind } from './plugin.js';
 import type { Schemas } from './schemas.js';
 
 /**
@@ -25,8 +26,9 @@ export const FINDING_KINDS = [
 ] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 
-export interface Verdict {
-  readonly kind: FindingKind;
+export interface Verdict<Kind extends string = FindingKind | PluginKind> {
+  /** The checker's own kinds, or a plug-in's (plugin.ts). */
+  readonly kind: Kind;
   readonly status: number | null;
   /** What broke, the same for every answer that breaks it the same way (a schema path, a header name, a constraint). */
   readonly detail: string;
@@ -39,7 +41,9 @@ export type Intent =
   | { readonly kind: 'invalid'; readonly constraint: string; readonly description: string; readonly parameter?: { readonly in: string; readonly name: string } }
   | { readonly kind: 'no-credentials' }
   /** The first read of an object a previous request created. */
-  | { readonly kind: 'read-after-create'; readonly created: string };
+  | { readonly kind: 'read-after-create'; readonly created: string }
+  /** A plug-in's request (plugin.ts): judged against the document only when the plug-in asks. */
+  | { readonly kind: 'plugin'; readonly againstDocument: boolean };
 
 /** The response the document declares for `status`: the code itself, else its range (`4XX`), else `default`. */
 export function declaredResponse(operation: OperationSpec, status: number): ResponseSpec | undefined {
@@ -57,8 +61,8 @@ const bodiless = (status: number, method: string): boolean => method === 'HEAD' 
 
 const shortText = (text: string): string => (text.length > 120 ? `${text.slice(0, 117)}...` : text);
 
-function judgeContent(operation: OperationSpec, response: ResponseSpec, status: number, headers: Readonly<Record<string, string>>, body: string, schemas: Schemas): Verdict[] {
-  const verdicts: Verdict[] = [];
+function judgeContent(operation: OperationSpec, response: ResponseSpec, status: number, headers: Readonly<Record<string, string>>, body: string, schemas: Schemas): Verdict<FindingKind>[] {
+  const verdicts: Verdict<FindingKind>[] = [];
   const contentType = headers['content-type'];
   const where = `${response.key} response`;
   if (bodiless(status, operation.method)) return verdicts;
@@ -107,8 +111,8 @@ function judgeContent(operation: OperationSpec, response: ResponseSpec, status: 
   return verdicts;
 }
 
-function judgeHeaders(response: ResponseSpec, status: number, headers: Readonly<Record<string, string>>, schemas: Schemas): Verdict[] {
-  const verdicts: Verdict[] = [];
+function judgeHeaders(response: ResponseSpec, status: number, headers: Readonly<Record<string, string>>, schemas: Schemas): Verdict<FindingKind>[] {
+  const verdicts: Verdict<FindingKind>[] = [];
   for (const header of response.headers) {
     // A response's Content-Type header definition is ignored (Response Object, `headers`).
     if (header.name.toLowerCase() === 'content-type') continue;
@@ -129,13 +133,14 @@ function judgeHeaders(response: ResponseSpec, status: number, headers: Readonly<
 const schemasTakeString = (schemas: Schemas, pointer: string | undefined, value: string): boolean => schemas.valid('parameter', pointer, value);
 
 /** Every check on one answer to a request of `operation` meant as `intent`. */
-export function judge(operation: OperationSpec, outcome: Outcome, intent: Intent, schemas: Schemas, timeoutMs: number): Verdict[] {
+export function judge(operation: OperationSpec, outcome: Outcome, intent: Intent, schemas: Schemas, timeoutMs: number): Verdict<FindingKind>[] {
   if (outcome.kind === 'unsendable') return [];
   if (outcome.kind === 'hang') return [{ kind: 'hang', status: null, detail: 'hang', message: `no answer within ${timeoutMs} ms` }];
   if (outcome.kind === 'network') return [{ kind: 'network', status: null, detail: outcome.message, message: `the connection failed: ${outcome.message}` }];
   const { status, headers, body } = outcome.answer;
-  const verdicts: Verdict[] = [];
+  const verdicts: Verdict<FindingKind>[] = [];
   if (status >= 500) verdicts.push({ kind: 'server-error', status, detail: '', message: `answered ${status}: ${shortText(body)}` });
+  if (intent.kind === 'plugin' && !intent.againstDocument) return verdicts;
   if (intent.kind === 'invalid' && status >= 200 && status < 300) {
     verdicts.push({ kind: 'accepted-invalid', status, detail: intent.constraint, message: `answered ${status} to an invalid request: ${intent.description}` });
   }

@@ -1,4 +1,5 @@
 import type { OutgoingRequest } from './cases.js';
+import type { StreamName } from './runners.js';
 import type { TimingSummary } from './timings.js';
 
 /**
@@ -13,8 +14,11 @@ export interface FindingReport {
   readonly operation: string;
   readonly message: string;
   readonly status: number | null;
-  /** What the request was meant to be: valid, invalid on purpose, without credentials on purpose, or part of a create-then-use sequence. */
-  readonly requestKind: 'valid' | 'invalid' | 'no-credentials' | 'sequence';
+  /**
+   * What the request was meant to be: valid, invalid on purpose, without credentials on purpose,
+   * part of a create-then-use sequence, or a case of a plug-in's stream (`<plug-in>:<stream>`).
+   */
+  readonly requestKind: StreamName;
   readonly request: { readonly method: string; readonly url: string; readonly headers: Record<string, string>; readonly body: string | null };
   readonly curl: string;
   readonly seed: number;

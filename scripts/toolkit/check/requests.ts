@@ -73,11 +73,24 @@ export class Sender {
         return;
       }
       const secure = url.protocol === 'https:';
-      const headers: Record<string, string> = { ...request.headers };
-      if (request.body !== null) headers['Content-Length'] = String(Buffer.byteLength(request.body));
+      const body = request.bodyBytes ?? request.body;
+      const agent = secure ? this.agents.https : this.agents.http;
       let outgoing: http.ClientRequest;
       try {
-        outgoing = (secure ? https : http).request(url, { method: request.method, headers, agent: secure ? this.agents.https : this.agents.http });
+        if (request.target !== undefined || request.headerList !== undefined) {
+          // Headers as a list (Node's `rawHeaders` form) are sent as they are: Node adds no Host.
+          const list = request.headerList ?? Object.entries(request.headers);
+          const names = new Set(list.map(([name]) => name.toLowerCase()));
+          const flat = list.flatMap(([name, value]) => [name, value]);
+          if (!names.has('host')) flat.unshift('Host', url.host);
+          if (body !== null && !names.has('content-length') && !names.has('transfer-encoding')) flat.push('Content-Length', String(Buffer.byteLength(body)));
+          const path = request.target ?? `${url.pathname}${url.search}`;
+          outgoing = (secure ? https : http).request({ protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path, method: request.method, headers: flat, agent });
+        } else {
+          const headers: Record<string, string> = { ...request.headers };
+          if (body !== null) headers['Content-Length'] = String(Buffer.byteLength(body));
+          outgoing = (secure ? https : http).request(url, { method: request.method, headers, agent });
+        }
       } catch (error) {
         resolve({ outcome: { kind: 'unsendable', message: error instanceof Error ? error.message : String(error) }, reused: false });
         return;
@@ -106,7 +119,7 @@ export class Sender {
           finish({ kind: 'answer', answer: { status: response.statusCode ?? 0, headers: answerHeaders, body: Buffer.concat(chunks).toString('utf8'), ms: elapsed() } });
         });
       });
-      outgoing.end(request.body ?? undefined);
+      outgoing.end(body ?? undefined);
     });
   }
 

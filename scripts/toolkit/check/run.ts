@@ -1,12 +1,14 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import type { Arbitrary } from 'fast-check';
 import { bundleDocument } from '../codegen/bundle.js';
-import { credentialsSetParameter, withCredentials, type AuthContext, type CheckAuth, type Credentials } from './auth.js';
+import { credentialsSetParameter, withCredentials, type AuthContext, type CheckAuth, type Credentials, type PreparedRequest } from './auth.js';
 import { planOperation, type OutgoingRequest } from './cases.js';
 import { readOperations, requiresCredentials, selects, type CheckedDocument, type OperationSpec } from './document.js';
 import { DrawStream, streamSeed } from './draws.js';
 import { findingReport, Findings, shrink, type Origin } from './findings.js';
-import { judge, type Intent } from './judge.js';
+import { judge, type Intent, type Verdict } from './judge.js';
+import { PLUGIN_NAME, Turns, type CaseContext, type CheckPlugin, type PluginExchange, type PluginStream, type PluginVerdict } from './plugin.js';
 import type { CheckReport, RunStatistics } from './report.js';
 import { Sender, type Outcome } from './requests.js';
 import { CaseRunners, type CaseRunner, type Exchange, type OperationState, type Stream, type StreamName } from './runners.js';
@@ -24,6 +26,9 @@ import { StatusCounts, Timings } from './timings.js';
  * operation and the stream (so that --include of one operation draws the same values as the whole
  * run), in the order `fc.check` would draw them (draws.ts): a failing case is shrunk by `fc.check`
  * replaying that index, and the run is replayed with the same seed.
+ *
+ * Plug-ins (plugin.ts) add streams of their own to each operation, checks on every answer, and a
+ * hook around each request run in its serialization key's turn; their findings go the same way.
  */
 
 export interface CheckOptions {
@@ -54,6 +59,8 @@ export interface CheckOptions {
   readonly replayFlags?: readonly string[];
   /** How `input` is written in replay commands (default: as given). */
   readonly inputAsTyped?: string;
+  /** What the API's own tests add: case streams, checks, hooks around requests (plugin.ts). */
+  readonly plugins?: readonly CheckPlugin[];
 }
 
 export interface CheckRun {
@@ -150,7 +157,7 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
   const statuses = new StatusCounts();
   const sender = new Sender({ timeoutMs, concurrency });
   let requests = 0;
-  const send = async (request: OutgoingRequest): Promise<Outcome> => {
+  const sendCounted = async (request: OutgoingRequest): Promise<Outcome> => {
     const outcome = await sender.send(request);
     if (outcome.kind === 'unsendable') return outcome;
     requests += 1;
@@ -164,19 +171,79 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     path: operation.path,
     security: operation.security,
     securitySchemes: checked.securitySchemes,
+    key: currentCase.getStore()?.key,
   });
-  const exchange = async (operation: OperationSpec, request: OutgoingRequest, intent: Intent, withCredentialsToo: boolean, context?: string): Promise<Exchange> => {
+  const exchange = async (operation: OperationSpec, request: OutgoingRequest, intent: Intent, withCredentialsToo: boolean, context?: string, expect?: unknown): Promise<Exchange> => {
     const prepared = withCredentialsToo ? await withCredentials(request, credentials, authContext(operation)) : { sent: request, shown: request };
     if (intent.kind === 'invalid' && intent.parameter !== undefined && credentialsSetParameter(request, prepared.sent, intent.parameter)) {
       const note = `${operation.pointer}: operation ${operation.key}: invalid values of ${intent.parameter.in} ${intent.parameter.name} not sent: the credentials set it`;
       if (!notes.includes(note)) notes.push(note);
       return { operation, request: prepared, outcome: { kind: 'unsendable', message: note }, verdicts: [], context };
     }
-    const outcome = await send(prepared.sent);
+    if (plugins.length > 0) return pluginExchange(operation, prepared, intent, context, expect);
+    const outcome = await sendCounted(prepared.sent);
     return { operation, request: prepared, outcome, verdicts: judge(operation, outcome, intent, schemas, timeoutMs), context };
   };
 
+  const plugins = options.plugins ?? [];
+  for (const plugin of plugins) {
+    if (!PLUGIN_NAME.test(plugin.name)) throw new CheckUsageError(`plug-in name "${plugin.name}": lower-case letters, digits and dashes, starting with a letter`);
+  }
+  // Each case runs in its serialization key's turn (plugin.ts), its exchanges told which case they belong to.
+  const turns = new Turns();
+  const currentCase = new AsyncLocalStorage<CaseContext>();
+  const inTurn = <T>(operation: OperationSpec, stream: string, index: number, run: () => Promise<T>): Promise<T> => {
+    if (plugins.length === 0) return run();
+    const base = { operation, stream, index };
+    let key: string | undefined;
+    for (const plugin of plugins) key ??= plugin.serialize?.(base);
+    return turns.take(key, () => currentCase.run({ ...base, key }, run));
+  };
+  const pluginVerdicts = (found: readonly PluginVerdict[], outcome: Outcome): Verdict[] =>
+    found.map((verdict) => ({ kind: verdict.kind, detail: verdict.detail, message: verdict.message, status: outcome.kind === 'answer' ? outcome.answer.status : null }));
+  const pluginExchange = async (operation: OperationSpec, request: PreparedRequest, intent: Intent, context: string | undefined, expect: unknown): Promise<Exchange> => {
+    const scope = currentCase.getStore() ?? { operation, stream: 'valid', index: 0, key: undefined };
+    const extra: Verdict[] = [];
+    let sent: Exchange | undefined;
+    let seen: PluginExchange | undefined;
+    let send = async (): Promise<PluginExchange> => {
+      const outcome = await sendCounted(request.sent);
+      seen = { case: scope, operation, request: request.sent, outcome, expect, intent: intent.kind };
+      const verdicts: Verdict[] = judge(operation, outcome, intent, schemas, timeoutMs);
+      for (const plugin of plugins) if (plugin.judge !== undefined) verdicts.push(...pluginVerdicts(await plugin.judge(seen), outcome));
+      sent = { operation, request, outcome, verdicts, context };
+      return seen;
+    };
+    for (const plugin of [...plugins].reverse()) {
+      const { around } = plugin;
+      if (around === undefined) continue;
+      const inner = send;
+      send = async () => {
+        let got: PluginExchange | undefined;
+        const verdicts = await around.call(plugin, scope, request.sent, async () => (got = await inner()));
+        if (got === undefined) throw new CheckUsageError(`plug-in ${plugin.name}: around() returned without calling send()`);
+        extra.push(...pluginVerdicts(verdicts, got.outcome));
+        return got;
+      };
+    }
+    await send();
+    const done = sent as Exchange | undefined;
+    if (done === undefined || seen === undefined) throw new CheckUsageError('a plug-in hook returned without sending the request');
+    return { ...done, verdicts: [...done.verdicts, ...extra] };
+  };
+
   const states = new Map<string, OperationState>();
+  /** A plug-in stream's case: its request built in the case's turn, sent as the plug-in says. */
+  const pluginRunner =
+    (state: OperationState, added: PluginStream<unknown>): CaseRunner<unknown> =>
+    async (value, index) => {
+      const scope = currentCase.getStore() ?? { operation: state.spec, stream: added.name, index, key: undefined };
+      const built = await added.build(value, scope);
+      if (built === undefined) return 'skipped';
+      const intent: Intent = { kind: 'plugin', againstDocument: built.judgeAgainstDocument ?? false };
+      const sent = await exchange(state.spec, built.request, intent, built.withCredentials ?? false, built.context, built.expect);
+      return sent.outcome.kind === 'unsendable' ? 'skipped' : [sent];
+    };
   const runners = new CaseRunners({ document, schemas, baseUrl: options.baseUrl.replace(/\/+$/, ''), seed, operations: selected, states, exchange });
   for (const operation of selected) {
     const plan = planOperation(document, operation);
@@ -187,7 +254,12 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     }
     const state: OperationState = { spec: operation, plan, valid: plan.valid, streams: [], notValid: 0, notSendable: 0 };
     const stream = <T>(name: StreamName, count: number, arbitrary: Arbitrary<T>, run: CaseRunner<T>): void => {
-      const added: Stream = { name, count, draws: new DrawStream<unknown>(arbitrary, streamSeed(seed, operation.key, name)), run: (value, index, prefer) => run(value as T, index, prefer) };
+      const added: Stream = {
+        name,
+        count,
+        draws: new DrawStream<unknown>(arbitrary, streamSeed(seed, operation.key, name)),
+        run: (value, index, prefer) => inTurn(operation, name, index, () => run(value as T, index, prefer)),
+      };
       state.streams.push(added);
     };
     stream('valid', cases, plan.valid, runners.valid(state));
@@ -196,6 +268,9 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       if (requiresCredentials(operation.security)) stream('no-credentials', noCredentialCount(cases), plan.valid, runners.withoutCredentials(state));
     }
     if ((options.sequences ?? true) && mayCreate(selected, operation)) stream('sequence', sequenceCount(cases), plan.valid, runners.sequence(state));
+    for (const plugin of plugins) {
+      for (const added of plugin.streams?.(operation) ?? []) stream(`${plugin.name}:${added.name}`, added.count, added.arbitrary, pluginRunner(state, added));
+    }
     states.set(operation.key, state);
   }
 
@@ -226,7 +301,7 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
   }
   notes.push(...unsentNotes(states.values()), ...schemas.notes);
 
-  const replay = { input: options.inputAsTyped ?? options.input, baseUrl: options.baseUrl, seed, cases, flags: options.replayFlags ?? [] };
+  const replay = { input: options.inputAsTyped ?? options.input, baseUrl: options.baseUrl, seed, cases, flags: options.replayFlags ?? [], plugins };
   const records = findings.all();
   const report: CheckReport = {
     seed,

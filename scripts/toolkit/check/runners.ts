@@ -6,6 +6,7 @@ import { DrawStream, streamSeed } from './draws.js';
 import { invalidRequest } from './invalid.js';
 import { declaredResponse, type Intent, type Verdict } from './judge.js';
 import { isJsonType } from './media.js';
+import type { PluginStreamName } from './plugin.js';
 import type { Outcome } from './requests.js';
 import type { Schemas } from './schemas.js';
 import { followUps, type CreationContext } from './sequences.js';
@@ -36,7 +37,7 @@ export interface Exchange {
 export type CaseResult = Exchange[] | 'skipped' | 'unbreakable';
 export type CaseRunner<T> = (value: T, index: number, prefer?: string) => Promise<CaseResult>;
 
-export type StreamName = 'valid' | 'invalid' | 'no-credentials' | 'sequence';
+export type StreamName = 'valid' | 'invalid' | 'no-credentials' | 'sequence' | PluginStreamName;
 
 export interface Stream {
   readonly name: StreamName;
@@ -64,7 +65,7 @@ export interface RunnerContext {
   readonly operations: readonly OperationSpec[];
   readonly states: ReadonlyMap<string, OperationState>;
   /** Sends one built request (with the run's credentials, or without) and judges the answer. */
-  readonly exchange: (operation: OperationSpec, request: OutgoingRequest, intent: Intent, withCredentials: boolean, context?: string) => Promise<Exchange>;
+  readonly exchange: (operation: OperationSpec, request: OutgoingRequest, intent: Intent, withCredentials: boolean, context?: string, expect?: unknown) => Promise<Exchange>;
 }
 
 const preview = (value: unknown): string => {
