@@ -69,6 +69,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a page or a server to reach a state; 1 s (the default) is short when
+    // both CPUs are busy with other test files (a build, a browser).
+    expect: { poll: { timeout: 10_000 } },
     sequence: { sequencer: LongestFirst },
     projects: [
       {

@@ -1,4 +1,3 @@
-import { accessSync, constants } from 'node:fs';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PENDING_TRANSFERS } from '../../server/sandbox/pending-transfers.js';
 import { buildService, freePort, startScriptEnvironment, startScriptNodeFlags } from '../../scripts/bench/processes.js';
 import { eventually } from '../http/support.js';
+import { CHROMIUM, CHROMIUM_ARGS, hasChromium, NO_CHROMIUM } from '../helpers/chromium.js';
 
 // A first `npm start`, as a new user runs it: the build (server, dashboard pages, API references),
 // then the compiled server on a fresh embedded database (in memory here, so that nothing is left in
@@ -17,17 +17,6 @@ import { eventually } from '../http/support.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, '.build', 'server', 'main.js');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const hasChromium = ((): boolean => {
-  try {
-    accessSync(CHROMIUM, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const NO_CHROMIUM = `skipped: ${CHROMIUM} not found (apt-get update && apt-get install -y chromium)`;
 const NETWORK_DELAY_MS = 1_000;
 
 const payee = (kind: 'covered' | 'notCovered'): string => DEMO_PENDING_TRANSFERS.find((spec) => spec.kind === kind)?.accountName ?? kind;

@@ -1,4 +1,3 @@
-import { accessSync, constants } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { buildDashboardPages, SCRIPT_BUDGET_BYTES, type BuiltPages } from '../../scripts/build-dashboard.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { sdkFor, SUCCEEDING_IBAN, transferTo } from '../sdk/sdk-app.js';
+import { CHROMIUM, CHROMIUM_ARGS, hasChromium, NO_CHROMIUM } from '../helpers/chromium.js';
 
 // The dashboard's pages (client/dashboard/) in a real headless Chromium against the real app on a
 // real database, response validation on: an operator logs in, decides the transfers a partner
@@ -18,17 +18,6 @@ import { sdkFor, SUCCEEDING_IBAN, transferTo } from '../sdk/sdk-app.js';
 // out, and the partner API shows each change. Then the keyboard alone, and a 360 px wide screen.
 // Chromium is Debian's, as for `npm run docs:check`; without it the browser tests skip, saying so.
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const hasChromium = ((): boolean => {
-  try {
-    accessSync(CHROMIUM, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const NO_CHROMIUM = `skipped: ${CHROMIUM} not found; the dashboard's browser tests need Debian's Chromium (apt-get update && apt-get install -y chromium)`;
 /** The README's screenshots are taken when this names a folder (client/dashboard/screenshots). */
 const SCREENSHOTS = process.env['DASHBOARD_SCREENSHOTS'];
 const NETWORK_DELAY_MS = 1_000;
