@@ -138,6 +138,7 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
     document: documentPath,
     securitySchemes: probe.model.securitySchemes,
     operations: probe.model.operations.map((op) => ({ method: op.method, path: op.path, key: op.key })),
+    serverBase: probe.model.serverBases[0] ?? '',
     dependencies: pinned(RUNTIME_PACKAGES, host),
     devDependencies: pinned(TOOL_PACKAGES, host),
     engines: host.engines ?? {},

@@ -28,6 +28,8 @@ export interface ProjectFacts {
   readonly securitySchemes: Readonly<Record<string, SecuritySchemeInfo>>;
   /** The operations, for the README: method, path and operationId. */
   readonly operations: ReadonlyArray<{ readonly method: string; readonly path: string; readonly key: string }>;
+  /** The path the server mounts the operations under: that of the document's first server ('' for none). */
+  readonly serverBase: string;
   readonly dependencies: Readonly<Record<string, string>>;
   readonly devDependencies: Readonly<Record<string, string>>;
   readonly engines: Readonly<Record<string, string>>;
@@ -221,6 +223,15 @@ operations that need credentials answer 401 until their verifier is written (bel
 
 \`npm run dev\` does steps 2 and 3 and restarts the server on every save, and serves the reference at
 http://localhost:3000/docs. \`npm run docs\` writes it to \`generated/docs/index.html\`.
+
+## Checking a running server
+
+\`npm run check -- --input ${facts.document} --base-url http://localhost:3000${facts.serverBase}\` sends requests drawn
+from the document's schemas (valid ones, invalid ones, ones without credentials, create-then-read
+sequences) to a running server and reports each answer that breaks the document, with a \`curl\`
+line and the command that replays it (\`--help\` for its options; \`--header "NAME: VALUE"\` or
+\`--auth MODULE\` for credentials). \`test/check.test.ts\` runs the same check against this server
+in \`npm test\`.
 
 ## Operations
 
