@@ -4,7 +4,7 @@ import express, { type ErrorRequestHandler, type Express, type IRouter, type Req
 import { servedElsewhere, type Mounts } from './misdirected.js';
 import { createOpenApiValidation, validationFailureOf, type SecurityHandler } from './openapi-validation.js';
 import { schemesWithoutVerifier, verifyingSecurityHandlers, type AnyVerifier } from './security.js';
-import { refusalMediaTypes } from './refusal-media.js';
+import { refusalForms } from './refusal-media.js';
 import { isJsonMediaType, sendResult } from './send-result.js';
 
 /**
@@ -166,7 +166,7 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     multipart,
   });
   const routeOf = new WeakMap<Request, R>();
-  const refusalMediaType = refusalMediaTypes(options.apiSpec);
+  const refusalForm = refusalForms(options.apiSpec);
 
   const app = express();
   app.set('case sensitive routing', true);
@@ -245,7 +245,11 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
       if (elsewhere !== undefined) body = { message: elsewhere };
     }
     Object.assign(req, { openapi: undefined });
-    res.status(status).type(refusalMediaType(routeOf.get(req), status)).send(JSON.stringify(body));
+    const form = refusalForm(routeOf.get(req), status);
+    res.status(status);
+    if (form.kind === 'empty') res.end();
+    else if (form.kind === 'text') res.type(form.mediaType).send(String(body['message']));
+    else res.type(form.mediaType).send(JSON.stringify(body));
   };
   app.use(() => {
     // An operation the generator skipped (it says why when it runs): the document has it, no route serves it.

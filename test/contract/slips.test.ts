@@ -90,7 +90,9 @@ describe('the document with slips, served', () => {
       headers: { ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }), ...init.headers },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });
-    return { status: response.status, body: (await response.json()) as unknown };
+    // A refusal whose response the document declares without content comes without a body.
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
   };
 
   it('answers valid requests, under the security alternative that is left', async () => {
@@ -100,16 +102,15 @@ describe('the document with slips, served', () => {
   });
 
   it('refuses null where the document wrote a 3.0 nullable, as its types do', async () => {
-    expect(await send('POST', '/pets', { body: { name: 'Rex', tag: null } })).toEqual({ status: 400, body: { message: 'must be string', field: 'body.tag' } });
+    // The document declares its 400 without content: refused without a body.
+    expect(await send('POST', '/pets', { body: { name: 'Rex', tag: null } })).toEqual({ status: 400, body: undefined });
     expect((await send('POST', '/pets', { body: { name: 'Rex', tag: 'dog' } })).status).toBe(501);
   });
 
   it('refuses every request to the operation secured by an undefined scheme, whatever it carries', async () => {
     for (const headers of [{}, { 'X-API-Key': 'k' }, { Authorization: 'Bearer t' }]) {
-      expect(await send('DELETE', '/pets/1', { headers })).toEqual({
-        status: 403,
-        body: { message: 'DELETE /pets/{petId} refuses every request: its security names "petstore_auth", which the document does not define' },
-      });
+      // The document declares its 403 without content: refused without a body.
+      expect(await send('DELETE', '/pets/1', { headers })).toEqual({ status: 403, body: undefined });
     }
   });
 });
