@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isReference, resolveLocal } from '../../server/toolkit/openapi-refs.js';
+import { isReference, resolveLocal, type OpenApiDocument } from '../toolkit/codegen/bundle.js';
+import { atPointer, readOperations, requiresCredentials } from '../toolkit/check/document.js';
 
-// The bundled contract (generated/openapi.json) as the fuzz and security proofs read it: every
-// operation with its parameters, body and scopes, every schema with its references resolved,
-// and the ErrorType table (type → statuses) that the document states in prose.
+// The bundled contract (generated/openapi.json) as the fuzz and security proofs read it. The
+// operations, parameters, bodies, responses and security come from the toolkit's reader
+// (scripts/toolkit/check/document.ts); what is added here is the service's own: schemas with
+// their references resolved (the proofs walk them as plain objects), the write operations (those
+// with an Idempotency-Key header), the scopes, and the ErrorType table (type → statuses) that the
+// document states in prose.
 
 export const DOCUMENT_PATH = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
 
@@ -33,22 +37,20 @@ export interface JsonSchema {
   readonly title?: string;
 }
 
-export type ParameterLocation = 'path' | 'query' | 'header';
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 
 export interface ParameterSpec {
   readonly name: string;
   readonly in: ParameterLocation;
   readonly required: boolean;
   readonly schema: JsonSchema;
-  /** Query arrays are `form` with `explode: false`: one comma-separated value. */
-  readonly explode: boolean;
 }
 
 export interface BodySpec {
   readonly required: boolean;
   readonly contentTypes: readonly string[];
   readonly schema: JsonSchema;
-  /** The document's own examples of the body. */
+  /** The document's own examples of the body (its first media type's). */
   readonly examples: readonly unknown[];
 }
 
@@ -64,11 +66,13 @@ export interface OperationSpec {
   /** The write-request headers apply (Idempotency-Key, timestamp, signature). */
   readonly write: boolean;
   readonly statuses: readonly number[];
-  /** Status → the schema of its JSON body (first media type), for the statuses that have one. */
+  /** Status → the schema of its body (first media type), for the statuses that have one. */
   readonly responses: ReadonlyMap<number, JsonSchema>;
 }
 
 export interface ApiDocument {
+  /** The bundled document as read, for the toolkit's functions that take one. */
+  readonly raw: OpenApiDocument;
   readonly operations: readonly OperationSpec[];
   readonly paths: readonly string[];
   readonly schemas: Readonly<Record<string, JsonSchema>>;
@@ -78,14 +82,12 @@ export interface ApiDocument {
   readonly scopes: readonly string[];
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Resolves every reference of `value`, deeply, through the toolkit's one resolver of local references. */
-function resolver(document: Record<string, unknown>): (value: unknown) => unknown {
+function resolver(document: object): (value: unknown) => unknown {
   const resolve = (value: unknown, seen: readonly string[]): unknown => {
     if (Array.isArray(value)) return value.map((item: unknown) => resolve(item, seen));
     if (!isObject(value)) return value;
@@ -110,78 +112,46 @@ function errorStatusTable(description: string): Map<string, number[]> {
   return table;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
 let cached: ApiDocument | undefined;
 
 export function loadDocument(): ApiDocument {
   if (cached !== undefined) return cached;
-  const raw = JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8')) as Json;
+  const raw: unknown = JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8'));
   if (!isObject(raw)) throw new Error('the document is not an object');
-  const resolve = resolver(raw);
-  const paths = isObject(raw['paths']) ? raw['paths'] : {};
-  const rootSecurity = raw['security'];
-  const operations: OperationSpec[] = [];
+  const document = raw as unknown as OpenApiDocument;
+  const resolve = resolver(document);
+  const schemaAt = (pointer: string | undefined): JsonSchema => (pointer === undefined ? {} : ((resolve(atPointer(document, pointer)) ?? {}) as JsonSchema));
+  const read = readOperations(document);
+  if (read.notes.some((note) => note.includes('not read') || note.includes('not checked'))) throw new Error(`the document cannot be read whole: ${read.notes.join('; ')}`);
   const scopes = new Set<string>();
-
-  for (const [path, item] of Object.entries(paths)) {
-    if (!isObject(item)) continue;
-    const shared = Array.isArray(item['parameters']) ? item['parameters'] : [];
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!isObject(operation) || typeof operation['operationId'] !== 'string') continue;
-      const parameters = (resolve([...shared, ...(Array.isArray(operation['parameters']) ? operation['parameters'] : [])]) as unknown[])
-        .filter(isObject)
-        .map((parameter): ParameterSpec => ({
-          name: String(parameter['name']),
-          in: parameter['in'] as ParameterLocation,
-          required: parameter['required'] === true,
-          schema: (parameter['schema'] ?? {}) as JsonSchema,
-          explode: parameter['explode'] !== false,
-        }));
-      let body: BodySpec | undefined;
-      const requestBody = resolve(operation['requestBody']);
-      if (isObject(requestBody) && isObject(requestBody['content'])) {
-        const content = requestBody['content'];
-        const [firstType] = Object.keys(content);
-        const media = firstType === undefined ? undefined : content[firstType];
-        const examples = isObject(media) && isObject(media['examples'])
-          ? Object.values(media['examples']).filter(isObject).map((example) => example['value'])
-          : [];
-        body = {
-          required: requestBody['required'] === true,
-          contentTypes: Object.keys(content),
-          schema: (isObject(media) ? media['schema'] ?? {} : {}) as JsonSchema,
-          examples,
-        };
-      }
-      const security = (operation['security'] ?? rootSecurity ?? []) as unknown[];
-      const requirement = security.find(isObject);
-      const required = requirement === undefined ? [] : Object.values(requirement).flatMap((value) => (Array.isArray(value) ? value.map(String) : []));
-      required.forEach((scope) => scopes.add(scope));
-      const responses = new Map<number, JsonSchema>();
-      const declared = resolve(operation['responses']);
-      if (isObject(declared)) {
-        for (const [status, response] of Object.entries(declared)) {
-          const content = isObject(response) && isObject(response['content']) ? response['content'] : undefined;
-          const media = content === undefined ? undefined : Object.values(content).find(isObject);
-          if (media !== undefined && isObject(media['schema'])) responses.set(Number(status), media['schema'] as JsonSchema);
-        }
-      }
-      operations.push({
-        operationId: operation['operationId'],
-        method: method.toUpperCase(),
-        path,
-        parameters,
-        body,
-        authenticated: requirement !== undefined,
-        scopes: required,
-        write: parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key'),
-        statuses: isObject(operation['responses']) ? Object.keys(operation['responses']).map(Number).filter(Number.isInteger) : [],
-        responses,
-      });
+  const operations = read.operations.map((operation): OperationSpec => {
+    const parameters = operation.parameters.map((parameter): ParameterSpec => ({ name: parameter.name, in: parameter.in, required: parameter.required, schema: schemaAt(parameter.schemaPointer) }));
+    const [media] = operation.requestBody?.media ?? [];
+    const body: BodySpec | undefined =
+      operation.requestBody === undefined || media === undefined
+        ? undefined
+        : { required: operation.requestBody.required, contentTypes: operation.requestBody.media.map((candidate) => candidate.type), schema: schemaAt(media.schemaPointer), examples: media.examples };
+    // The first alternative's scopes: the service's operations name one scheme each.
+    const required = (operation.security[0] === undefined ? [] : Object.values(operation.security[0]).flat()).map(String);
+    required.forEach((scope) => scopes.add(scope));
+    const responses = new Map<number, JsonSchema>();
+    for (const response of operation.responses) {
+      const first = response.media[0];
+      if (first?.schemaPointer !== undefined && Number.isInteger(Number(response.key))) responses.set(Number(response.key), schemaAt(first.schemaPointer));
     }
-  }
+    return {
+      operationId: operation.operationId ?? operation.key,
+      method: operation.method,
+      path: operation.path,
+      parameters,
+      body,
+      authenticated: requiresCredentials(operation.security),
+      scopes: required,
+      write: parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key'),
+      statuses: operation.responses.map((response) => Number(response.key)).filter(Number.isInteger),
+      responses,
+    };
+  });
 
   const components = isObject(raw['components']) ? raw['components'] : {};
   const schemas = resolve(isObject(components['schemas']) ? components['schemas'] : {}) as Record<string, JsonSchema>;
@@ -192,18 +162,13 @@ export function loadDocument(): ApiDocument {
     throw new Error(`The ErrorType description's table gives no status for ${unmapped.join(', ')}: the proofs read type → status from it`);
   }
   cached = {
+    raw: document,
     operations,
-    paths: Object.keys(paths),
+    paths: Object.keys(isObject(raw['paths']) ? raw['paths'] : {}),
     schemas,
     errorTypes: (errorType?.enum ?? []).map(String),
     errorStatuses,
     scopes: [...scopes].sort(),
   };
   return cached;
-}
-
-/** The schema's type names (a `type` array, or one type). */
-export function typesOf(schema: JsonSchema): string[] {
-  if (schema.type === undefined) return schema.enum !== undefined ? ['string'] : [];
-  return typeof schema.type === 'string' ? [schema.type] : [...schema.type];
 }

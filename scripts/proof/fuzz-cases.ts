@@ -1,5 +1,9 @@
 import fc from 'fast-check';
-import { loadDocument, typesOf, type JsonSchema, type OperationSpec, type ParameterSpec } from './document.js';
+import { insideBounds, outsideBounds, shapeTypes, wrongTypes } from '../toolkit/check/bounds.js';
+import { clientWireText } from '../toolkit/check/serialize.js';
+import { flatten } from '../toolkit/check/shape.js';
+import { valuesOf, type Channel } from '../toolkit/check/values.js';
+import { loadDocument, type JsonSchema, type OperationSpec, type ParameterSpec } from './document.js';
 
 // Fuzz cases built from the document. Each case is one request: a valid
 // request of one operation (parameters and body generated from its schemas, or the document's
@@ -162,230 +166,25 @@ export function baseline(operationId: string, id: IdKind): Outcome[] {
 // ---------------------------------------------------------------------------------------------
 // Values from schemas
 
-/** Characters for free text: letters of several scripts, an emoji outside the BMP, a combining mark, a zero-width space. No NUL. */
-const TEXT_UNITS = ['a', 'Z', '0', '7', ' ', '-', '.', '\'', 'é', 'ß', 'ع', 'م', '中', 'Ω', '😀', '\u0301', '\u200b', '"', '\\', '<'];
-const textUnit = fc.constantFrom(...TEXT_UNITS);
+// Valid values are the toolkit's (scripts/toolkit/check/values.ts), ordinary ones only: a valid
+// request of a family must be one the service takes, so no NUL or control characters in text.
 
-interface SimplePattern {
-  readonly chars: string;
-  readonly min: number;
-  readonly max: number;
-}
-
-/** `^[A-Za-z0-9_-]{1,64}$`: the only pattern shape the document's ids use. */
-function simplePattern(pattern: string | undefined): SimplePattern | undefined {
-  if (pattern === undefined) return undefined;
-  const match = /^\^\[([^\]]+)\]\{(\d+),(\d+)\}\$$/.exec(pattern);
-  if (match?.[1] === undefined) return undefined;
-  let chars = '';
-  const spec = match[1];
-  for (let i = 0; i < spec.length; i += 1) {
-    const here = spec[i] ?? '';
-    const to = spec[i + 2];
-    if (spec[i + 1] === '-' && to !== undefined && i + 2 < spec.length) {
-      for (let code = here.charCodeAt(0); code <= to.charCodeAt(0); code += 1) chars += String.fromCharCode(code);
-      i += 2;
-    } else chars += here;
-  }
-  return { chars, min: Number(match[2]), max: Number(match[3]) };
-}
+/** The schema's JSON types, as the toolkit reads them (an `enum` without `type`: its values' types). */
+const typesOf = (schema: JsonSchema): readonly string[] => shapeTypes(flatten(doc.raw, schema));
 
 function isIntegerSchema(schema: JsonSchema): boolean {
   return typesOf(schema).includes('integer') || typesOf(schema).includes('number');
 }
 
-/** A valid value of a schema. */
-export function validValue(schema: JsonSchema): fc.Arbitrary<unknown> {
-  if (schema.oneOf !== undefined) return fc.oneof(...schema.oneOf.map(validValue));
-  if (schema.enum !== undefined) return fc.constantFrom(...schema.enum);
-  const types = typesOf(schema);
-  if (types.includes('object')) return validObject(schema);
-  if (types.includes('array')) {
-    const items = schema.items ?? {};
-    const values = items.enum ?? [];
-    return values.length > 0
-      ? fc.uniqueArray(fc.constantFrom(...values), { minLength: Math.max(1, schema.minItems ?? 0), maxLength: Math.min(4, values.length) })
-      : fc.array(validValue(items), { minLength: Math.max(1, schema.minItems ?? 0), maxLength: 3 });
-  }
-  if (types.includes('integer') || types.includes('number')) {
-    const min = schema.minimum ?? -1_000_000;
-    const max = schema.maximum ?? 1_000_000;
-    return fc.oneof(fc.constantFrom(min, max), fc.integer({ min: Math.max(min, -2_147_483_648), max: Math.min(max, 2_147_483_647) }));
-  }
-  if (types.includes('string')) {
-    const pattern = simplePattern(schema.pattern);
-    if (pattern !== undefined) {
-      return fc.string({ unit: fc.constantFrom(...pattern.chars), minLength: Math.max(pattern.min, schema.minLength ?? 0), maxLength: Math.min(pattern.max, schema.maxLength ?? pattern.max) });
-    }
-    const min = schema.minLength ?? 0;
-    const max = Math.min(schema.maxLength ?? 40, 200);
-    return fc.oneof(
-      fc.string({ unit: textUnit, minLength: Math.max(min, 1), maxLength: Math.max(Math.min(max, 20), min) }),
-      fc.constantFrom('x'.repeat(Math.max(min, 1)), 'é'.repeat(max), '😀'.repeat(max)),
-    );
-  }
-  if (types.includes('null')) return fc.constant(null);
-  if (types.includes('boolean')) return fc.boolean();
-  return fc.constant('x');
-}
-
-function validObject(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
-  const properties = schema.properties ?? {};
-  const required = new Set(schema.required ?? []);
-  const entries = Object.entries(properties);
-  const model: Record<string, fc.Arbitrary<unknown>> = Object.fromEntries(entries.map(([name, property]) => [name, validValue(property)]));
-  const requiredKeys = entries.map(([name]) => name).filter((name) => required.has(name));
-  return fc
-    .record(model, { requiredKeys })
-    .filter((value) => Object.keys(value).length >= (schema.minProperties ?? 0));
-}
-
-export interface Boundary {
-  readonly label: string;
-  readonly value: unknown;
-}
-
-/** Values just inside each bound the schema declares. */
-export function insideBounds(schema: JsonSchema): Boundary[] {
-  const out: Boundary[] = [];
-  if (schema.enum !== undefined) {
-    const first = schema.enum[0];
-    const last = schema.enum[schema.enum.length - 1];
-    out.push({ label: `enum first ${String(first)}`, value: first }, { label: `enum last ${String(last)}`, value: last });
-    return out;
-  }
-  const types = typesOf(schema);
-  if (types.includes('integer') || types.includes('number')) {
-    if (schema.minimum !== undefined) out.push({ label: `minimum ${schema.minimum}`, value: schema.minimum });
-    if (schema.maximum !== undefined) out.push({ label: `maximum ${schema.maximum}`, value: schema.maximum });
-    if ((schema.minimum ?? -1) < 0 && (schema.maximum ?? 1) > 0) out.push({ label: 'zero', value: 0 });
-  } else if (types.includes('string')) {
-    const pattern = simplePattern(schema.pattern);
-    const unit = pattern?.chars.slice(-1) ?? 'x';
-    const min = Math.max(schema.minLength ?? 0, pattern?.min ?? 0);
-    const max = schema.maxLength ?? pattern?.max;
-    out.push({ label: `length ${min} (minLength)`, value: (pattern?.chars[0] ?? 'x').repeat(min) });
-    if (max !== undefined) {
-      out.push({ label: `length ${max} (maxLength)`, value: unit.repeat(max) });
-      if (pattern === undefined) {
-        // maxLength counts code points (JSON Schema): characters outside the BMP are one each.
-        out.push({ label: `length ${max} of astral characters`, value: '😀'.repeat(max) });
-        out.push({ label: `length ${max} of Arabic letters`, value: 'ع'.repeat(max) });
-      }
-    }
-  } else if (types.includes('array')) {
-    const values = schema.items?.enum ?? [];
-    if (values.length > 0) {
-      out.push({ label: 'one item', value: [values[0]] }, { label: 'every item', value: [...values] });
-    }
-  }
-  return out;
-}
-
-/** Values just outside each bound the schema declares. */
-export function outsideBounds(schema: JsonSchema): Boundary[] {
-  const out: Boundary[] = [];
-  if (schema.enum !== undefined) {
-    const first = String(schema.enum[0]);
-    out.push({ label: 'not in the enum', value: 'NOT_A_VALUE' }, { label: 'enum value in other case', value: first.toLowerCase() === first ? first.toUpperCase() : first.toLowerCase() });
-    out.push({ label: 'enum value with a space', value: ` ${first}` });
-    return out;
-  }
-  const types = typesOf(schema);
-  if (types.includes('integer') || types.includes('number')) {
-    if (schema.minimum !== undefined) out.push({ label: `minimum ${schema.minimum} − 1`, value: schema.minimum - 1 });
-    if (schema.maximum !== undefined) out.push({ label: `maximum ${schema.maximum} + 1`, value: schema.maximum + 1 });
-    out.push({ label: 'a fraction', value: (schema.minimum ?? 0) + 0.5 });
-  } else if (types.includes('string')) {
-    const pattern = simplePattern(schema.pattern);
-    const min = Math.max(schema.minLength ?? 0, pattern?.min ?? 0);
-    const max = schema.maxLength ?? pattern?.max;
-    if (min > 0) out.push({ label: `length ${min - 1} (below minLength)`, value: 'x'.repeat(min - 1) });
-    if (max !== undefined) {
-      out.push({ label: `length ${max + 1} (above maxLength)`, value: (pattern?.chars[0] ?? 'x').repeat(max + 1) });
-      if (pattern === undefined) out.push({ label: `length ${max + 1} of astral characters`, value: '😀'.repeat(max + 1) });
-    }
-    if (pattern !== undefined) {
-      for (const bad of ['.', '~', ' ', '/', 'é', '%', '+']) {
-        if (!pattern.chars.includes(bad)) out.push({ label: `character ${JSON.stringify(bad)} outside the pattern`, value: `ab${bad}cd` });
-      }
-    }
-  } else if (types.includes('array')) {
-    const values = schema.items?.enum ?? [];
-    if (values.length > 0) {
-      out.push({ label: 'an item not in the enum', value: [values[0], 'NOT_A_VALUE'] });
-      out.push({ label: 'an empty item', value: [values[0], ''] });
-    }
-    if ((schema.minItems ?? 0) > 0) out.push({ label: 'no items (empty value)', value: [] });
-    const itemPattern = simplePattern(schema.items?.pattern);
-    if (itemPattern !== undefined) out.push({ label: 'an item outside the pattern', value: ['ok_1', 'bad.item'] });
-  }
-  return out;
-}
-
-export interface WrongType {
-  readonly label: string;
-  readonly value: unknown;
-  /** Ajv's coerceTypes would turn it into the right type (which the service must not do). */
-  readonly coercible: boolean;
-}
-
-/** JSON values of every other type; marks those Ajv's type coercion accepts. */
-export function wrongTypes(schema: JsonSchema): WrongType[] {
-  const types = typesOf(schema);
-  const integer = types.includes('integer') || types.includes('number');
-  const string = types.includes('string');
-  const isNull = types.length === 1 && types[0] === 'null';
-  const candidates: Array<[string, unknown]> = [
-    ['a number-like string', '150000'],
-    ['a word', 'twelve'],
-    ['an empty string', ''],
-    ['an integer', 7],
-    ['a negative integer', -3],
-    ['a fraction', 2.5],
-    ['true', true],
-    ['false', false],
-    ['null', null],
-    ['an array', [1]],
-    ['an object', { value: 1 }],
-  ];
-  const out: WrongType[] = [];
-  for (const [label, value] of candidates) {
-    const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
-    if (types.includes(kind) || (kind === 'integer' && types.includes('number'))) continue;
-    if (integer && kind === 'number') {
-      out.push({ label, value, coercible: false });
-      continue;
-    }
-    let coercible = false;
-    if (integer) coercible = (typeof value === 'string' && /^-?\d+$/.test(value)) || typeof value === 'boolean' || value === null || value === '';
-    if (string) coercible = typeof value === 'number' || typeof value === 'boolean' || value === null;
-    if (isNull) coercible = value === '' || value === 0 || value === false;
-    out.push({ label, value, coercible });
-  }
-  return out;
+/** A valid value of a schema, for a parameter (`text`) or a body (`body`). */
+function validValue(schema: JsonSchema, channel: Channel): fc.Arbitrary<unknown> {
+  const values = valuesOf(doc.raw, schema, { channel, direction: 'request', ordinary: true });
+  if (values === undefined) throw new Error(`the document's schema ${JSON.stringify(schema)} allows no value`);
+  return values;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Requests
-
-/**
- * Percent-encoding as JavaScript clients do it (encodeURIComponent: ! ' ( ) * stay as they are,
- * which RFC 3986 allows in a query). A lone surrogate goes as U+FFFD, as any UTF-8 encoder sends it.
- */
-function percentEncode(text: string): string {
-  try {
-    return encodeURIComponent(text);
-  } catch {
-    return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
-  }
-}
-
-/** A value as it travels in a query string or path: comma-joined arrays, percent-encoded. */
-function onTheWire(value: unknown): string {
-  if (Array.isArray(value)) return value.map((item) => percentEncode(String(item))).join(',');
-  return percentEncode(String(value));
-}
 
 function queryParameters(operation: OperationSpec): ParameterSpec[] {
   return operation.parameters.filter((parameter) => parameter.in === 'query');
@@ -413,7 +212,7 @@ function validQuery(operation: OperationSpec): fc.Arbitrary<Array<[string, Query
   const optional = queryParameters(operation).filter((parameter) => parameter.name !== 'cursor');
   if (optional.length === 0) return fc.constant([]);
   return fc.subarray(optional, { maxLength: Math.min(3, optional.length) }).chain((chosen) =>
-    fc.tuple(...chosen.map((parameter) => validValue(parameter.schema).map((value): [string, QueryValue] => [parameter.name, onTheWire(value)]))),
+    fc.tuple(...chosen.map((parameter) => validValue(parameter.schema, 'text').map((value): [string, QueryValue] => [parameter.name, clientWireText(value)]))),
   ).map((pairs) => [...pairs]);
 }
 
@@ -444,7 +243,7 @@ function validBody(operation: OperationSpec): fc.Arbitrary<BodyPlan | undefined>
       contentType,
     }));
   }
-  const fromSchema = validValue(body.schema);
+  const fromSchema = validValue(body.schema, 'body');
   const arbitrary = body.examples.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...body.examples) }, { weight: 1, arbitrary: fromSchema }) : fromSchema;
   return arbitrary.map((json) => ({ value: { json }, contentType }));
 }
@@ -516,6 +315,8 @@ function slotsOf(operation: OperationSpec): Slot[] {
   for (const parameter of operation.parameters) {
     // The write headers have families of their own (their checks run before the schema's).
     if (parameter.in === 'header' && /^x-partner-/i.test(parameter.name)) continue;
+    // The document declares no cookie parameters, and the proof sends no cookies.
+    if (parameter.in === 'cookie') continue;
     slots.push({ where: parameter.in, name: parameter.name, schema: parameter.schema, required: parameter.required });
   }
   const schema = operation.body?.schema;
@@ -592,9 +393,9 @@ function tokenBodyChanges(slot: Slot): Partial<FuzzCase> {
 function applySlot(base: Base, slot: Slot, value: unknown): Partial<FuzzCase> {
   switch (slot.where) {
     case 'path':
-      return { id: { raw: onTheWire(value) } };
+      return { id: { raw: clientWireText(value) } };
     case 'query':
-      return { query: withQuery(base, slot.name, onTheWire(value)) };
+      return { query: withQuery(base, slot.name, clientWireText(value)) };
     case 'header': {
       const text = String(value);
       if (slot.name.toLowerCase() === 'idempotency-key') return { write: { key: { raw: text }, timestamp: 'now', signature: 'valid' } };
@@ -608,11 +409,11 @@ function applySlot(base: Base, slot: Slot, value: unknown): Partial<FuzzCase> {
 }
 
 function boundaryFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | undefined {
-  const slots = slotsOf(operation).filter((slot) => insideBounds(slot.schema).length + outsideBounds(slot.schema).length > 0);
+  const slots = slotsOf(operation).filter((slot) => insideBounds(doc.raw, slot.schema).length + outsideBounds(doc.raw, slot.schema).length > 0);
   if (slots.length === 0) return undefined;
   return fc.tuple(baseRequest(operation), fc.constantFrom(...slots), fc.boolean(), fc.nat()).map(([base, slot, inside, pick]) => {
-    const choices = inside ? insideBounds(slot.schema) : outsideBounds(slot.schema);
-    const fallback = inside ? outsideBounds(slot.schema) : insideBounds(slot.schema);
+    const choices = inside ? insideBounds(doc.raw, slot.schema) : outsideBounds(doc.raw, slot.schema);
+    const fallback = inside ? outsideBounds(doc.raw, slot.schema) : insideBounds(doc.raw, slot.schema);
     const list = choices.length > 0 ? choices : fallback;
     const isInside = choices.length > 0 ? inside : !inside;
     // Header values travel as latin1 bytes: only printable ASCII keeps its length on the wire.
@@ -643,7 +444,7 @@ function wrongTypeFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | und
     ['true', 'true'],
   ];
   const perSlot = slots.length === 0 ? undefined : fc.tuple(baseRequest(operation), fc.constantFrom(...slots), fc.nat()).map(([base, slot, pick]) => {
-    const wrong = wrongTypes(slot.schema);
+    const wrong = wrongTypes(doc.raw, slot.schema);
     const choice = wrong[pick % wrong.length] ?? { label: 'a word', value: 'twelve', coercible: false };
     const onWire = slot.where !== 'body';
     // On the wire (query, path) every value is text: only text that is not an integer is wrong.
@@ -731,11 +532,11 @@ function duplicateFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
   if (queryParams.length > 0) {
     options.push(
       fc.tuple(baseRequest(operation), fc.constantFrom(...queryParams)).chain(([base, parameter]) =>
-        fc.tuple(validValue(parameter.schema), validValue(parameter.schema)).map(([a, b]) =>
+        fc.tuple(validValue(parameter.schema, 'text'), validValue(parameter.schema, 'text')).map(([a, b]) =>
           // A list parameter given twice is read as the one comma-separated value (the same
           // records); a single value given twice is ambiguous and refused.
           caseOf(base, 'duplicate-parameter', `query ${parameter.name} twice`, typesOf(parameter.schema).includes('array') ? [...expectedFor(base), invalid] : [invalid], {
-            query: [...base.query.filter(([key]) => key !== parameter.name), [parameter.name, onTheWire(a)], [parameter.name, onTheWire(b)]],
+            query: [...base.query.filter(([key]) => key !== parameter.name), [parameter.name, clientWireText(a)], [parameter.name, clientWireText(b)]],
           }),
         ),
       ),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ParameterSpec } from './document.js';
-import { cookiePair, formBody, headerText, pathText, queryPairs } from './serialize.js';
+import { clientEncode, clientWireText, cookiePair, formBody, headerText, pathText, queryPairs } from './serialize.js';
 
 /** The OpenAPI specification's own style examples: `color` as a string, a list and an object. */
 const parameter = (location: ParameterSpec['in'], style: string, explode: boolean): ParameterSpec => ({
@@ -66,5 +66,16 @@ describe('parameter styles (OpenAPI 3.1, Style Examples)', () => {
   it('writes a parameter with JSON content as JSON', () => {
     const json = { ...parameter('query', 'form', true), contentType: 'application/json' };
     expect(queryPairs(json, { a: [1] })).toEqual(['color=%7B%22a%22%3A%5B1%5D%7D']);
+  });
+});
+
+describe('clientWireText', () => {
+  it('percent-encodes as encodeURIComponent does, lists comma-joined', () => {
+    expect(clientWireText("McDonald's (Zamalek)!")).toBe("McDonald's%20(Zamalek)!");
+    expect(clientWireText(['a,b', 'é'])).toBe('a%2Cb,%C3%A9');
+    expect(clientWireText(12)).toBe('12');
+  });
+  it('sends a lone surrogate as U+FFFD', () => {
+    expect(clientEncode('\ud800x')).toBe('%EF%BF%BDx');
   });
 });

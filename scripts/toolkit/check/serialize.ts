@@ -105,3 +105,22 @@ export function wireImage(value: unknown): unknown {
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, scalarText(inner)]));
   return scalarText(value);
 }
+
+/**
+ * Percent-encoding as JavaScript clients do it (`encodeURIComponent`: `! ' ( ) *` stay as they are,
+ * which RFC 3986 allows in a query and a path segment). A lone surrogate, which encodeURIComponent
+ * refuses, goes as U+FFFD, as any UTF-8 encoder sends it.
+ */
+export function clientEncode(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  }
+}
+
+/** A query or path value as JavaScript clients send it: a list comma-joined (`form`, not exploded), each part by `clientEncode`. */
+export function clientWireText(value: unknown): string {
+  if (Array.isArray(value)) return value.map((item) => clientEncode(scalarText(item))).join(',');
+  return clientEncode(scalarText(value));
+}

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Schemas } from './schemas.js';
-import { valuesOf, type Channel } from './values.js';
+import { ORDINARY_TEXT, valuesOf, type Channel } from './values.js';
 
 /** A document whose components the table's schemas refer to. */
 const document = {
@@ -121,6 +121,36 @@ describe('values drawn from a schema', () => {
       expect(text).toMatch(shape);
       if (channel === 'header') expect(text).toBe((text as string).trim());
     }
+  });
+
+  it.each(table.map(([name, schema], index): [string, unknown, number] => [name, schema, index]))('%s: every ordinary value matches the schema', (_name, schema, index) => {
+    const values = valuesOf(withTable, schema, { channel: 'body', direction: 'request', ordinary: true });
+    expect(values).toBeDefined();
+    if (values === undefined) return;
+    fc.assert(
+      fc.property(values, (value) => {
+        expect(tableSchemas.problem('request', `#/x-table/${index}`, value)?.message, JSON.stringify(value)).toBeUndefined();
+      }),
+      { numRuns: 100, seed: 7 },
+    );
+  });
+
+  it('draws ordinary text: printable characters of ORDINARY_TEXT, short, the longest allowed now and then', () => {
+    const open = valuesOf(document, { type: 'string' }, { channel: 'body', direction: 'request', ordinary: true });
+    const texts = fc.sample(open ?? fc.constant(''), { numRuns: 400, seed: 11 }).map(String);
+    const allowed = new Set(ORDINARY_TEXT);
+    for (const text of texts) {
+      expect(text).not.toMatch(/[\u0000-\u001f\u007f]/);
+      expect([...text].every((character) => allowed.has(character)), text).toBe(true);
+    }
+    expect(Math.max(...texts.map((text) => [...text].length))).toBeLessThanOrEqual(20);
+    const bounded = valuesOf(document, { type: 'string', maxLength: 30 }, { channel: 'text', direction: 'request', ordinary: true });
+    expect(fc.sample(bounded ?? fc.constant(''), { numRuns: 300, seed: 4 })).toContain('😀'.repeat(30));
+  });
+
+  it('adds no undeclared properties to open objects when ordinary', () => {
+    const values = valuesOf(document, { type: 'object', required: ['a'], properties: { a: { type: 'integer' } } }, { channel: 'body', direction: 'request', ordinary: true });
+    for (const value of fc.sample(values ?? fc.constant({}), { numRuns: 200, seed: 9 })) expect(Object.keys(value as object)).toEqual(['a']);
   });
 
   it('gives nothing for a schema no value matches', () => {

@@ -25,6 +25,12 @@ export interface DrawOptions {
   readonly channel: Channel;
   /** Requests leave `readOnly` properties out; answers `writeOnly` ones. */
   readonly direction: 'request' | 'response';
+  /**
+   * Ordinary values only, for requests a service should take as they are: strings of printable
+   * characters of several scripts (ORDINARY_TEXT: no control characters, no NUL, no long
+   * strings), and no properties an open object leaves undeclared.
+   */
+  readonly ordinary?: boolean;
 }
 
 interface DrawState {
@@ -99,6 +105,23 @@ export function patternRegExp(pattern: string): RegExp | undefined {
   }
 }
 
+/**
+ * The characters of ordinary text: letters of several scripts, digits, an emoji outside the BMP,
+ * a combining mark, a zero-width space, quotes, a backslash and `<`.
+ */
+export const ORDINARY_TEXT: readonly string[] = ['a', 'Z', '0', '7', ' ', '-', '.', "'", 'é', 'ß', 'ع', 'م', '中', 'Ω', '😀', '\u0301', '\u200b', '"', '\\', '<'];
+
+/** Strings of ORDINARY_TEXT up to ORDINARY_LENGTH characters, or the shortest and longest the schema allows. */
+const ORDINARY_LENGTH = 20;
+
+function ordinaryStrings(minLength: number, maxLength: number | undefined): Arbitrary<string> {
+  const longest = maxLength ?? 40;
+  const drawn = fc.string({ unit: fc.constantFrom(...ORDINARY_TEXT), minLength: Math.max(minLength, 1), maxLength: Math.max(Math.min(longest, ORDINARY_LENGTH), minLength, 1) });
+  if (maxLength === undefined) return drawn;
+  // maxLength counts code points (JSON Schema): the longest of letters outside ASCII and outside the BMP.
+  return fc.oneof(drawn, fc.constantFrom('x'.repeat(Math.max(minLength, 1)), 'é'.repeat(maxLength), '😀'.repeat(maxLength)));
+}
+
 /** Replaces spaces at either end of a header value (HTTP trims them) without changing its length. */
 const untrimmed = (text: string): string => text.replace(/^ +| +$/g, (spaces) => 'x'.repeat(spaces.length));
 
@@ -106,6 +129,7 @@ function plainStrings(shape: Shape, options: DrawOptions, state: DrawState): Arb
   const minLength = Math.max(shape.minLength ?? 0, options.channel === 'path' ? 1 : 0);
   const maxLength = shape.maxLength;
   if (maxLength !== undefined && maxLength < minLength) return fc.constant('');
+  if (options.ordinary === true && options.channel !== 'header' && (maxLength === undefined || maxLength >= Math.max(minLength, 1))) return ordinaryStrings(minLength, maxLength);
   const bounds = { minLength, ...(maxLength === undefined ? {} : { maxLength }) };
   if (options.channel === 'header') {
     const ascii = fc.string({ ...bounds, unit: 'grapheme-ascii' }).map(untrimmed);
@@ -348,7 +372,7 @@ class Drawer {
       if (!required.includes(name)) required.push(name);
     }
     const record = fc.record(model, { requiredKeys: required });
-    if (!open || state.minimal || extraValue === undefined) return record;
+    if (!open || state.minimal || extraValue === undefined || this.options.ordinary === true) return record;
     const extras = fc.option(fc.dictionary(extraKey(taken), extraValue, { maxKeys: 3 }), { freq: 4, nil: undefined });
     return fc.tuple(record, extras).map(([declared, extra]) => (extra === undefined ? declared : { ...extra, ...declared }));
   }
