@@ -245,7 +245,9 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
       if (elsewhere !== undefined) body = { message: elsewhere };
     }
     Object.assign(req, { openapi: undefined });
-    const form = refusalForm(routeOf.get(req), status);
+    // A stub not written yet says so in JSON whatever the document declares: it is not one of the
+    // document's answers, and the developer needs the words.
+    const form = status === 501 ? ({ kind: 'json', mediaType: 'application/json' } as const) : refusalForm(routeOf.get(req), status);
     res.status(status);
     if (form.kind === 'empty') res.end();
     else if (form.kind === 'text') res.type(form.mediaType).send(String(body['message']));
