@@ -1,7 +1,8 @@
 /**
  * `npm run serve -- --input FILE [--port N] [--handlers DIR] [--under-servers]`: an instant
  * contract server. It generates FILE into a temporary folder, scaffolds a stub for each operation
- * (the document's example of its first success answer, or 501), and serves them behind the same
+ * (the document's example of its first success answer; where it gives none, a value drawn from
+ * that answer's schema, serve/drawn-answers.ts), and serves them behind the same
  * request and response validation as the service's, so a document can be tried with curl or a
  * client before a handler exists. With --handlers, the stubs live in DIR: stubs that exist there
  * are served as they are (edit them to answer something else), missing ones are added.
@@ -25,9 +26,13 @@ import { GeneratorError } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { CONFIG_FILE, ConfigError, readProjectConfig } from './config.js';
 import { generate, PROJECT_ROOT, TOOLKIT_RUNTIME } from './generate.js';
+import { drawnAnswers } from './serve/drawn-answers.js';
 import { curlCommand, firstRequest, type FirstRequest } from './serve/first-request.js';
 import { parseFlags, runAsMain } from './cli.js';
 import { lintDocument, lintReport } from './lint/lint-document.js';
+
+/** A handler as serve calls it: the stubs scaffolded for the document. */
+type Handler = (input: unknown, context: unknown) => Promise<unknown>;
 
 export const USAGE = `Usage: npm run serve -- [--input FILE | --api NAME] [--port N] [--handlers DIR] [--under-servers]
 
@@ -99,7 +104,23 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
   await scaffoldHandlers(generation, handlersDir, out);
 
   const server = (await import(pathToFileURL(path.join(out, 'server.ts')).href)) as GeneratedServer;
-  const { handlers } = (await import(pathToFileURL(path.join(handlersDir, 'index.ts')).href)) as { handlers: unknown };
+  const { handlers: stubs } = (await import(pathToFileURL(path.join(handlersDir, 'index.ts')).href)) as { handlers: Record<string, Handler> };
+  // A stub that answers 501 (the document gives no example) answers a value drawn from its schema.
+  const drawn = drawnAnswers(generation.document, generation.model.operations);
+  const handlers = Object.fromEntries(
+    Object.entries(stubs).map(([key, stub]) => [
+      key,
+      async (input: unknown, context: unknown) => {
+        try {
+          return await stub(input, context);
+        } catch (error) {
+          const answer = (error as { status?: unknown }).status === 501 ? drawn.get(key) : undefined;
+          if (answer === undefined) throw error;
+          return answer;
+        }
+      },
+    ]),
+  );
   const { serverBases } = generation.model;
   const mounts = mountsOf(serverBases, underServers);
   const app = createContractApp({

@@ -104,7 +104,8 @@ describe('the document with slips, served', () => {
   it('refuses null where the document wrote a 3.0 nullable, as its types do', async () => {
     // The document declares its 400 without content: refused without a body.
     expect(await send('POST', '/pets', { body: { name: 'Rex', tag: null } })).toEqual({ status: 400, body: undefined });
-    expect((await send('POST', '/pets', { body: { name: 'Rex', tag: 'dog' } })).status).toBe(501);
+    // Every example of its answer is off its schema: serve answers a value drawn from the schema.
+    expect((await send('POST', '/pets', { body: { name: 'Rex', tag: 'dog' } })).status).toBe(201);
   });
 
   it('refuses every request to the operation secured by an undefined scheme, whatever it carries', async () => {

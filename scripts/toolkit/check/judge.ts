@@ -151,6 +151,8 @@ export function judge(operation: OperationSpec, outcome: Outcome, intent: Intent
     verdicts.push({ kind: 'created-not-found', status, detail: '', message: `answered 404 to a read of what was just created: ${intent.created}` });
   }
   const response = declaredResponse(operation, status);
+  // An operation that declares no response at all (OpenAPI 3.1 allows it) promises no status.
+  if (response === undefined && operation.responses.length === 0) return verdicts;
   if (response === undefined) {
     verdicts.push({
       kind: 'undeclared-status',

@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { isJsonMediaType } from '../../../server/toolkit/send-result.js';
+import { isReference, type OpenApiDocument } from '../codegen/bundle.js';
+import type { OperationInfo } from '../codegen/operations.js';
+import { Schemas } from '../check/schemas.js';
+import { valuesOf } from '../check/values.js';
+
+/**
+ * What `npm run serve` answers for an operation whose document gives no example of a success
+ * answer, where a stub would answer 501: a value drawn from the schema of its first success
+ * response (else of its `2XX` or `default` one, sent as 200), by the checker's drawing
+ * (scripts/toolkit/check/values.ts), kept only when it matches that schema, and the same value on
+ * every call; a response without content is answered without a body. Undefined where nothing can be drawn: a response with required headers, or a
+ * media type other than JSON; the stub's 501 stands then.
+ */
+export interface DrawnAnswer {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly contentType?: string;
+}
+
+type Json = Record<string, unknown>;
+
+const escape = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Follows `$ref`s from `pointer`, returning the object reached and the pointer it sits at. */
+function follow(document: OpenApiDocument, pointer: string, value: unknown): { value: Json; pointer: string } | undefined {
+  let current = value;
+  let at = pointer;
+  for (let depth = 0; isReference(current); depth += 1) {
+    if (depth > 20 || !current.$ref.startsWith('#/')) return undefined;
+    at = current.$ref;
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce<unknown>((node, token) => (typeof node === 'object' && node !== null ? (node as Json)[token] : undefined), document);
+  }
+  return typeof current === 'object' && current !== null ? { value: current as Json, pointer: at } : undefined;
+}
+
+export function drawnAnswers(document: OpenApiDocument, operations: readonly OperationInfo[], seed = 1): ReadonlyMap<string, DrawnAnswer> {
+  const schemas = new Schemas(document);
+  const answers = new Map<string, DrawnAnswer>();
+  for (const operation of operations) {
+    const operationPointer = `#/paths/${escape(operation.path)}/${operation.method}`;
+    const responses = (follow(document, operationPointer, (document.paths as Json | undefined)?.[operation.path])?.value[operation.method] as Json | undefined)?.['responses'] as Json | undefined;
+    // The first success code it declares; else its `2XX` or `default` answer, sent as 200.
+    const keys = Object.keys(responses ?? {});
+    const key = keys.filter((k) => /^2\d\d$/.test(k)).sort()[0] ?? keys.find((k) => k.toUpperCase() === '2XX') ?? keys.find((k) => k === 'default');
+    if (responses === undefined || key === undefined) continue;
+    const code = /^\d+$/.test(key) ? key : '200';
+    const response = follow(document, `${operationPointer}/responses/${escape(key)}`, responses[key]);
+    if (response === undefined) continue;
+    const headers = (response.value['headers'] ?? {}) as Record<string, unknown>;
+    if (Object.values(headers).some((header) => (follow(document, '', header)?.value['required'] ?? false) === true)) continue;
+    const content = (response.value['content'] ?? {}) as Json;
+    if (Object.keys(content).length === 0) {
+      answers.set(operation.key, { status: Number(code) });
+      continue;
+    }
+    const media = Object.keys(content).find(isJsonMediaType);
+    if (media === undefined || (content[media] as Json | undefined)?.['schema'] === undefined) continue;
+    const pointer = `${response.pointer}/content/${escape(media)}/schema`;
+    const arbitrary = valuesOf(document, { $ref: pointer }, { channel: 'body', direction: 'response', ordinary: true });
+    if (arbitrary === undefined) continue;
+    const body = fc.sample(arbitrary, { numRuns: 50, seed }).find((value) => schemas.valid('response', pointer, value));
+    if (body !== undefined) answers.set(operation.key, { status: Number(code), body, contentType: media });
+  }
+  return answers;
+}
