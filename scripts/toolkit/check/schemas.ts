@@ -1,12 +1,10 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { documentAjv, schemaAt } from '../codegen/document-ajv.js';
 import { follow } from './document.js';
 
 /**
- * Judges values against the document's schemas with Ajv (JSON Schema 2020-12, formats checked),
- * each schema named by its JSON pointer in the bundled document and compiled once. The document is
- * added to Ajv whole under an `$id`, so references inside it (`#/components/...`) resolve as they
- * are written. Three readings of the same schemas:
+ * Judges values against the document's schemas with Ajv (../codegen/document-ajv.ts), each schema
+ * named by its JSON pointer in the bundled document. Three readings of the same schemas:
  * - requests: a `readOnly` property is not required (OpenAPI 3.1, Schema Object: it is sent in
  *   answers only), so a request without it is valid;
  * - answers: a `writeOnly` property is not required, for the same reason the other way;
@@ -28,16 +26,6 @@ export interface SchemaProblem {
   /** `/items/0/price must be number`. */
   readonly message: string;
 }
-
-/** The document's id for Ajv: references inside it resolve against it. */
-const DOCUMENT_ID = 'https://openapi.invalid/checked-document.json';
-
-/** A JSON pointer (`#/paths/~1pets/get`) as a URI fragment, each token percent-encoded. */
-const fragment = (pointer: string): string =>
-  pointer
-    .split('/')
-    .map((token, index) => (index === 0 ? token : encodeURIComponent(token)))
-    .join('/');
 
 /** The names of the properties of `schema` (its `allOf` members included) that carry `flag`. */
 function flaggedNames(document: object, declared: unknown, flag: 'readOnly' | 'writeOnly', seen: Set<unknown>): Set<string> {
@@ -98,18 +86,6 @@ export function relaxRequired(document: object, flag: 'readOnly' | 'writeOnly'):
   return copy;
 }
 
-function newAjv(options: { coerce: boolean; allErrors: boolean }): Ajv2020 {
-  const ajv = new Ajv2020({
-    strict: false,
-    logger: false,
-    validateSchema: false,
-    allErrors: options.allErrors,
-    ...(options.coerce ? { coerceTypes: 'array' as const } : {}),
-  });
-  addFormatsModule.default(ajv, { mode: 'full' });
-  return ajv;
-}
-
 const describe = (error: ErrorObject): SchemaProblem => {
   const extra =
     error.keyword === 'additionalProperties' || error.keyword === 'unevaluatedProperties'
@@ -148,10 +124,11 @@ export class Schemas {
   constructor(document: object) {
     const request = relaxRequired(document, 'readOnly');
     const response = relaxRequired(document, 'writeOnly');
-    this.ajv = { request: newAjv({ coerce: false, allErrors: false }), response: newAjv({ coerce: false, allErrors: false }), parameter: newAjv({ coerce: true, allErrors: false }) };
-    this.ajv.request.addSchema(request, DOCUMENT_ID);
-    this.ajv.response.addSchema(response, DOCUMENT_ID);
-    this.ajv.parameter.addSchema(request, DOCUMENT_ID);
+    this.ajv = {
+      request: documentAjv(request, { formats: 'full' }),
+      response: documentAjv(response, { formats: 'full' }),
+      parameter: documentAjv(request, { formats: 'full', coerce: true }),
+    };
   }
 
   private validator(role: SchemaRole, pointer: string): ValidateFunction | null {
@@ -159,7 +136,7 @@ export class Schemas {
     let validate = cache.get(pointer);
     if (validate === undefined) {
       try {
-        validate = this.ajv[role].getSchema(`${DOCUMENT_ID}${fragment(pointer)}`) ?? null;
+        validate = schemaAt(this.ajv[role], pointer) ?? null;
         if (validate === null) this.notes.push(`${pointer}: schema not checked (no schema there)`);
       } catch (error) {
         validate = null;
