@@ -41,6 +41,8 @@ const DOCUMENT = {
         responses: { '204': { description: 'taken' } },
       },
     },
+    // OpenAPI 3.1 lets an operation declare no responses.
+    '/h': { get: { operationId: 'getH' } },
     '/c': {
       get: {
         operationId: 'getC',
@@ -82,6 +84,7 @@ beforeAll(async () => {
       ['get', '/c'],
       ['get', '/e/:"pet-id"'],
       ['post', '/f'],
+      ['get', '/h'],
     ],
   });
 });
@@ -206,5 +209,21 @@ describe('response headers validated (cdimascio/express-openapi-validator#308)',
     expect(await get()).toBe(500);
     server.answer = { status: 401, body: {}, headers: { 'WWW-Authenticate': 'Bearer' } };
     expect(await get()).toBe(401);
+  });
+});
+
+describe('an operation that declares no responses', () => {
+  it('lets its answers through, with a body or without, where the released 5.6.2 answers 500', async () => {
+    // The released 5.6.2 throws a TypeError reading the responses it does not have.
+    server.failures.length = 0;
+    server.answer = { status: 200, body: { anything: ['goes'] } };
+    const answered = await fetch(`${server.baseUrl}/h`);
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ anything: ['goes'] });
+    server.answer = { status: 204 };
+    expect((await fetch(`${server.baseUrl}/h`)).status).toBe(204);
+    server.answer = { status: 404, body: { message: 'none' } };
+    expect((await fetch(`${server.baseUrl}/h`)).status).toBe(404);
+    expect(server.failures).toEqual([]);
   });
 });

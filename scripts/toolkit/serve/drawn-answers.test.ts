@@ -16,11 +16,18 @@ const document = {
       patch: { responses: { '200': { description: 'limited', headers: { 'X-Rate-Limit': { required: true, schema: { type: 'integer' } } } } } },
       options: { responses: { default: { description: 'anything', content: { 'application/json': { schema: { const: 'ok' } } } } } },
     },
+    '/code': {
+      get: { responses: { '200': { description: 'an image', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } } } },
+      put: { responses: { '200': { description: 'bytes', content: { 'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } } } } } },
+      post: { responses: { '201': { description: 'text', content: { 'text/plain': { schema: { type: 'string', pattern: '^[A-Z]{3}$' } } } } } },
+      delete: {},
+    },
   },
   components: { schemas: { Pet: pet }, responses: { Created: { description: 'created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } } },
 } as unknown as OpenApiDocument;
 
 const operation = (method: string): OperationInfo => ({ key: `${method}Pets`, method, path: '/pets' }) as unknown as OperationInfo;
+const codeOperation = (method: string): OperationInfo => ({ key: `${method}Code`, method, path: '/code' }) as unknown as OperationInfo;
 
 describe('the answers serve draws where a document gives no example', () => {
   const answers = drawnAnswers(document, ['get', 'post', 'delete', 'put', 'patch', 'options'].map(operation));
@@ -48,5 +55,20 @@ describe('the answers serve draws where a document gives no example', () => {
   it('draws nothing where no success answer is declared, or one needs headers', () => {
     expect(answers.has('putPets')).toBe(false);
     expect(answers.has('patchPets')).toBe(false);
+  });
+
+  it('answers bytes in a binary media type: an image a client can show for PNG, drawn bytes otherwise', () => {
+    const code = drawnAnswers(document, ['get', 'put', 'post', 'delete'].map(codeOperation));
+    const image = code.get('getCode');
+    expect(image).toMatchObject({ status: 200, contentType: 'image/png' });
+    expect((image?.body as Buffer).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    const pdf = code.get('putCode');
+    expect(pdf?.contentType).toBe('application/pdf');
+    expect((pdf?.body as Buffer).length).toBe(16);
+    expect(code.get('postCode')).toMatchObject({ status: 201, contentType: 'text/plain', body: expect.stringMatching(/^[A-Z]{3}$/) });
+  });
+
+  it('answers 200 without a body where an operation declares no responses', () => {
+    expect(drawnAnswers(document, [codeOperation('delete')]).get('deleteCode')).toEqual({ status: 200 });
   });
 });

@@ -10,14 +10,17 @@ import { valuesOf } from '../check/values.js';
  * answer, where a stub would answer 501: a value drawn from the schema of its first success
  * response (else of its `2XX` or `default` one, sent as 200), by the checker's drawing
  * (scripts/toolkit/check/values.ts), kept only when it matches that schema, and the same value on
- * every call; a response without content is answered without a body. Undefined where nothing can be drawn: a response with required headers, or a
- * media type other than JSON; the stub's 501 stands then.
+ * every call; a response without content is answered without a body, and in a media type other
+ * than JSON, text or bytes (otherAnswer). An operation that declares no responses is answered 200
+ * without a body. Undefined where nothing can be drawn (a response with required headers): the
+ * stub's 501 stands then.
  */
 export interface DrawnAnswer {
   readonly status: number;
   readonly body?: unknown;
   readonly contentType?: string;
 }
+
 
 type Json = Record<string, unknown>;
 
@@ -39,6 +42,39 @@ function follow(document: OpenApiDocument, pointer: string, value: unknown): { v
   return typeof current === 'object' && current !== null ? { value: current as Json, pointer: at } : undefined;
 }
 
+/** A value drawn from the schema at `pointer` that matches it; undefined where none is found. */
+function drawn(document: OpenApiDocument, schemas: Schemas, pointer: string, seed: number): unknown {
+  const arbitrary = valuesOf(document, { $ref: pointer }, { channel: 'body', direction: 'response', ordinary: true });
+  return arbitrary === undefined ? undefined : fc.sample(arbitrary, { numRuns: 50, seed }).find((value) => schemas.valid('response', pointer, value));
+}
+
+/** The smallest images of their kind, 1×1 and transparent, so that a client that shows them can. */
+const IMAGES: Readonly<Record<string, string>> = {
+  'image/png': 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR42mNgAAIAAAUAAen63NgAAAAASUVORK5CYII=',
+  'image/gif': 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7',
+};
+
+/**
+ * An answer in the first media type other than JSON: text (`text/…`, or a string schema that is
+ * not `format: binary`) drawn from its schema, else bytes: a 1×1 image for PNG and GIF, else 16
+ * bytes drawn by the seed. A wildcard type (`image/*`) is sent as `application/octet-stream`.
+ */
+function otherAnswer(document: OpenApiDocument, schemas: Schemas, content: Json, at: string, seed: number): { body: string | Buffer; contentType: string } | undefined {
+  const [media] = Object.keys(content);
+  if (media === undefined) return undefined;
+  const contentType = media.includes('*') ? 'application/octet-stream' : media;
+  const schema = (content[media] as Json | undefined)?.['schema'];
+  const declared = schema === undefined ? undefined : follow(document, `${at}/${escape(media)}/schema`, schema)?.value;
+  const binary = declared?.['format'] === 'binary' || declared?.['contentEncoding'] !== undefined || declared?.['contentMediaType'] !== undefined;
+  if (!binary && (/^text\//i.test(media) || declared?.['type'] === 'string')) {
+    const text = schema === undefined ? 'ok' : drawn(document, schemas, `${at}/${escape(media)}/schema`, seed);
+    return typeof text === 'string' ? { body: text, contentType } : undefined;
+  }
+  const image = IMAGES[contentType.toLowerCase()];
+  const bytes = image === undefined ? Buffer.from(fc.sample(fc.uint8Array({ minLength: 16, maxLength: 16 }), { numRuns: 1, seed })[0] ?? []) : Buffer.from(image, 'base64');
+  return { body: bytes, contentType };
+}
+
 export function drawnAnswers(document: OpenApiDocument, operations: readonly OperationInfo[], seed = 1): ReadonlyMap<string, DrawnAnswer> {
   const schemas = new Schemas(document);
   const answers = new Map<string, DrawnAnswer>();
@@ -48,6 +84,10 @@ export function drawnAnswers(document: OpenApiDocument, operations: readonly Ope
     // The first success code it declares; else its `2XX` or `default` answer, sent as 200.
     const keys = Object.keys(responses ?? {});
     const key = keys.filter((k) => /^2\d\d$/.test(k)).sort()[0] ?? keys.find((k) => k.toUpperCase() === '2XX') ?? keys.find((k) => k === 'default');
+    if (keys.length === 0) {
+      answers.set(operation.key, { status: 200 });
+      continue;
+    }
     if (responses === undefined || key === undefined) continue;
     const code = /^\d+$/.test(key) ? key : '200';
     const response = follow(document, `${operationPointer}/responses/${escape(key)}`, responses[key]);
@@ -60,11 +100,14 @@ export function drawnAnswers(document: OpenApiDocument, operations: readonly Ope
       continue;
     }
     const media = Object.keys(content).find(isJsonMediaType);
-    if (media === undefined || (content[media] as Json | undefined)?.['schema'] === undefined) continue;
+    if (media === undefined) {
+      const other = otherAnswer(document, schemas, content, `${response.pointer}/content`, seed);
+      if (other !== undefined) answers.set(operation.key, { status: Number(code), ...other });
+      continue;
+    }
+    if ((content[media] as Json | undefined)?.['schema'] === undefined) continue;
     const pointer = `${response.pointer}/content/${escape(media)}/schema`;
-    const arbitrary = valuesOf(document, { $ref: pointer }, { channel: 'body', direction: 'response', ordinary: true });
-    if (arbitrary === undefined) continue;
-    const body = fc.sample(arbitrary, { numRuns: 50, seed }).find((value) => schemas.valid('response', pointer, value));
+    const body = drawn(document, schemas, pointer, seed);
     if (body !== undefined) answers.set(operation.key, { status: Number(code), body, contentType: media });
   }
   return answers;
