@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
@@ -133,4 +135,65 @@ describe('npm run serve with no --input', () => {
       child.kill();
     }
   }, 60_000);
+});
+
+describe('npm run serve of a document whose example the validator would refuse, and an extension bundling leaves a reference in', () => {
+  // Bump.sh's topics: a list of pages, each read from a Markdown file, which Redocly's bundler leaves as a $ref.
+  const DOCUMENT = `openapi: 3.1.0
+info: { title: Cards, version: '1' }
+x-topics:
+  - title: Getting started
+    content: { $ref: ./getting-started.md }
+paths:
+  /cards:
+    post:
+      operationId: createCard
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: '#/components/schemas/Card' }
+      responses:
+        '201':
+          description: The card, without its code
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/Card' }
+              example: { id: c1, holder: Ada, cvc: '123' }
+components:
+  schemas:
+    Card:
+      type: object
+      required: [holder]
+      properties:
+        id: { type: string, readOnly: true }
+        holder: { type: string, minLength: 1 }
+        cvc: { type: string, writeOnly: true, pattern: '^[0-9]{3}$' }
+      additionalProperties: false
+`;
+  let dir: string;
+  let serving: Serving;
+  const logged: string[] = [];
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'serve-slips-'));
+    writeFileSync(path.join(dir, 'openapi.yaml'), DOCUMENT);
+    writeFileSync(path.join(dir, 'getting-started.md'), '# Getting started\n');
+    serving = await serve({ input: path.join(dir, 'openapi.yaml'), port: 0, log: (line) => logged.push(line) });
+  }, 60_000);
+  afterAll(async () => {
+    await serving.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a value drawn from the schema, without the write-only code the example shows', async () => {
+    const response = await fetch(`${serving.url}/cards`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ holder: 'Ada', cvc: '123' }) });
+    expect(response.status).toBe(201);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toEqual({ holder: expect.any(String), ...('id' in body ? { id: expect.any(String) } : {}) });
+    expect(logged).toContainEqual(expect.stringMatching(/^warning: #\/paths\/~1cards\/post\/responses\/201\/content\/application~1json\/example: .*\/cvc is write-only/));
+  });
+
+  it('says it leaves the extension out of what it serves', () => {
+    expect(logged).toContainEqual(expect.stringMatching(/^warning: #\/x-topics: this extension holds a \$ref to "\.\/getting-started\.md" that bundling left unresolved/));
+  });
 });

@@ -81,4 +81,42 @@ describe('workAroundSlips', () => {
     const schema = at(document, 'components', 'schemas', 'Pet') as Json;
     expect(mediaExample(document, { schema }, rejectedExamples)).toEqual({ found: true, value: { id: 3 } });
   });
+
+  it('leaves out an extension that still holds a $ref to another file, and keeps the others', () => {
+    const topics = [{ title: 'Getting started', content: { $ref: './docs/getting-started.md' } }];
+    const { document, warnings } = workAroundSlips(
+      doc({ 'x-topics': topics, 'x-logo': { url: 'logo.png' }, 'x-local': [{ $ref: '#/info' }], info: { title: 't', version: '1', 'x-deep': { list: [{ nested: { $ref: 'other.yaml' } }] } } }),
+    );
+    expect(document['x-topics']).toBeUndefined();
+    expect(at(document, 'info', 'x-deep')).toBeUndefined();
+    expect(document['x-logo']).toEqual({ url: 'logo.png' });
+    expect(document['x-local']).toEqual([{ $ref: '#/info' }]);
+    expect(warnings).toEqual([
+      { pointer: '#/info/x-deep', message: expect.stringMatching(/^this extension holds a \$ref to "other\.yaml" that bundling left unresolved .*: it is left out of what is served and validated/) },
+      { pointer: '#/x-topics', message: expect.stringMatching(/^this extension holds a \$ref to "\.\/docs\/getting-started\.md" that bundling left unresolved/) },
+    ]);
+  });
+
+  it('refuses a readOnly property in a request’s example and a writeOnly one in an answer’s, as the validator does', () => {
+    const card = { type: 'object', properties: { id: { type: 'string', readOnly: true }, cvc: { type: 'string', writeOnly: true } } };
+    const media = (example: unknown): Json => ({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Card' }, example } } });
+    const { warnings } = workAroundSlips(
+      doc({
+        paths: {
+          '/cards': {
+            post: {
+              requestBody: media({ id: 'c1', cvc: '123' }),
+              responses: { '201': { description: 'made', ...media({ id: 'c1', cvc: '123' }) }, '200': { description: 'kept', ...media({ id: 'c1' }) } },
+            },
+            put: { requestBody: media({ cvc: '123' }), responses: ok },
+          },
+        },
+        components: { schemas: { Card: { ...card, examples: [{ id: 'c1', cvc: '123' }] } } },
+      }),
+    );
+    expect(warnings.map((warning) => [warning.pointer, warning.message])).toEqual([
+      ['#/paths/~1cards/post/requestBody/content/application~1json/example', 'the example does not match its schema (/id is read-only): it is not used to build answers or requests'],
+      ['#/paths/~1cards/post/responses/201/content/application~1json/example', 'the example does not match its schema (/cvc is write-only): it is not used to build answers or requests'],
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 import { isJsonMediaType } from '../../../server/toolkit/send-result.js';
 import { HTTP_METHODS, resolveLocal, type OpenApiDocument, type PathItem } from './bundle.js';
-import { exampleChecker } from './example-check.js';
+import { exampleChecker, type ExampleDirection } from './example-check.js';
 import type { RejectedExamples } from './examples.js';
 import { pointerOf, type Warning } from './operations.js';
 import { token, walkDocument } from './walk.js';
@@ -12,7 +12,9 @@ import { token, walkDocument } from './walk.js';
  * - a security requirement that names a scheme components.securitySchemes does not define
  *   (OpenAPI 3.1 §4.8.30: each name must be a scheme the document declares);
  * - `nullable`, a keyword of OpenAPI 3.0 that 3.1's schema dialect does not have (§4.8.24);
- * - an example that does not match its schema (§4.8.14, §4.8.12, §4.8.24).
+ * - an example that does not match its schema (§4.8.14, §4.8.12, §4.8.24);
+ * - a specification extension (`x-…`, §4.9) holding a `$ref` to another file that the bundler
+ *   leaves in place (Redocly resolves none inside a list of an extension).
  */
 
 type Json = Record<string, unknown>;
@@ -33,6 +35,7 @@ export function workAroundSlips(bundled: OpenApiDocument): WorkedAround {
   const warnings: Warning[] = [];
   undefinedSchemes(document, warnings);
   nullable(document, warnings);
+  unresolvedExtensions(document, warnings);
   const rejectedExamples = examplesOffSchema(document, warnings);
   return { document, warnings, rejectedExamples };
 }
@@ -71,6 +74,52 @@ function undefinedSchemes(document: OpenApiDocument & Json, warnings: Warning[])
   }
 }
 
+/**
+ * An extension that still holds a `$ref` to another file after bundling is left out: the
+ * validator resolves every `$ref` of the document it loads, from the folder the generated copy is
+ * written to, and would fail every request on the one it cannot find. Extensions mean nothing to
+ * validation; the document's own readers (lint, docs) still see them.
+ */
+function unresolvedExtensions(document: OpenApiDocument & Json, warnings: Warning[]): void {
+  const externalRef = (node: unknown): string | undefined => {
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        const found = externalRef(item);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (!isObject(node)) return undefined;
+    if (typeof node['$ref'] === 'string' && !node['$ref'].startsWith('#')) return node['$ref'];
+    for (const value of Object.values(node)) {
+      const found = externalRef(value);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const visit = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => visit(item, `${at}/${index}`));
+      return;
+    }
+    if (!isObject(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      const pointer = `${at}/${token(key)}`;
+      const ref = key.startsWith('x-') ? externalRef(value) : undefined;
+      if (ref === undefined) {
+        visit(value, pointer);
+        continue;
+      }
+      warnings.push({
+        pointer,
+        message: `this extension holds a $ref to ${q(ref)} that bundling left unresolved (Redocly resolves none inside a list of an extension): it is left out of what is served and validated; write that content in place to keep it there`,
+      });
+      delete node[key];
+    }
+  };
+  visit(document, '#');
+}
+
 /** How to say in 3.1 what a schema's `nullable` said in 3.0. */
 function nullFix(schema: Json): string {
   if (schema['nullable'] !== true) return 'remove it';
@@ -97,6 +146,19 @@ function nullable(document: OpenApiDocument, warnings: Warning[]): void {
   });
 }
 
+/**
+ * Which way the content or header at `pointer` travels: with an answer (under a `responses` map,
+ * of an operation or of the components), with a request body, else `otherwise`. Webhooks' and
+ * callbacks' travel the other way round, and an encoding's headers inside a body: those are read
+ * in neither direction.
+ */
+function directionOf(pointer: string, otherwise?: ExampleDirection): ExampleDirection | undefined {
+  const tokens = pointer.split('/');
+  if (tokens[1] === 'webhooks' || tokens.includes('callbacks') || tokens.includes('encoding')) return undefined;
+  if (tokens.includes('responses')) return 'response';
+  return tokens.includes('requestBody') || tokens.includes('requestBodies') ? 'request' : otherwise;
+}
+
 /** Media types whose examples are values of their schema (other bodies' examples are their text). */
 const valuedMediaType = (type: string): boolean => isJsonMediaType(type) || /^(?:application\/x-www-form-urlencoded|multipart\/form-data)\s*(?:;|$)/i.test(type);
 
@@ -108,32 +170,33 @@ const valuedMediaType = (type: string): boolean => isJsonMediaType(type) || /^(?
 function examplesOffSchema(document: OpenApiDocument, warnings: Warning[]): RejectedExamples {
   const check = exampleChecker(document);
   const rejected: RejectedExamples = new WeakMap();
-  const checkOne = (holder: Json, key: string, value: unknown, at: string, schemaAt: string): void => {
-    const why = check(value, schemaAt);
+  const checkOne = (holder: Json, key: string, value: unknown, at: string, schemaAt: string, direction: ExampleDirection | undefined): void => {
+    const why = check(value, schemaAt, direction);
     if (why === undefined) return;
     warnings.push({ pointer: at, message: `the example does not match its schema (${why}): it is not used to build answers or requests` });
     rejected.set(holder, new Set([...(rejected.get(holder) ?? []), key]));
   };
   // `example`, and `examples`: a list of values on a schema, a map of Example Objects elsewhere.
-  const checkHolder = (holder: Json, at: string, schemaAt: string): void => {
-    if ('example' in holder) checkOne(holder, 'example', holder['example'], `${at}/example`, schemaAt);
+  const checkHolder = (holder: Json, at: string, schemaAt: string, direction?: ExampleDirection): void => {
+    if ('example' in holder) checkOne(holder, 'example', holder['example'], `${at}/example`, schemaAt, direction);
     const examples = holder['examples'];
     if (schemaAt === at) {
-      if (Array.isArray(examples)) examples.forEach((value, index) => checkOne(holder, `examples/${index}`, value, `${at}/examples/${index}`, schemaAt));
+      if (Array.isArray(examples)) examples.forEach((value, index) => checkOne(holder, `examples/${index}`, value, `${at}/examples/${index}`, schemaAt, direction));
       return;
     }
     for (const [name, declared] of Object.entries(isObject(examples) ? examples : {})) {
       const example = resolveLocal<Json>(document, declared as Json);
-      if ('value' in example) checkOne(holder, `examples/${name}`, example['value'], `${at}/examples/${token(name)}`, schemaAt);
+      if ('value' in example) checkOne(holder, `examples/${name}`, example['value'], `${at}/examples/${token(name)}`, schemaAt, direction);
     }
   };
   walkDocument(document, {
     schema: (schema, at) => checkHolder(schema, at, at),
+    // A parameter comes with a request; a Header Object (no `in`) with what holds it.
     parameter: (holder, at) => {
-      if (holder['schema'] !== undefined) checkHolder(holder, at, `${at}/schema`);
+      if (holder['schema'] !== undefined) checkHolder(holder, at, `${at}/schema`, holder['in'] === undefined ? directionOf(at) : directionOf(at, 'request'));
     },
     media: (media, at, type) => {
-      if (media['schema'] !== undefined && valuedMediaType(type)) checkHolder(media, at, `${at}/schema`);
+      if (media['schema'] !== undefined && valuedMediaType(type)) checkHolder(media, at, `${at}/schema`, directionOf(at));
     },
   });
   return rejected;
