@@ -21,6 +21,8 @@ export interface ParameterSpec {
   readonly style: string;
   readonly explode: boolean;
   readonly allowReserved: boolean;
+  /** A query parameter sent with an empty value is valid only where the document says `allowEmptyValue: true`. */
+  readonly allowEmptyValue: boolean;
   /** The pointer of the parameter's schema (of its media type's schema for a parameter with `content`). */
   readonly schemaPointer: string | undefined;
   /** A parameter with `content` is written in that media type (JSON for a `json` one). */
@@ -184,6 +186,7 @@ function parameterSpec(document: object, declared: unknown, pointer: string): Pa
     style,
     explode: typeof parameter['explode'] === 'boolean' ? parameter['explode'] : style === 'form',
     allowReserved: parameter['allowReserved'] === true,
+    allowEmptyValue: parameter['allowEmptyValue'] === true,
     schemaPointer,
     contentType,
     examples,

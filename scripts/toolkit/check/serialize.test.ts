@@ -10,6 +10,7 @@ const parameter = (location: ParameterSpec['in'], style: string, explode: boolea
   style,
   explode,
   allowReserved: false,
+  allowEmptyValue: false,
   schemaPointer: undefined,
   contentType: undefined,
   examples: [],

@@ -158,3 +158,20 @@ describe('values drawn from a schema', () => {
     expect(valuesOf(document, { type: 'integer', minimum: 3, maximum: 2 }, { channel: 'body', direction: 'request' })).toBeUndefined();
   });
 });
+
+describe('objects drawn', () => {
+  it('keep Object’s prototype, which Ajv’s comparison of values (enum, const, uniqueItems) needs', () => {
+    const schema = { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'integer' } } } } };
+    const prototypes = new Set<unknown>();
+    const visit = (value: unknown): void => {
+      if (typeof value !== 'object' || value === null) return;
+      if (!Array.isArray(value)) prototypes.add(Object.getPrototypeOf(value));
+      Object.values(value).forEach(visit);
+    };
+    for (const ordinary of [true, false]) {
+      const values = valuesOf(document, schema, { channel: 'body', direction: 'request', ordinary });
+      fc.sample(values!, { numRuns: 300, seed: 3 }).forEach(visit);
+    }
+    expect([...prototypes]).toEqual([Object.prototype]);
+  });
+});

@@ -371,9 +371,11 @@ class Drawer {
       if (required.length >= fewest) break;
       if (!required.includes(name)) required.push(name);
     }
-    const record = fc.record(model, { requiredKeys: required });
+    // Objects with Object's prototype: Ajv compares values (enum, const, uniqueItems) with
+    // fast-deep-equal, which calls valueOf and throws on an object that has none.
+    const record = fc.record(model, { requiredKeys: required, noNullPrototype: true });
     if (!open || state.minimal || extraValue === undefined || this.options.ordinary === true) return record;
-    const extras = fc.option(fc.dictionary(extraKey(taken), extraValue, { maxKeys: 3 }), { freq: 4, nil: undefined });
+    const extras = fc.option(fc.dictionary(extraKey(taken), extraValue, { maxKeys: 3, noNullPrototype: true }), { freq: 4, nil: undefined });
     return fc.tuple(record, extras).map(([declared, extra]) => (extra === undefined ? declared : { ...extra, ...declared }));
   }
 }
