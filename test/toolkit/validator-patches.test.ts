@@ -43,6 +43,23 @@ const DOCUMENT = {
     },
     // OpenAPI 3.1 lets an operation declare no responses.
     '/h': { get: { operationId: 'getH' } },
+    '/r': {
+      post: {
+        operationId: 'postR',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { state: { type: 'string', readOnly: true, default: 'new' }, id: { type: 'string', readOnly: true }, name: { type: 'string' } },
+              },
+            },
+          },
+        },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/c': {
       get: {
         operationId: 'getC',
@@ -85,6 +102,7 @@ beforeAll(async () => {
       ['get', '/e/:"pet-id"'],
       ['post', '/f'],
       ['get', '/h'],
+      ['post', '/r'],
     ],
   });
 });
@@ -225,5 +243,25 @@ describe('an operation that declares no responses', () => {
     server.answer = { status: 404, body: { message: 'none' } };
     expect((await fetch(`${server.baseUrl}/h`)).status).toBe(404);
     expect(server.failures).toEqual([]);
+  });
+});
+
+describe('a readOnly property with a default (cdimascio/express-openapi-validator#1083)', () => {
+  const post = async (body: unknown): Promise<number> =>
+    (await fetch(`${server.baseUrl}/r`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status;
+
+  it('takes a request that leaves it out, and still refuses one that sets a readOnly property', async () => {
+    // The released 5.6.2 writes the default in, then refuses it as read-only: 400 for every request.
+    server.answer = { status: 200 };
+    server.failures.length = 0;
+    expect(await post({ name: 'a' })).toBe(200);
+    expect(server.failures).toEqual([]);
+    await post({ name: 'a', state: 'done' });
+    await post({ name: 'a', id: 'x' });
+    // Each refusal is followed by a 500 for answering it, as the document declares no 400.
+    expect(server.failures.filter((failure) => failure.of === 'request').map((failure) => [failure.status, failure.field])).toEqual([
+      [400, 'body.state'],
+      [400, 'body.id'],
+    ]);
   });
 });
