@@ -31,6 +31,8 @@ export interface DrawOptions {
    * strings), and no properties an open object leaves undeclared.
    */
   readonly ordinary?: boolean;
+  /** The smallest values only: required properties, the fewest items, short strings. */
+  readonly minimal?: boolean;
 }
 
 interface DrawState {
@@ -389,5 +391,5 @@ function discriminatorTag(discriminator: Discriminator, branch: unknown): Shape 
 
 /** An arbitrary of the values of `schema` (a schema of `document`, maybe a reference); undefined when none can be drawn. */
 export function valuesOf(document: object, schema: unknown, options: DrawOptions): Arbitrary<unknown> | undefined {
-  return new Drawer(document, options).of([schema], { refs: new Map(), depth: 0, minimal: false });
+  return new Drawer(document, options).of([schema], { refs: new Map(), depth: 0, minimal: options.minimal === true });
 }

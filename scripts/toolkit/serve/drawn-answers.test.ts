@@ -71,4 +71,17 @@ describe('the answers serve draws where a document gives no example', () => {
   it('answers 200 without a body where an operation declares no responses', () => {
     expect(drawnAnswers(document, [codeOperation('delete')]).get('deleteCode')).toEqual({ status: 200 });
   });
+
+  it('falls back to the smallest value when every full one is off the schema', () => {
+    // Each optional property is taken by both branches of its oneOf: present, it spoils the value.
+    const both = { oneOf: [{ type: 'string' }, { type: 'string' }] };
+    const properties = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`p${index}`, both]));
+    const wide = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: { '/wide': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, ...properties } } } } } } } } },
+    } as unknown as OpenApiDocument;
+    const answer = drawnAnswers(wide, [{ key: 'getWide', method: 'get', path: '/wide' } as unknown as OperationInfo]).get('getWide');
+    expect(answer).toEqual({ status: 200, body: { id: expect.any(Number) }, contentType: 'application/json' });
+  });
 });
