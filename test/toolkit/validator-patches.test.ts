@@ -43,6 +43,14 @@ const DOCUMENT = {
     },
     // OpenAPI 3.1 lets an operation declare no responses.
     '/h': { get: { operationId: 'getH' } },
+    // A closed tuple of one string that states no minItems: valid JSON Schema 2020-12.
+    '/t': {
+      post: {
+        operationId: 'postT',
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', prefixItems: [{ type: 'string' }], items: false } } } },
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', prefixItems: [{ type: 'integer' }], items: false } } } } },
+      },
+    },
     '/r': {
       post: {
         operationId: 'postR',
@@ -103,6 +111,7 @@ beforeAll(async () => {
       ['post', '/f'],
       ['get', '/h'],
       ['post', '/r'],
+      ['post', '/t'],
     ],
   });
 });
@@ -262,6 +271,31 @@ describe('a readOnly property with a default (cdimascio/express-openapi-validato
     expect(server.failures.filter((failure) => failure.of === 'request').map((failure) => [failure.status, failure.field])).toEqual([
       [400, 'body.state'],
       [400, 'body.id'],
+    ]);
+  });
+});
+
+describe('tuples (prefixItems) that do not bound their length', () => {
+  const post = async (body: unknown): Promise<number> =>
+    (await fetch(`${server.baseUrl}/t`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status;
+
+  it('validates requests and answers by them', async () => {
+    // The released 5.6.2 cannot compile the schema (Ajv's strictTuples): every request is a 500.
+    server.failures.length = 0;
+    server.answer = { status: 200, body: [7] };
+    expect(await post(['a'])).toBe(200);
+    expect(await post([])).toBe(200);
+    expect(server.failures).toEqual([]);
+    await post(['a', 'b']);
+    await post([1]);
+    server.answer = { status: 200, body: ['seven'] };
+    expect(await post(['a'])).toBe(500);
+    expect(server.failures.map((failure) => [failure.status, failure.of])).toEqual([
+      [400, 'request'],
+      [500, 'response'],
+      [400, 'request'],
+      [500, 'response'],
+      [500, 'response'],
     ]);
   });
 });
