@@ -1,11 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PENDING_TRANSFERS } from '../../server/sandbox/pending-transfers.js';
 import { buildService, freePort, startScriptEnvironment, startScriptNodeFlags } from '../../scripts/bench/processes.js';
 import { eventually } from '../http/support.js';
-import { CHROMIUM, CHROMIUM_ARGS, hasChromium, NO_CHROMIUM } from '../helpers/chromium.js';
+import { hasChromium, launchChromium, NO_CHROMIUM } from '../helpers/chromium.js';
 
 // A first `npm start`, as a new user runs it: the build (server, dashboard pages, API references),
 // then the compiled server on a fresh embedded database (in memory here, so that nothing is left in
@@ -51,8 +51,8 @@ beforeAll(async () => {
     if (child.exitCode !== null) throw new Error(`the server exited early: ${stderr}`);
     return stdout.includes('A demo organization was created') && stdout.includes('The API reference:');
   }, 45_000);
-  if (hasChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
-}, 90_000);
+  if (hasChromium) browser = await launchChromium();
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();

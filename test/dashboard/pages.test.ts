@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartnerClient } from '../../client/index.js';
 import { randomIds } from '../../server/clock-and-ids.js';
@@ -10,7 +10,7 @@ import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { buildDashboardPages, SCRIPT_BUDGET_BYTES, type BuiltPages } from '../../scripts/build-dashboard.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { sdkFor, SUCCEEDING_IBAN, transferTo } from '../sdk/sdk-app.js';
-import { CHROMIUM, CHROMIUM_ARGS, hasChromium, NO_CHROMIUM } from '../helpers/chromium.js';
+import { hasChromium, launchChromium, NO_CHROMIUM } from '../helpers/chromium.js';
 
 // The dashboard's pages (client/dashboard/) in a real headless Chromium against the real app on a
 // real database, response validation on: an operator logs in, decides the transfers a partner
@@ -47,7 +47,7 @@ beforeAll(async () => {
   }
   shots = SCREENSHOTS === undefined ? path.join(outDir, 'screenshots') : path.resolve(SCREENSHOTS);
   await mkdir(shots, { recursive: true });
-  if (hasChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 15_000 });
+  if (hasChromium) browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

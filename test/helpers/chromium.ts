@@ -1,4 +1,5 @@
 import { accessSync, constants } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
 
 /**
  * Debian's Chromium for the browser tests (the dashboard's pages), as `npm run docs:check` uses
@@ -18,3 +19,11 @@ export const hasChromium = ((): boolean => {
 
 /** The name a browser test takes when it skips. */
 export const NO_CHROMIUM = `skipped: ${CHROMIUM} not found; the browser tests need Debian's Chromium (apt-get update && apt-get install -y chromium)`;
+
+/**
+ * Chromium started for a test file. Its start-up takes a second or two on a quiet machine and
+ * far longer on a busy one (a CI run's other test files), so it is given a minute.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
