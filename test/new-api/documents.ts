@@ -45,7 +45,7 @@ export async function exerciseDocument(input: string, name: string, install: rea
   const project = await createProject(input, name);
   const installed = await project.npm(['ci', '--no-audit', '--no-fund', ...install]);
   expect(installed.code, installed.output).toBe(0);
-  // Every patch of the project's patches/ applied to the validator it installed.
+  // Every patch of the project's patches/ applied to the library it fixes.
   const patches = (await readdir(path.join(project.root, 'patches'))).filter((file) => file.endsWith('.patch'));
   expect(patches.length).toBeGreaterThan(0);
   for (const patch of patches) {

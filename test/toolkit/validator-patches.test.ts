@@ -51,6 +51,14 @@ const DOCUMENT = {
         responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', prefixItems: [{ type: 'integer' }], items: false } } } } },
       },
     },
+    // Ajv compares objects with fast-deep-equal (uniqueItems, enum, const).
+    '/u': {
+      post: {
+        operationId: 'postU',
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', uniqueItems: true, items: { type: 'object' } } } } },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/r': {
       post: {
         operationId: 'postR',
@@ -112,6 +120,7 @@ beforeAll(async () => {
       ['get', '/h'],
       ['post', '/r'],
       ['post', '/t'],
+      ['post', '/u'],
     ],
   });
 });
@@ -297,5 +306,22 @@ describe('tuples (prefixItems) that do not bound their length', () => {
       [500, 'response'],
       [500, 'response'],
     ]);
+  });
+});
+
+describe('objects with a valueOf or toString member that is not a function (epoberezkin/fast-deep-equal#142)', () => {
+  const post = async (body: unknown): Promise<number> =>
+    (await fetch(`${server.baseUrl}/u`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status;
+
+  it('are compared as data, not answered 500', async () => {
+    // The released fast-deep-equal 3.1.3 calls them: a TypeError inside the validator, and a 500.
+    server.answer = { status: 200 };
+    server.failures.length = 0;
+    expect(await post([{ valueOf: 1 }, { valueOf: 2 }])).toBe(200);
+    expect(await post([{ toString: 'a' }, { toString: 'b' }])).toBe(200);
+    expect(server.failures).toEqual([]);
+    // Two equal items are still refused as the request's fault.
+    await post([{ valueOf: 1 }, { valueOf: 1 }]);
+    expect(server.failures[0]).toMatchObject({ status: 400, of: 'request' });
   });
 });

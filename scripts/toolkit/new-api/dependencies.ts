@@ -12,7 +12,7 @@ export const RUNTIME_PACKAGES = [
   'express-openapi-validator',
   'cookie-parser',
   'openapi-fetch',
-  // `npm ci` applies patches/ to express-openapi-validator with it (postinstall), production installs included.
+  // `npm ci` applies patches/ to express-openapi-validator and fast-deep-equal with it (postinstall), production installs included.
   'patch-package',
   // `npm start` runs the server's TypeScript with it.
   'tsx',

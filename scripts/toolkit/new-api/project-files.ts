@@ -186,7 +186,7 @@ document is the single source of truth, and everything else follows from it.
 ## Start
 
 \`\`\`sh
-npm ci          # install; applies patches/ to express-openapi-validator
+npm ci          # install; applies patches/ to express-openapi-validator and fast-deep-equal
 npm test        # lint the document, check generated/ is fresh, diff against the last release, type-check, test
 npm start       # serve it at http://localhost:3000 (PORT to change)
 \`\`\`

@@ -7,8 +7,9 @@
  *                     validation, the answer sender, the contract server
  *   scripts/toolkit/  the commands: generate, lint rules, serve, dev, diff:api, release:api,
  *                     docs, docs:check, new-api
- *   patches/          the fixes to express-openapi-validator the runtime relies on, applied by
- *                     patch-package when `npm ci` installs it
+ *   patches/          the fixes to express-openapi-validator and to fast-deep-equal (which its
+ *                     Ajv compares values with) the runtime relies on, applied by patch-package
+ *                     when `npm ci` installs them
  *
  * The toolkit's own tests stay here. A project records the toolkit's files as it received them
  * (scripts/toolkit/installed.json: each file's SHA-256), so that an update can tell a file the
@@ -21,7 +22,7 @@ import path from 'node:path';
 /** Folders copied whole, relative to a project root. */
 const FOLDERS = ['server/toolkit', 'scripts/toolkit'] as const;
 /** Patches the runtime needs: those of the libraries it uses. */
-const PATCHED = /^express-openapi-validator\+/;
+const PATCHED = /^(?:express-openapi-validator|fast-deep-equal)\+/;
 /** Files of the toolkit's folders that stay in the toolkit's own repository. */
 const NOT_COPIED = /\.test(?:-d)?\.ts$/;
 /** The record of a project's copy: written by new-api, not copied. */
