@@ -109,6 +109,11 @@ const DOCUMENT = {
 };
 
 let server: ValidatedServer;
+
+/** POSTs `body` as JSON to `path` of the server; answers the status. */
+async function postJson(path: string, body: unknown): Promise<number> {
+  return (await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status;
+}
 beforeAll(async () => {
   server = await startValidatedServer(DOCUMENT, {
     routes: [
@@ -164,7 +169,7 @@ describe('an optional request body (cdimascio/express-openapi-validator#646)', (
     server.answer = { status: 200 };
     server.failures.length = 0;
     expect((await fetch(`${server.baseUrl}/f`, { method: 'POST' })).status).toBe(200);
-    await fetch(`${server.baseUrl}/f`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    await postJson('/f', {});
     expect(server.failures[0]).toMatchObject({ status: 400, field: 'body.x' });
   });
 });
@@ -265,8 +270,7 @@ describe('an operation that declares no responses', () => {
 });
 
 describe('a readOnly property with a default (cdimascio/express-openapi-validator#1083)', () => {
-  const post = async (body: unknown): Promise<number> =>
-    (await fetch(`${server.baseUrl}/r`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status;
+  const post = (body: unknown): Promise<number> => postJson('/r', body);
 
   it('takes a request that leaves it out, and still refuses one that sets a readOnly property', async () => {
     // The released 5.6.2 writes the default in, then refuses it as read-only: 400 for every request.
@@ -285,8 +289,7 @@ describe('a readOnly property with a default (cdimascio/express-openapi-validato
 });
 
 describe('tuples (prefixItems) that do not bound their length', () => {
-  const post = async (body: unknown): Promise<number> =>
-    (await fetch(`${server.baseUrl}/t`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status;
+  const post = (body: unknown): Promise<number> => postJson('/t', body);
 
   it('validates requests and answers by them', async () => {
     // The released 5.6.2 cannot compile the schema (Ajv's strictTuples): every request is a 500.
@@ -310,8 +313,7 @@ describe('tuples (prefixItems) that do not bound their length', () => {
 });
 
 describe('objects with a valueOf or toString member that is not a function (epoberezkin/fast-deep-equal#142)', () => {
-  const post = async (body: unknown): Promise<number> =>
-    (await fetch(`${server.baseUrl}/u`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status;
+  const post = (body: unknown): Promise<number> => postJson('/u', body);
 
   it('are compared as data, not answered 500', async () => {
     // The released fast-deep-equal 3.1.3 calls them: a TypeError inside the validator, and a 500.

@@ -51,13 +51,6 @@ export interface OperationPlan {
   readonly notes: readonly string[];
 }
 
-/** A value a query writes as `name=` (nothing after the sign): empty text, or a list or an object of nothing but empty text. */
-const writtenEmpty = (value: unknown): boolean => {
-  if (value === '') return true;
-  const parts = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? Object.values(value) : undefined;
-  return parts !== undefined && parts.every((part) => part === '');
-};
-
 const channelOf = (parameter: ParameterSpec): Channel => (parameter.in === 'header' ? 'header' : parameter.in === 'path' ? 'path' : 'text');
 
 /** Each required value drawn from its schema, optional ones half the time, the document's examples mixed in. */
@@ -71,7 +64,13 @@ export function planOperation(document: object, operation: OperationSpec): Opera
     let values = valuesOf(document, schema, { channel, direction: 'request' });
     if (values !== undefined && parameter.examples.length > 0) values = fc.oneof(CROSS_SHRINK, { weight: 4, arbitrary: values }, { weight: 1, arbitrary: fc.constantFrom(...parameter.examples) });
     // OpenAPI 3.1 (Parameter Object, allowEmptyValue): a query parameter takes no empty value unless it says so.
-    if (values !== undefined && parameter.in === 'query' && parameter.contentType === undefined && !parameter.allowEmptyValue) values = values.filter((value) => !writtenEmpty(value));
+    if (values !== undefined && parameter.in === 'query' && parameter.contentType === undefined && !parameter.allowEmptyValue) {
+      // Written as the request will be: no pair at all, or one with nothing after its `=`.
+      values = values.filter((value) => {
+        const pairs = queryPairs(parameter, value);
+        return pairs.length > 0 && !pairs.some((pair) => pair.endsWith('='));
+      });
+    }
     if (values === undefined) {
       notes.push(`${parameter.pointer}: no value can be drawn from the schema of parameter ${parameter.name}`);
       if (parameter.required) drawable = false;

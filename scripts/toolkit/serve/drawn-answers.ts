@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { isJsonMediaType } from '../../../server/toolkit/send-result.js';
-import { isReference, type OpenApiDocument } from '../codegen/bundle.js';
+import type { OpenApiDocument } from '../codegen/bundle.js';
 import type { OperationInfo } from '../codegen/operations.js';
+import { atPointer, follow, readOperations, type MediaSpec, type OperationSpec } from '../check/document.js';
 import { Schemas } from '../check/schemas.js';
 import { valuesOf } from '../check/values.js';
 
@@ -12,8 +13,9 @@ import { valuesOf } from '../check/values.js';
  * (scripts/toolkit/check/values.ts), kept only when it matches that schema, drawn when first
  * needed and the same value on every call; a response without content is answered without a
  * body, and in a media type other than JSON, text or bytes (otherAnswer). An operation that
- * declares no responses is answered 200 without a body. Undefined where nothing can be drawn (a response with required headers): the
- * stub's 501 stands then.
+ * declares no responses is answered 200 without a body. Undefined where nothing can be drawn (a
+ * response with required headers): the stub's 501 stands then. The document is read as the
+ * checker reads it (check/document.ts).
  */
 export interface DrawnAnswer {
   readonly status: number;
@@ -21,26 +23,6 @@ export interface DrawnAnswer {
   readonly contentType?: string;
 }
 
-
-type Json = Record<string, unknown>;
-
-const escape = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1');
-
-/** Follows `$ref`s from `pointer`, returning the object reached and the pointer it sits at. */
-function follow(document: OpenApiDocument, pointer: string, value: unknown): { value: Json; pointer: string } | undefined {
-  let current = value;
-  let at = pointer;
-  for (let depth = 0; isReference(current); depth += 1) {
-    if (depth > 20 || !current.$ref.startsWith('#/')) return undefined;
-    at = current.$ref;
-    current = current.$ref
-      .slice(2)
-      .split('/')
-      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>((node, token) => (typeof node === 'object' && node !== null ? (node as Json)[token] : undefined), document);
-  }
-  return typeof current === 'object' && current !== null ? { value: current as Json, pointer: at } : undefined;
-}
 
 /**
  * A value drawn from the schema at `pointer` that matches it; undefined where none is found. Values
@@ -67,15 +49,17 @@ const IMAGES: Readonly<Record<string, string>> = {
  * not `format: binary`) drawn from its schema, else bytes: a 1×1 image for PNG and GIF, else 16
  * bytes drawn by the seed. A wildcard type (`image/*`) is sent as `application/octet-stream`.
  */
-function otherAnswer(document: OpenApiDocument, schemas: Schemas, content: Json, at: string, seed: number): { body: string | Buffer; contentType: string } | undefined {
-  const [media] = Object.keys(content);
-  if (media === undefined) return undefined;
-  const contentType = media.includes('*') ? 'application/octet-stream' : media;
-  const schema = (content[media] as Json | undefined)?.['schema'];
-  const declared = schema === undefined ? undefined : follow(document, `${at}/${escape(media)}/schema`, schema)?.value;
+function otherAnswer(document: OpenApiDocument, schemas: Schemas, media: MediaSpec, seed: number): { body: string | Buffer; contentType: string } | undefined {
+  const contentType = media.type.includes('*') ? 'application/octet-stream' : media.type;
+  let declared: Record<string, unknown> | undefined;
+  try {
+    declared = media.schemaPointer === undefined ? undefined : follow(document, atPointer(document, media.schemaPointer), media.schemaPointer).value;
+  } catch {
+    // A schema that is not an object (`true`) says nothing of the bytes.
+  }
   const binary = declared?.['format'] === 'binary' || declared?.['contentEncoding'] !== undefined || declared?.['contentMediaType'] !== undefined;
-  if (!binary && (/^text\//i.test(media) || declared?.['type'] === 'string')) {
-    const text = schema === undefined ? 'ok' : drawn(document, schemas, `${at}/${escape(media)}/schema`, seed);
+  if (!binary && (/^text\//i.test(media.type) || declared?.['type'] === 'string')) {
+    const text = media.schemaPointer === undefined ? 'ok' : drawn(document, schemas, media.schemaPointer, seed);
     return typeof text === 'string' ? { body: text, contentType } : undefined;
   }
   const image = IMAGES[contentType.toLowerCase()];
@@ -86,37 +70,36 @@ function otherAnswer(document: OpenApiDocument, schemas: Schemas, content: Json,
 /** The answers serve draws, each drawn the first time it is asked for and kept. */
 export interface DrawnAnswers {
   get(operationKey: string): DrawnAnswer | undefined;
-  has(operationKey: string): boolean;
 }
 
 export function drawnAnswers(document: OpenApiDocument, operations: readonly OperationInfo[], seed = 1): DrawnAnswers {
+  let read: ReadonlyMap<string, OperationSpec> | undefined;
   let schemas: Schemas | undefined;
   const byKey = new Map(operations.map((operation) => [operation.key, operation]));
   const answers = new Map<string, DrawnAnswer | undefined>();
   const answer = (operation: OperationInfo): DrawnAnswer | undefined => {
-    const operationPointer = `#/paths/${escape(operation.path)}/${operation.method}`;
-    const responses = (follow(document, operationPointer, (document.paths as Json | undefined)?.[operation.path])?.value[operation.method] as Json | undefined)?.['responses'] as Json | undefined;
+    read ??= new Map(readOperations(document).operations.map((spec) => [`${spec.method} ${spec.path}`, spec]));
+    const spec = read.get(`${operation.method.toUpperCase()} ${operation.path}`);
+    if (spec === undefined) return undefined;
+    if (spec.responses.length === 0) return { status: 200 };
     // The first success code it declares; else its `2XX` or `default` answer, sent as 200.
-    const keys = Object.keys(responses ?? {});
-    const key = keys.filter((k) => /^2\d\d$/.test(k)).sort()[0] ?? keys.find((k) => k.toUpperCase() === '2XX') ?? keys.find((k) => k === 'default');
-    if (keys.length === 0) return { status: 200 };
-    if (responses === undefined || key === undefined) return undefined;
-    const status = Number(/^\d+$/.test(key) ? key : '200');
-    const response = follow(document, `${operationPointer}/responses/${escape(key)}`, responses[key]);
-    if (response === undefined) return undefined;
-    const headers = (response.value['headers'] ?? {}) as Record<string, unknown>;
-    if (Object.values(headers).some((header) => (follow(document, '', header)?.value['required'] ?? false) === true)) return undefined;
-    const content = (response.value['content'] ?? {}) as Json;
-    if (Object.keys(content).length === 0) return { status };
+    const success =
+      spec.responses.filter((response) => /^2\d\d$/.test(response.key)).sort((a, b) => a.key.localeCompare(b.key))[0] ??
+      spec.responses.find((response) => response.key.toUpperCase() === '2XX') ??
+      spec.responses.find((response) => response.key === 'default');
+    if (success === undefined || success.headers.some((header) => header.required)) return undefined;
+    const status = /^\d+$/.test(success.key) ? Number(success.key) : 200;
+    const [first] = success.media;
+    if (first === undefined) return { status };
     schemas ??= new Schemas(document);
-    const media = Object.keys(content).find(isJsonMediaType);
-    if (media === undefined) {
-      const other = otherAnswer(document, schemas, content, `${response.pointer}/content`, seed);
+    const json = success.media.find((media) => isJsonMediaType(media.type));
+    if (json === undefined) {
+      const other = otherAnswer(document, schemas, first, seed);
       return other === undefined ? undefined : { status, ...other };
     }
-    if ((content[media] as Json | undefined)?.['schema'] === undefined) return undefined;
-    const body = drawn(document, schemas, `${response.pointer}/content/${escape(media)}/schema`, seed);
-    return body === undefined ? undefined : { status, body, contentType: media };
+    if (json.schemaPointer === undefined) return undefined;
+    const body = drawn(document, schemas, json.schemaPointer, seed);
+    return body === undefined ? undefined : { status, body, contentType: json.type };
   };
   const get = (operationKey: string): DrawnAnswer | undefined => {
     if (!answers.has(operationKey)) {
@@ -125,5 +108,5 @@ export function drawnAnswers(document: OpenApiDocument, operations: readonly Ope
     }
     return answers.get(operationKey);
   };
-  return { get, has: (operationKey) => get(operationKey) !== undefined };
+  return { get };
 }
