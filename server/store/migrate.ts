@@ -11,6 +11,7 @@ import { idempotencyKeyTakenMigration } from './migrations/007-idempotency-key-t
 import { conditionHoldsMigration } from './migrations/008-condition-holds.js';
 import { organizationVersionsMigration } from './migrations/009-organization-versions.js';
 import { dropOrganizationVersionsMigration } from './migrations/010-drop-organization-versions.js';
+import { ledgerRecordsMigration } from './migrations/011-ledger-records.js';
 import type { DB } from './schema.js';
 
 /**
@@ -29,6 +30,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '008-condition-holds': conditionHoldsMigration,
   '009-organization-versions': organizationVersionsMigration,
   '010-drop-organization-versions': dropOrganizationVersionsMigration,
+  '011-ledger-records': ledgerRecordsMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -16,15 +16,16 @@
 import type { MessagePort } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { INT8_OID, parseInt8 } from './int8.js';
-import type {
-  ErrorFields,
-  StatementText,
-  ThreadAnswers,
-  ThreadCall,
-  ThreadData,
-  ThreadQueryResult,
-  ThreadReply,
-  ThreadRequest,
+import {
+  JSON_TYPE_IDS,
+  type ErrorFields,
+  type StatementText,
+  type ThreadAnswers,
+  type ThreadCall,
+  type ThreadData,
+  type ThreadQueryResult,
+  type ThreadReply,
+  type ThreadRequest,
 } from './pglite-thread-messages.js';
 
 
@@ -228,13 +229,16 @@ function serve(port: MessagePort, pglite: PGlite, bounds: ThreadData['bounds']):
   });
 }
 
+/** JSON values stay text here; the server's side parses them (JSON_TYPE_IDS). */
+const keepText = (text: string): string => text;
+
 /** Opens PGlite as `data` says and answers on `port` from then on; says `ready` (or `failed`) first. */
 export async function serveEmbeddedDatabase(port: MessagePort, data: ThreadData): Promise<void> {
   try {
     const pglite = await PGlite.create({
       ...(data.dataDir === undefined ? {} : { dataDir: data.dataDir }),
       ...(data.loadDataDir === undefined ? {} : { loadDataDir: data.loadDataDir }),
-      parsers: { [INT8_OID]: parseInt8 },
+      parsers: { [INT8_OID]: parseInt8, ...Object.fromEntries([...JSON_TYPE_IDS].map((id) => [id, keepText])) },
     });
     pglite.maxPreparedStatements = data.maxPreparedStatements;
     serve(port, pglite, data.bounds);

@@ -1,7 +1,16 @@
 /**
  * What crosses between the server's thread (pglite-thread.ts) and the embedded database's thread
- * (pglite-worker.ts): types only, so that each side imports the other's words and none of its code.
+ * (pglite-worker.ts): types, and the type ids of the values that cross as text, so that each side
+ * imports the other's words and none of its code.
  */
+
+/**
+ * PostgreSQL's `json` and `jsonb` (PGlite's `types.JSON` and `types.JSONB`). A value of these
+ * types crosses as its text, which the thread leaves unparsed and the server's side parses: a
+ * string crosses as one copy, where parsed objects would be cloned object by object, written in
+ * the database's thread and read again in the server's. A ledger page is one such value.
+ */
+export const JSON_TYPE_IDS: ReadonlySet<number> = new Set([114, 3802]);
 
 /** What the database thread is started with (its `workerData`). */
 export interface ThreadData {
@@ -46,7 +55,7 @@ export type ThreadRequest =
   | { readonly op: 'dump'; readonly compression: 'none' | 'gzip' | 'auto' | undefined }
   | { readonly op: 'close' };
 
-/** A statement's answer: PGlite's result, without what cannot cross or is not used. */
+/** A statement's answer: PGlite's result, without what cannot cross or is not used; JSON values as their text. */
 export interface ThreadQueryResult {
   readonly rows: unknown[];
   readonly affectedRows: number | undefined;

@@ -2,15 +2,17 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { DatabaseBounds } from './bounds.js';
 import { afterTheLastStatement } from './last-statement.js';
 import type { CreatePGliteOptions, PGliteInstance, PGliteInstanceTransaction } from './pglite-instance.js';
-import type {
-  ErrorFields,
-  StatementOptions,
-  StatementText,
-  ThreadAnswers,
-  ThreadCall,
-  ThreadData,
-  ThreadReply,
-  ThreadRequest,
+import {
+  JSON_TYPE_IDS,
+  type ErrorFields,
+  type StatementOptions,
+  type StatementText,
+  type ThreadAnswers,
+  type ThreadCall,
+  type ThreadData,
+  type ThreadQueryResult,
+  type ThreadReply,
+  type ThreadRequest,
 } from './pglite-thread-messages.js';
 
 // The embedded database in a thread of its own. PostgreSQL's WebAssembly build runs there, and
@@ -74,6 +76,21 @@ function startThread(workerData: ThreadData): Worker {
   });
 }
 
+/** The answer with its JSON values parsed: they cross as text (JSON_TYPE_IDS says why). */
+function withJsonParsed(result: ThreadQueryResult): ThreadQueryResult {
+  const columns = result.fields.flatMap((field, index) => (JSON_TYPE_IDS.has(field.dataTypeID) ? [{ index, name: field.name }] : []));
+  if (columns.length === 0) return result;
+  for (const row of result.rows) {
+    const values = row as Record<string | number, unknown>;
+    for (const { index, name } of columns) {
+      const key = Array.isArray(row) ? index : name;
+      const text = values[key];
+      if (typeof text === 'string') values[key] = JSON.parse(text);
+    }
+  }
+  return result;
+}
+
 /** A statement's answer as the store types it: its rows are the caller's to name. */
 type QueryResult<R> = Awaited<ReturnType<PGliteInstance['query']>> & { rows: R[] };
 
@@ -107,7 +124,7 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
     bounds: options.bounds === undefined ? undefined : { acquireMs: options.bounds.acquireMs, idleInTransactionMs: options.bounds.idleInTransactionMs },
   };
   const worker: Endpoint = options.ownThread === false ? await startInThisThread(data) : startThread(data);
-  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; query: boolean }>();
   let nextId = 0;
   let closed = false;
   let gone: Error | undefined;
@@ -146,7 +163,7 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
     waiting.delete(message.id);
     if (waiting.size === 0) worker.unref();
     if ('error' in message) call.reject(errorFrom(message.error));
-    else call.resolve(message.result);
+    else call.resolve(call.query ? withJsonParsed(message.result as ThreadQueryResult) : message.result);
   });
   worker.on('error', (error) => failAll(error));
   worker.on('exit', (code) => failAll(new Error(`The database thread exited (code ${code}).`)));
@@ -169,7 +186,7 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
       worker.postMessage({ id, request } satisfies ThreadCall);
       if (request.op === 'query' && 'text' in request && request.textId !== undefined) textIds.set(request.text, request.textId);
       if (waiting.size === 0) worker.ref();
-      waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      waiting.set(id, { resolve: resolve as (value: unknown) => void, reject, query: request.op === 'query' });
     });
   };
 

@@ -177,6 +177,11 @@ export interface TransactionsTable {
   authorization_code: string | null;
   last4: string | null;
   cleared: boolean;
+  /**
+   * The record a ledger page shows, as JSON (migration 011): written by the database from the
+   * row, its holder and the holder's department, never by the application.
+   */
+  record: ColumnType<unknown, never, never>;
 }
 
 export interface DB {

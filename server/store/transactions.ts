@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { ReviewStatus, TransactionMethod, TransactionStatus } from '../domain/available-balance.js';
 import type { Category } from '../domain/categories.js';
 import type { CursorPosition } from '../domain/cursor.js';
-import { HOLDER_SELECTION, holderOf, type CardHolderRecord } from './cards.js';
+import type { CardHolderRecord } from './cards.js';
 import { int8FromJson } from './connection.js';
 import type { DB, NewTransactionRow, TransactionTag } from './schema.js';
 
@@ -52,65 +52,43 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
+/**
+ * The organization's ledger rows with the record each shows (transactions.record, written by the
+ * database: migration 011), and the list order's columns.
+ */
 function transactionQuery(db: Kysely<DB>, organizationId: string) {
   return db
     .selectFrom('transactions as t')
-    .innerJoin('card_holders as h', 'h.id', 't.person_id')
-    .leftJoin('departments as d', 'd.id', 'h.department_id')
     .where('t.organization_id', '=', organizationId)
-    .select([
-      't.id',
-      't.authorization_date',
-      't.merchant',
-      't.method',
-      't.category',
-      't.review_status',
-      't.status',
-      't.amount_cents',
-      't.tags',
-      't.note',
-      't.description',
-      't.refund',
-      't.authorization_code',
-      't.last4',
-      't.cleared',
-      ...HOLDER_SELECTION,
-    ]);
+    .select(['t.id', 't.authorization_date', 't.record']);
 }
 
-type TransactionQueryRow = Awaited<ReturnType<ReturnType<typeof transactionQuery>['execute']>>[number];
-
 function tagsOf(value: unknown): TransactionTag[] {
-  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
-  if (!Array.isArray(parsed)) throw new Error('transactions.tags is not a JSON array');
-  return parsed.map((tag: unknown) => {
-    if (typeof tag !== 'object' || tag === null) throw new Error('transactions.tags holds a non-object');
+  if (!Array.isArray(value)) throw new Error('transactions.record.tags is not a JSON array');
+  return value.map((tag: unknown) => {
+    if (typeof tag !== 'object' || tag === null) throw new Error('transactions.record.tags holds a non-object');
     const { id, name } = tag as Record<string, unknown>;
-    if (typeof id !== 'string' || typeof name !== 'string') throw new Error('transactions.tags holds a tag without id or name');
+    if (typeof id !== 'string' || typeof name !== 'string') throw new Error('transactions.record.tags holds a tag without id or name');
     return { id, name };
   });
 }
 
-function transactionOf(row: TransactionQueryRow): TransactionRecord {
+/** A stored record as the database writes it: TransactionRecord's shape, its integers JSON numbers not yet checked. */
+type StoredRecord = Omit<TransactionRecord, 'tags'> & { readonly tags: unknown };
+
+/**
+ * A stored record, its integers held to the safe range as the drivers' int8 parser holds columns.
+ * The enums and texts are the row's columns as written, and the write paths (sandbox, tests) only
+ * store values of the enums.
+ */
+function transactionOf(value: unknown): TransactionRecord {
+  if (typeof value !== 'object' || value === null) throw new Error('transactions.record is not a JSON object');
+  const stored = value as StoredRecord;
   return {
-    id: row.id,
-    authorizationDate: int8FromJson(row.authorization_date, 'transactions.authorization_date'),
-    merchant: row.merchant,
-    person: holderOf(row),
-    // The write paths (sandbox, tests) only store values of these enums.
-    method: row.method as TransactionMethod,
-    category: row.category as Category,
-    reviewStatus: row.review_status as ReviewStatus | null,
-    status: row.status as TransactionStatus,
-    currency: 'EGP',
-    amountCents: int8FromJson(row.amount_cents, 'transactions.amount_cents'),
-    tags: tagsOf(row.tags),
-    note: row.note,
-    description: row.description,
-    refund: row.refund,
-    authorizationCode: row.authorization_code,
-    last4: row.last4,
-    cleared: row.cleared,
+    ...stored,
+    authorizationDate: int8FromJson(stored.authorizationDate, 'transactions.authorization_date'),
+    amountCents: int8FromJson(stored.amountCents, 'transactions.amount_cents'),
+    tags: tagsOf(stored.tags),
   };
 }
 
@@ -202,17 +180,16 @@ export async function transactionListQuery(db: Kysely<DB>, options: TransactionL
 }
 
 /**
- * The page comes back as one JSON array, built by the database: the drivers then parse one value
- * instead of some 25 columns of each of up to 101 rows, which was most of a page's cost on the
- * embedded database, whose protocol reader copies and decodes every field. Integers arrive as
- * JSON numbers, which transactionOf holds to the safe range as the drivers' int8 parser does.
+ * The page comes back as one JSON array of the stored records: the drivers then parse one value
+ * instead of one per row, which was most of a page's cost on the embedded database, whose
+ * protocol reader copies and decodes every field.
  */
 export async function listTransactions(db: Kysely<DB>, options: TransactionListOptions): Promise<TransactionRecord[]> {
   const query = await transactionListQuery(db, options);
   if (query === undefined) return [];
   const page = await db
     .selectFrom(query.as('page'))
-    .select(sql<TransactionQueryRow[]>`coalesce(json_agg(page order by page.authorization_date desc, page.id desc), '[]')`.as('rows'))
+    .select(sql<unknown[]>`coalesce(json_agg(page.record order by page.authorization_date desc, page.id desc), '[]')`.as('rows'))
     .executeTakeFirstOrThrow();
   return page.rows.map(transactionOf);
 }
@@ -223,7 +200,7 @@ export async function findTransaction(
   transactionId: string,
 ): Promise<TransactionRecord | undefined> {
   const row = await transactionQuery(db, organizationId).where('t.id', '=', transactionId).executeTakeFirst();
-  return row === undefined ? undefined : transactionOf(row);
+  return row === undefined ? undefined : transactionOf(row.record);
 }
 
 /** A ledger record to store; `tags` as values (stored as jsonb). */

@@ -48,6 +48,15 @@ describe('the embedded database in its own thread', () => {
     expect((await pglite.query('select id, note, amount from t where id = $1', [1])).rows).toHaveLength(1);
   });
 
+  it('answers json and jsonb values parsed, in rows of either mode and inside transactions', async () => {
+    const text = `select '{"a": [1, {"b": null}], "c": "x"}'::json as j, '[1, "two"]'::jsonb as jb, null::json as none, 'text' as t`;
+    const parsed = { j: { a: [1, { b: null }], c: 'x' }, jb: [1, 'two'], none: null, t: 'text' };
+    expect((await pglite.query(text)).rows).toEqual([parsed]);
+    expect((await pglite.query(text, [], { rowMode: 'array' })).rows).toEqual([Object.values(parsed)]);
+    const inTransaction = await pglite.transaction(async (tx) => (await tx.query(text)).rows);
+    expect(inTransaction).toEqual([parsed]);
+  });
+
   it('keeps each statement text prepared, so that it is parsed and planned once', async () => {
     const byId = 'select note from t where id = $1';
     await pglite.query(byId, [1]);

@@ -34,6 +34,7 @@ import {
 } from '../../server/store/organizations.js';
 import type { DB, TransferStatus } from '../../server/store/schema.js';
 import { getOrCreateSecret } from '../../server/store/secrets.js';
+import { findTransaction, listTransactions } from '../../server/store/transactions.js';
 import {
   cancelTransfer,
   claimDueSettlements,
@@ -184,6 +185,76 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         expect(await left()).toEqual({ table: true, sequence: true, function: true, triggers: 16 });
         await migrateTo('010-drop-organization-versions');
         expect(await left()).toEqual({ table: false, sequence: false, function: false, triggers: 0 });
+      } finally {
+        await older.close();
+      }
+    });
+
+    // Migration 011's stored records: written for the rows already there, and kept in step with
+    // every change a page shows, whichever statement makes it.
+    it('011 writes each ledger row its record, and keeps it in step with its row, holder and department', async () => {
+      const older = await createTestDatabaseOf(kind, { migrated: false });
+      try {
+        const migrator = new Migrator({ db: older.db, provider: { getMigrations: async () => ({ ...migrations }) } });
+        const migrateTo = async (name: string): Promise<void> => {
+          const { error } = await migrator.migrateTo(name);
+          expect(error).toBeUndefined();
+        };
+        await migrateTo('010-drop-organization-versions');
+        const organizationId = await addOrganization(older.db, T0);
+        const departmentId = await addDepartment(older.db, organizationId, 'Sales');
+        const holderId = await addHolder(older.db, organizationId, { departmentId, fullName: 'Mona Adel', externalIds: ['E1'] });
+        const cardId = await addCard(older.db, organizationId, holderId);
+        const [before] = await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 }]);
+
+        await migrateTo('011-ledger-records');
+        const shown = async (id: string | undefined): Promise<unknown> => findTransaction(older.db, organizationId, id ?? '');
+        const person = { id: holderId, fullName: 'Mona Adel', userExternalIdOne: 'E1', userExternalIdTwo: null, userExternalIdThree: null };
+        expect(await shown(before)).toEqual({
+          id: before,
+          authorizationDate: T0,
+          merchant: 'Talabat',
+          person: { ...person, department: { id: departmentId, name: 'Sales' } },
+          method: 'CARD',
+          category: 'FOOD_BEVERAGE',
+          reviewStatus: null,
+          status: 'SUCCEEDED',
+          currency: 'EGP',
+          amountCents: 12_345,
+          tags: [],
+          note: null,
+          description: null,
+          refund: false,
+          authorizationCode: null,
+          last4: '4242',
+          cleared: true,
+        });
+        const [after] = await addRecords(older.db, organizationId, [{ personId: holderId, authorizationDate: T0 + MINUTE }]);
+        const page = async (): Promise<unknown[]> =>
+          listTransactions(older.db, { organizationId, filters: {}, after: undefined, take: 10 });
+        expect(await page()).toMatchObject([{ id: after, person: { fullName: 'Mona Adel' } }, { id: before }]);
+
+        await sql`update transactions set review_status = 'UNDER_REVIEW', tags = '[{"id":"tag_1","name":"Trip"}]' where id = ${before ?? ''}`.execute(older.db);
+        await sql`update departments set name = 'Field sales' where id = ${departmentId}`.execute(older.db);
+        await sql`update card_holders set full_name = 'Mona Adel Fahmy' where id = ${holderId}`.execute(older.db);
+        const renamed = { ...person, fullName: 'Mona Adel Fahmy', department: { id: departmentId, name: 'Field sales' } };
+        expect(await page()).toMatchObject([
+          { id: after, person: renamed },
+          { id: before, person: renamed, reviewStatus: 'UNDER_REVIEW', tags: [{ id: 'tag_1', name: 'Trip' }] },
+        ]);
+        await sql`update card_holders set department_id = null where id = ${holderId}`.execute(older.db);
+        await sql`delete from departments where id = ${departmentId}`.execute(older.db);
+        expect(await page()).toMatchObject([{ person: { department: null } }, { person: { department: null } }]);
+
+        await migrateTo('010-drop-organization-versions');
+        const { rows } = await sql<{ column: boolean; functions: number; triggers: number }>`
+          select exists (select 1 from information_schema.columns where table_name = 'transactions' and column_name = 'record') as "column",
+            (select count(*)::int from pg_proc where proname in ('transaction_record', 'transactions_write_record', 'card_holders_rewrite_records', 'departments_rewrite_records')) as "functions",
+            (select count(*)::int from pg_trigger where tgname like '%record%') as "triggers"
+        `.execute(older.db);
+        expect(rows).toEqual([{ column: false, functions: 0, triggers: 0 }]);
+        await migrateTo('011-ledger-records');
+        expect(await page()).toHaveLength(2);
       } finally {
         await older.close();
       }
