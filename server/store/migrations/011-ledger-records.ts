@@ -5,8 +5,8 @@ import type { Migration } from 'kysely/migration';
 // Each ledger row carries, in transactions.record, the record a ledger page shows: its own columns
 // and its card holder with the holder's department, as one JSON value (the shape of
 // TransactionRecord in store/transactions.ts). A page then joins nothing and builds no JSON: it
-// hands over the stored values in order, which made the page's statement three to four times
-// cheaper (scripts/bench/RESULTS.md).
+// hands over the stored values in order, which made the page's statement run two to four times
+// as fast (scripts/bench/RESULTS.md).
 //
 // The database keeps the value, whoever writes: it is computed from the row before every insert
 // and update of a ledger row, and written again for the holder's rows when a card holder or a
