@@ -40,10 +40,13 @@ const TYPES = ['{server,client,scripts,test}/**/*.test-d.ts'];
 
 /**
  * The longest files first, whatever their project, so that the two workers finish together:
- * by the last run's durations where every file has one, else proofs, then the tests of the
- * service, then the unit tests, larger files first.
+ * by the last run's durations where every file has one, else (a clean clone, as in CI) the tests
+ * of `npm run new-api`, which install and test whole projects (some 280 s each on a slow day:
+ * started last, one ran alone while the other worker had nothing left), then proofs, then the
+ * tests of the service, then the unit tests, larger files first.
  */
-const KIND_ORDER = ['proof', 'integration', 'tooling', 'unit'];
+const KIND_ORDER = ['new-api', 'proof', 'integration', 'tooling', 'unit'];
+const NEW_API_TESTS = 'test/new-api/';
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const { cache, config } = this.ctx;
@@ -53,7 +56,8 @@ class LongestFirst extends BaseSequencer {
       const byFile = new Map(files.map((spec, i) => [spec, durations[i] ?? 0]));
       return [...files].sort((a, b) => (byFile.get(b) ?? 0) - (byFile.get(a) ?? 0));
     }
-    const kind = (spec: TestSpecification) => KIND_ORDER.indexOf(spec.project.name);
+    const kind = (spec: TestSpecification) =>
+      KIND_ORDER.indexOf(relative(config.root, spec.moduleId).startsWith(NEW_API_TESTS) ? 'new-api' : spec.project.name);
     const size = (spec: TestSpecification) => cache.getFileStats(key(spec))?.size ?? 0;
     return [...files].sort((a, b) => kind(a) - kind(b) || size(b) - size(a));
   }

@@ -59,6 +59,15 @@ function committing(statement: RawBuilder<unknown>): { execute: (tx: Kysely<DB>)
 }
 const MINUTE = 60_000;
 
+/** Moves `db`'s schema up or down to the named migration of server/store/migrate.ts. */
+function migratingTo(db: Kysely<DB>): (name: string) => Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...migrations }) } });
+  return async (name) => {
+    const { error } = await migrator.migrateTo(name);
+    expect(error).toBeUndefined();
+  };
+}
+
 function newId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
@@ -147,11 +156,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
     it('010 drops the organization versions of 009, and the tables they watched take writes as before', async () => {
       const older = await createTestDatabaseOf(kind, { migrated: false });
       try {
-        const migrator = new Migrator({ db: older.db, provider: { getMigrations: async () => ({ ...migrations }) } });
-        const migrateTo = async (name: string): Promise<void> => {
-          const { error } = await migrator.migrateTo(name);
-          expect(error).toBeUndefined();
-        };
+        const migrateTo = migratingTo(older.db);
         const left = async (): Promise<{ table: boolean; sequence: boolean; function: boolean; triggers: number }> => {
           const { rows } = await sql<{ table: boolean; sequence: boolean; function: boolean; triggers: number }>`
             select to_regclass('organization_versions') is not null as "table",
@@ -195,11 +200,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
     it('011 writes each ledger row its record, and keeps it in step with its row, holder and department', async () => {
       const older = await createTestDatabaseOf(kind, { migrated: false });
       try {
-        const migrator = new Migrator({ db: older.db, provider: { getMigrations: async () => ({ ...migrations }) } });
-        const migrateTo = async (name: string): Promise<void> => {
-          const { error } = await migrator.migrateTo(name);
-          expect(error).toBeUndefined();
-        };
+        const migrateTo = migratingTo(older.db);
         await migrateTo('010-drop-organization-versions');
         const organizationId = await addOrganization(older.db, T0);
         const departmentId = await addDepartment(older.db, organizationId, 'Sales');
