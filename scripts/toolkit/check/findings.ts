@@ -30,17 +30,29 @@ export interface FindingRecord {
 
 export const findingKey = (operation: string, verdict: Verdict): string => `${verdict.kind}|${operation}|${verdict.status ?? ''}|${verdict.detail}`;
 
+/**
+ * Whether case `a` comes before case `b` in the run's order (run.ts draws index by index), so that
+ * the case kept for a key is the same in every run of a seed, whatever order the answers of cases
+ * sent at once come back in: the shrunk request and the replay command then repeat too.
+ */
+function comesBefore(a: Origin, b: Origin): boolean {
+  if (a.index !== b.index) return a.index < b.index;
+  if (a.operation.key !== b.operation.key) return a.operation.key < b.operation.key;
+  return a.stream.name < b.stream.name;
+}
+
 export class Findings {
   private readonly records = new Map<string, FindingRecord>();
 
-  /** Counts each verdict of the exchanges; the first of a key is kept with its case. */
+  /** Counts each verdict of the exchanges; each key is kept with the earliest case that showed it. */
   add(origin: Origin, exchanges: readonly Exchange[]): void {
     for (const sent of exchanges) {
       for (const verdict of sent.verdicts) {
         const key = findingKey(sent.operation.key, verdict);
         const known = this.records.get(key);
-        if (known !== undefined) known.occurrences += 1;
-        else this.records.set(key, { key, verdict, exchange: sent, origin, occurrences: 1, path: undefined });
+        if (known === undefined) this.records.set(key, { key, verdict, exchange: sent, origin, occurrences: 1, path: undefined });
+        else if (comesBefore(origin, known.origin)) this.records.set(key, { key, verdict, exchange: sent, origin, occurrences: known.occurrences + 1, path: undefined });
+        else known.occurrences += 1;
       }
     }
   }
