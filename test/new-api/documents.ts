@@ -1,10 +1,10 @@
 /**
  * What the tests of `npm run new-api` do with each document: make a project of it, install it,
- * run its tests as made (verifiers not written: secured operations refused), then write verifiers
- * that accept any credential, give its tests credentials, and run them again, then start it and
- * send each operation with a documented example a request made of the document's examples: it
- * answers the example, and the same request with a parameter the operation does not declare gets
- * 400 before its handler runs.
+ * run its tests as made (verifiers not written: secured operations refused), then, if it has
+ * security schemes, write verifiers that accept any credential, give its tests credentials, and
+ * run them again, then start it and send each operation with a documented example a request made
+ * of the document's examples: it answers the example, and the same request with a parameter the
+ * operation does not declare gets 400 before its handler runs.
  */
 import { expect } from 'vitest';
 import { readdir, readFile } from 'node:fs/promises';
@@ -65,12 +65,13 @@ export async function exerciseDocument(input: string, name: string, install: rea
       return parts === undefined ? [] : [[scheme, parts]];
     }),
   );
-  await project.write('server/security.ts', acceptingVerifiers(schemes));
-  await project.write('test/credentials.ts', testCredentials(credentials));
-  const verified = await project.npm(['run', 'typecheck']);
-  expect(verified.code, verified.output).toBe(0);
-  const again = await project.npm(['exec', '--', 'vitest', 'run']);
-  expect(again.code, again.output).toBe(0);
+  if (schemes.length > 0) {
+    // The project's typecheck above already read both files' types as made; these values fit any scheme.
+    await project.write('server/security.ts', acceptingVerifiers(schemes));
+    await project.write('test/credentials.ts', testCredentials(credentials));
+    const again = await project.npm(['exec', '--', 'vitest', 'run']);
+    expect(again.code, again.output).toBe(0);
+  }
 
   const server = await startProject(project);
   const answered: string[] = [];
