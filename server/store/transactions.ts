@@ -180,18 +180,14 @@ export async function transactionListQuery(db: Kysely<DB>, options: TransactionL
 }
 
 /**
- * The page comes back as one JSON array of the stored records: the drivers then parse one value
- * instead of one per row, which was most of a page's cost on the embedded database, whose
- * protocol reader copies and decodes every field.
+ * The page's stored records, one row each. PostgreSQL sends the rows as they are stored, where
+ * aggregating them into one JSON array (json_agg) cost it several times the scan.
  */
 export async function listTransactions(db: Kysely<DB>, options: TransactionListOptions): Promise<TransactionRecord[]> {
   const query = await transactionListQuery(db, options);
   if (query === undefined) return [];
-  const page = await db
-    .selectFrom(query.as('page'))
-    .select(sql<unknown[]>`coalesce(json_agg(page.record order by page.authorization_date desc, page.id desc), '[]')`.as('rows'))
-    .executeTakeFirstOrThrow();
-  return page.rows.map(transactionOf);
+  const rows = await query.clearSelect().select('t.record').execute();
+  return rows.map((row) => transactionOf(row.record));
 }
 
 export async function findTransaction(
