@@ -63,33 +63,28 @@ function transactionQuery(db: Kysely<DB>, organizationId: string) {
     .select(['t.id', 't.authorization_date', 't.record']);
 }
 
-function tagsOf(value: unknown): TransactionTag[] {
+function checkTags(value: unknown): asserts value is TransactionTag[] {
   if (!Array.isArray(value)) throw new Error('transactions.record.tags is not a JSON array');
-  return value.map((tag: unknown) => {
+  for (const tag of value as unknown[]) {
     if (typeof tag !== 'object' || tag === null) throw new Error('transactions.record.tags holds a non-object');
     const { id, name } = tag as Record<string, unknown>;
     if (typeof id !== 'string' || typeof name !== 'string') throw new Error('transactions.record.tags holds a tag without id or name');
-    return { id, name };
-  });
+  }
 }
 
-/** A stored record as the database writes it: TransactionRecord's shape, its integers JSON numbers not yet checked. */
-type StoredRecord = Omit<TransactionRecord, 'tags'> & { readonly tags: unknown };
-
 /**
- * A stored record, its integers held to the safe range as the drivers' int8 parser holds columns.
- * The enums and texts are the row's columns as written, and the write paths (sandbox, tests) only
- * store values of the enums.
+ * A stored record (the database writes it in TransactionRecord's shape), its integers held to the
+ * safe range as the drivers' int8 parser holds columns. The enums and texts are the row's columns
+ * as written, and the write paths (sandbox, tests) only store values of the enums. The value is
+ * the one the driver just parsed, checked where it is: not copied on its way to the answer.
  */
 function transactionOf(value: unknown): TransactionRecord {
   if (typeof value !== 'object' || value === null) throw new Error('transactions.record is not a JSON object');
-  const stored = value as StoredRecord;
-  return {
-    ...stored,
-    authorizationDate: int8FromJson(stored.authorizationDate, 'transactions.authorization_date'),
-    amountCents: int8FromJson(stored.amountCents, 'transactions.amount_cents'),
-    tags: tagsOf(stored.tags),
-  };
+  const stored = value as { readonly authorizationDate: number; readonly amountCents: number; readonly tags: unknown };
+  int8FromJson(stored.authorizationDate, 'transactions.authorization_date');
+  int8FromJson(stored.amountCents, 'transactions.amount_cents');
+  checkTags(stored.tags);
+  return value as TransactionRecord;
 }
 
 /** Options of a list page: the filters, the keyset position to start after, and how many rows to read. */
