@@ -43,7 +43,7 @@ export async function captureStatements(run: (db: Kysely<DB>) => Promise<unknown
   try {
     await run(db);
   } catch {
-    // A read that expects a row (a page's single JSON row) throws on the empty answer, after its statement was recorded.
+    // A read that expects a row throws on the empty answer, after its statement was recorded.
   } finally {
     await db.destroy();
   }
