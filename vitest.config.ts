@@ -41,9 +41,9 @@ const TYPES = ['{server,client,scripts,test}/**/*.test-d.ts'];
 /**
  * The longest files first, whatever their project, so that the two workers finish together:
  * by the last run's durations where every file has one, else (a clean clone, as in CI) the tests
- * of `npm run new-api`, which install and test whole projects (some 280 s each on a slow day:
- * started last, one ran alone while the other worker had nothing left), then proofs, then the
- * tests of the service, then the unit tests, larger files first.
+ * of `npm run new-api`, which install and test whole projects (started last, one ran alone while
+ * the other worker had nothing left), then proofs, then the tests of the service, then the unit
+ * tests, larger files first.
  */
 const KIND_ORDER = ['new-api', 'proof', 'integration', 'tooling', 'unit'];
 const NEW_API_TESTS = 'test/new-api/';

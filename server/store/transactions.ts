@@ -52,15 +52,9 @@ export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-/**
- * The organization's ledger rows with the record each shows (transactions.record, written by the
- * database: migration 011), and the list order's columns.
- */
+/** The organization's ledger rows, each as the record it shows (transactions.record, written by the database: migration 011). */
 function transactionQuery(db: Kysely<DB>, organizationId: string) {
-  return db
-    .selectFrom('transactions as t')
-    .where('t.organization_id', '=', organizationId)
-    .select(['t.id', 't.authorization_date', 't.record']);
+  return db.selectFrom('transactions as t').where('t.organization_id', '=', organizationId).select('t.record');
 }
 
 function checkTags(value: unknown): asserts value is TransactionTag[] {
@@ -181,7 +175,7 @@ export async function transactionListQuery(db: Kysely<DB>, options: TransactionL
 export async function listTransactions(db: Kysely<DB>, options: TransactionListOptions): Promise<TransactionRecord[]> {
   const query = await transactionListQuery(db, options);
   if (query === undefined) return [];
-  const rows = await query.clearSelect().select('t.record').execute();
+  const rows = await query.execute();
   return rows.map((row) => transactionOf(row.record));
 }
 

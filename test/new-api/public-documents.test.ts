@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('npm run new-api on public documents', () => {
-  it.each(chosen.map(([name, install, examples]) => [name, install, examples] as const))('%s: installs, passes its tests, and serves its examples', async (name, install, examples) => {
+  it.each(chosen)('%s: installs, passes its tests, and serves its examples', async (name, install, examples) => {
     const run = await exerciseDocument(path.join(PROJECT_ROOT, 'test/fixtures/third-party', `${name}.yaml`), name, install);
     runs.push(run);
     expect(run.answered).toHaveLength(examples);
