@@ -19,8 +19,8 @@ const UNIT = [
 /**
  * The toolkit and the project's tools, which open no database or only an embedded one whatever
  * DATABASE_URL says: the generator, the dev loop, the linting and diff rules, the CLIs' own
- * databases, the SDK's transport, the validator and PGlite patches. CI's pass on PostgreSQL
- * leaves them out: they ran in the pass before it, unchanged.
+ * databases, the SDK's transport, the validator and PGlite patches, PGlite's thread. CI's pass on
+ * PostgreSQL leaves them out: they ran in the pass before it, unchanged.
  */
 const TOOLING = [
   'test/contract/*.test.ts',
@@ -29,6 +29,7 @@ const TOOLING = [
   'test/sdk/tokens.test.ts',
   'test/sdk/transport.test.ts',
   'test/store/pglite-patches.test.ts',
+  'test/store/pglite-thread.test.ts',
   'test/toolkit/*.test.ts',
   'test/new-api/*.test.ts',
   'test/check/*.test.ts',

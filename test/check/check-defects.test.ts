@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as checkMain } from '../../scripts/toolkit/check.js';
 import { LIBRARY_API_KEY, LIBRARY_DEFECTS, LIBRARY_DOCUMENT, startLibraryServer, type LibraryDefect, type LibraryServer } from './fixtures/library-server.js';
 
 /**
@@ -14,8 +15,6 @@ import { LIBRARY_API_KEY, LIBRARY_DEFECTS, LIBRARY_DOCUMENT, startLibraryServer,
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-// What `npx tsx` runs, without npx's own start-up.
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const DOCUMENT = path.relative(ROOT, LIBRARY_DOCUMENT);
 
 interface Finding {
@@ -54,8 +53,8 @@ function run(command: string, args: readonly string[]): Promise<Run> {
 }
 
 /**
- * At most this many checker runs at once: each is a Node process that compiles the checker, and
- * the servers they question all answer from this one test process on a machine of two cores.
+ * At most this many checker runs at once (here or as a replay's process): the servers they
+ * question all answer from this one test process on a machine of two cores.
  */
 const RUNS_AT_ONCE = 2;
 let running = 0;
@@ -81,18 +80,22 @@ afterAll(() => {
 });
 
 /**
- * `npm run check` on the library document against `server`, and the JSON report it wrote. The
- * seed and case count are fixed so that a run draws the same requests every time; the time limit
- * only caps a run on a busy machine (the 30 cases take a few seconds when it is idle).
+ * `npm run check` on the library document against `server`, and the JSON report it wrote: the
+ * command's own `main` (scripts/toolkit/check.ts), run in this process to spare a Node start per
+ * defect; the replay below runs the printed command in a shell. The seed and case count are fixed
+ * so that a run draws the same requests every time; the time limit only caps a run on a busy
+ * machine (the 30 cases take a few seconds when it is idle).
  */
 async function check(server: LibraryServer): Promise<Run & { report: Report | undefined }> {
   const file = path.join(reports, `report-${(reportCount += 1)}.json`);
   const args = [
-    ...['scripts/toolkit/check.ts', '--input', DOCUMENT, '--base-url', server.url, '--seed', '1', '--cases', '30'],
+    ...['--input', DOCUMENT, '--base-url', server.url, '--seed', '1', '--cases', '30'],
     ...['--timeout-ms', '1000', '--time-limit', '10', '--report-json', file, '--header', `X-Api-Key: ${LIBRARY_API_KEY}`],
   ];
-  const result = await oneAtATime(() => run(TSX, args));
-  return { ...result, report: readReport(file) };
+  let output = '';
+  const sink = { stdout: (text: string) => (output += text), stderr: (text: string) => (output += text) };
+  const code = await oneAtATime(() => checkMain(args, sink, ROOT));
+  return { code, output, report: readReport(file) };
 }
 
 /** The finding's replay command, run by the shell as printed, writing its report where we read it. */
