@@ -61,7 +61,7 @@ describe("the spread reads' statements, as the store builds them", () => {
     expect(script.text).toContain(`\\set d random(${NOW - 1000}, ${NOW})`);
     expect(script.text).toContain(`"t"."organization_id" = ('{org_a,org_b}'::text[])[:o]`);
     expect(script.text).toContain(`("t"."authorization_date", "t"."id") < (:d, 'txn_`);
-    expect(script.text).toMatch(/^select "t"."record" from "transactions" as "t" where .* limit :walk1_p\d+;\n$/m);
+    expect(script.text).toMatch(/^select t.record::text as "json" from "transactions" as "t" where .* limit :walk1_p\d+;\n$/m);
     expect(Object.values(script.defines).sort()).toEqual(['DECLINED', 'REVERSED']);
     expect(script.text).not.toMatch(/\$\d/);
   });

@@ -14,7 +14,7 @@ import { cairoPeriods } from '../../server/domain/available-balance.js';
 import type { CursorPosition } from '../../server/domain/cursor.js';
 import { findCardWithUsage } from '../../server/store/cards.js';
 import { openDatabase } from '../../server/store/connection.js';
-import { listTransactions } from '../../server/store/transactions.js';
+import { listTransactions, positionOfRecord } from '../../server/store/transactions.js';
 import { OperationTally } from './latencies.js';
 import { Rotation, WalkPlan, storeFiltersOf, type Walk } from './traffic.js';
 
@@ -71,7 +71,7 @@ async function main(file: string): Promise<void> {
           take: walk.limit + 1,
         });
         const last = rows[walk.limit - 1];
-        if (rows.length > walk.limit && last !== undefined) after = { sort: last.authorizationDate, id: last.id };
+        if (rows.length > walk.limit && last !== undefined) after = positionOfRecord(last);
         else {
           walk = plan.next();
           after = undefined;

@@ -12,6 +12,7 @@ import { conditionHoldsMigration } from './migrations/008-condition-holds.js';
 import { organizationVersionsMigration } from './migrations/009-organization-versions.js';
 import { dropOrganizationVersionsMigration } from './migrations/010-drop-organization-versions.js';
 import { ledgerRecordsMigration } from './migrations/011-ledger-records.js';
+import { ledgerAnswersMigration } from './migrations/012-ledger-answers.js';
 import type { DB } from './schema.js';
 
 /**
@@ -31,6 +32,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '009-organization-versions': organizationVersionsMigration,
   '010-drop-organization-versions': dropOrganizationVersionsMigration,
   '011-ledger-records': ledgerRecordsMigration,
+  '012-ledger-answers': ledgerAnswersMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -178,8 +178,9 @@ export interface TransactionsTable {
   last4: string | null;
   cleared: boolean;
   /**
-   * The record a ledger page shows, as JSON (migration 011): written by the database from the
-   * row, its holder and the holder's department, never by the application.
+   * The record as the API shows it (the Transaction schema), as JSON (migrations 011 and 012):
+   * written by the database from the row, its holder and the holder's department, never by the
+   * application.
    */
   record: ColumnType<unknown, never, never>;
 }

@@ -26,6 +26,28 @@ export function serializedAs(body: unknown, text: string): void {
   if (typeof body === 'object' && body !== null) serializedBodies.set(body, Buffer.from(text));
 }
 
+/**
+ * A JSON body given as its text (made by `jsonText`): sent as those bytes, never parsed, where
+ * responses are not validated; parsed and handed to `res.json`, which the validator checks, where
+ * they are. JSON.stringify gives the body it stands for.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
+/**
+ * `text`, the JSON of a `T`, as a handler's answer body, for JSON the server holds as text already
+ * (a ledger record as the database stores it). It is typed as the body it claims to be, so the
+ * compiler checks the claim against the operation's answers and response validation checks the
+ * text; it holds none of the body's fields: return it as it is.
+ */
+export function jsonText<T>(text: string): T {
+  return new JsonText(text) as unknown as T;
+}
+
 /** A JSON media type: `application/json` or any `application/…+json`, parameters aside. */
 export const isJsonMediaType = (mediaType: string): boolean => /^application\/(?:[\w.+-]+\+)?json$/i.test(mediaType.split(';')[0]?.trim() ?? '');
 
@@ -41,9 +63,16 @@ export function sendResult(res: Response, result: OperationResultToSend): void {
     res.end();
     return;
   }
+  const validated = (res.locals as { [RESPONSE_VALIDATED]?: boolean })[RESPONSE_VALIDATED] === true;
+  if (result.body instanceof JsonText) {
+    const type = result.contentType ?? 'application/json';
+    if (validated) res.type(type).json(JSON.parse(result.body.text));
+    else res.type(type).send(Buffer.from(result.body.text));
+    return;
+  }
   if (result.contentType === undefined) {
     const bytes = typeof result.body === 'object' && result.body !== null ? serializedBodies.get(result.body) : undefined;
-    if (bytes === undefined || (res.locals as { [RESPONSE_VALIDATED]?: boolean })[RESPONSE_VALIDATED] === true) {
+    if (bytes === undefined || validated) {
       res.json(result.body);
       return;
     }

@@ -8,6 +8,7 @@ import { assertType, describe, expectTypeOf, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import type { AnswerBody, Handlers, OperationHandler, OperationId, OperationInput, OperationResult } from '../../generated/server.js';
 import { routes } from '../../generated/server.js';
+import { jsonText } from '../../server/toolkit/send-result.js';
 
 type Ctx = { readonly organizationId: string };
 type Schemas = components['schemas'];
@@ -83,6 +84,13 @@ describe('OperationResult', () => {
     expectTypeOf<AnswerBody<'getTransfer', 404, 'application/json'>>().toEqualTypeOf<Schemas['Error']>();
     expectTypeOf<AnswerBody<'listBanks', 200, 'application/json'>>().toEqualTypeOf<Schemas['Bank'][]>();
     expectTypeOf<AnswerBody<'getTransfer', 201, 'application/json'>>().toBeNever();
+  });
+
+  it('takes a JSON body as its text only when the text claims the body the status declares', () => {
+    assertType<OperationResult<'getTransfer'>>({ status: 200, body: jsonText<Schemas['Transfer']>('{}') });
+    assertType<OperationResult<'getTransfer'>>({ status: 404, body: jsonText<Schemas['Error']>('{}') });
+    // @ts-expect-error an error's text is not a transfer
+    assertType<OperationResult<'getTransfer'>>({ status: 200, body: jsonText<Schemas['Error']>('{}') });
   });
 });
 

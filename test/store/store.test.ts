@@ -34,7 +34,8 @@ import {
 } from '../../server/store/organizations.js';
 import type { DB, TransferStatus } from '../../server/store/schema.js';
 import { getOrCreateSecret } from '../../server/store/secrets.js';
-import { findTransaction, listTransactions } from '../../server/store/transactions.js';
+import { findTransaction, listTransactions, positionOfRecord } from '../../server/store/transactions.js';
+import { CATEGORIES, categoryLabel } from '../../server/domain/categories.js';
 import {
   cancelTransfer,
   claimDueSettlements,
@@ -58,6 +59,11 @@ function committing(statement: RawBuilder<unknown>): { execute: (tx: Kysely<DB>)
   return { execute: (tx) => tx.executeQuery(lastOfItsTransaction(statement.compile(tx))) };
 }
 const MINUTE = 60_000;
+
+/** A ledger row's stored record, as the driver parses it. */
+async function storedRecord(db: Kysely<DB>, id: string): Promise<unknown> {
+  return (await sql<{ record: unknown }>`select record from transactions where id = ${id}`.execute(db)).rows[0]?.record;
+}
 
 /** Moves `db`'s schema up or down to the named migration of server/store/migrate.ts. */
 function migratingTo(db: Kysely<DB>): (name: string) => Promise<void> {
@@ -209,7 +215,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         const [before] = await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 }]);
 
         await migrateTo('011-ledger-records');
-        const shown = async (id: string | undefined): Promise<unknown> => findTransaction(older.db, organizationId, id ?? '');
+        const shown = async (id: string | undefined): Promise<unknown> => storedRecord(older.db, id ?? '');
         const person = { id: holderId, fullName: 'Mona Adel', userExternalIdOne: 'E1', userExternalIdTwo: null, userExternalIdThree: null };
         expect(await shown(before)).toEqual({
           id: before,
@@ -232,7 +238,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         });
         const [after] = await addRecords(older.db, organizationId, [{ personId: holderId, authorizationDate: T0 + MINUTE }]);
         const page = async (): Promise<unknown[]> =>
-          listTransactions(older.db, { organizationId, filters: {}, after: undefined, take: 10 });
+          (await sql<{ record: unknown }>`select record from transactions where organization_id = ${organizationId} order by authorization_date desc, id desc`.execute(older.db)).rows.map((row) => row.record);
         expect(await page()).toMatchObject([{ id: after, person: { fullName: 'Mona Adel' } }, { id: before }]);
 
         await sql`update transactions set review_status = 'UNDER_REVIEW', tags = '[{"id":"tag_1","name":"Trip"}]' where id = ${before ?? ''}`.execute(older.db);
@@ -256,6 +262,61 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         expect(rows).toEqual([{ column: false, functions: 0, triggers: 0 }]);
         await migrateTo('011-ledger-records');
         expect(await page()).toHaveLength(2);
+      } finally {
+        await older.close();
+      }
+    });
+
+    it('012 makes each record the Transaction the API shows, sent as stored', async () => {
+      const older = await createTestDatabaseOf(kind, { migrated: false });
+      try {
+        const migrateTo = migratingTo(older.db);
+        await migrateTo('011-ledger-records');
+        const organizationId = await addOrganization(older.db, T0);
+        const departmentId = await addDepartment(older.db, organizationId, 'Sales');
+        const holderId = await addHolder(older.db, organizationId, { departmentId, fullName: 'Mona Adel', externalIds: ['E1'] });
+        const cardId = await addCard(older.db, organizationId, holderId);
+        const [id] = await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 }]);
+        await sql`update transactions set tags = '[{"id":"tag_1","name":"Trip"}]', note = 'Lunch' where id = ${id ?? ''}`.execute(older.db);
+
+        await migrateTo('012-ledger-answers');
+        const shown = async (): Promise<unknown> => JSON.parse((await findTransaction(older.db, organizationId, id ?? '')) ?? 'null') as unknown;
+        const record = {
+          id,
+          authorizationDate: T0,
+          merchant: 'Talabat',
+          person: { id: holderId, fullName: 'Mona Adel', userExternalIdOne: 'E1', department: { id: departmentId, name: 'Sales' } },
+          department: 'Sales',
+          method: 'CARD',
+          category: 'FOOD_BEVERAGE',
+          categoryLabel: 'Food & Beverage',
+          reviewStatus: null,
+          status: 'SUCCEEDED',
+          currency: 'EGP',
+          amountCents: 12_345,
+          tags: [{ id: 'tag_1', name: 'Trip' }],
+          note: 'Lunch',
+          refund: false,
+          last4: '4242',
+          cleared: true,
+        };
+        // The texts the schema leaves out when unset are absent, not null.
+        expect(await shown()).toStrictEqual(record);
+        const [page] = await listTransactions(older.db, { organizationId, filters: {}, after: undefined, take: 10 });
+        expect(JSON.parse(page ?? 'null')).toStrictEqual(record);
+        expect(positionOfRecord(page ?? '')).toEqual({ sort: T0, id });
+        await sql`update departments set name = 'Field sales' where id = ${departmentId}`.execute(older.db);
+        expect(await shown()).toMatchObject({ department: 'Field sales', person: { department: { name: 'Field sales' } } });
+
+        // Every category's label is the domain's (a label changed there needs a migration).
+        const { rows: labels } = await sql<{ category: string; label: string | null }>`
+          select c as category, category_label(c) as label from unnest(${[...CATEGORIES]}::text[]) as c`.execute(older.db);
+        expect(labels).toEqual(CATEGORIES.map((category) => ({ category, label: categoryLabel(category) })));
+
+        await migrateTo('011-ledger-records');
+        expect(await storedRecord(older.db, id ?? '')).toMatchObject({ note: 'Lunch', authorizationCode: null, person: { userExternalIdTwo: null } });
+        await migrateTo('012-ledger-answers');
+        expect(await shown()).toStrictEqual({ ...record, department: 'Field sales', person: { ...record.person, department: { id: departmentId, name: 'Field sales' } } });
       } finally {
         await older.close();
       }

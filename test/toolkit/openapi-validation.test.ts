@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { validationFailureOf } from '../../server/toolkit/openapi-validation.js';
-import { serializedAs } from '../../server/toolkit/send-result.js';
+import { jsonText, serializedAs } from '../../server/toolkit/send-result.js';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
 
 /**
@@ -304,6 +304,34 @@ describe('a body serialized already', () => {
       stored.note = 'changed';
       unvalidated.answer = { status: 200, body: stored };
       expect(await read()).toEqual(plain);
+    } finally {
+      await unvalidated.close();
+    }
+  });
+});
+
+// A body given as its JSON text (jsonText, for records the database holds as JSON) is parsed and
+// checked where responses are validated, and sent as the text's own bytes where they are not.
+describe('a body given as its JSON text', () => {
+  it('is parsed and validated where responses are validated', async () => {
+    server.answer = { status: 200, body: jsonText('{"cents":2,"version":1,"note":"stored"}') };
+    const response = await fetch(`${server.baseUrl}/things/abc`);
+    expect([response.status, response.headers.get('content-type'), await response.json()]).toEqual([200, 'application/json; charset=utf-8', { cents: 2, version: 1, note: 'stored' }]);
+    server.answer = { status: 200, body: jsonText('{"cents":-1,"version":1}') };
+    expect((await fetch(`${server.baseUrl}/things/abc`)).status).toBe(500);
+    expect(server.failures.at(-1)).toMatchObject({ status: 500, of: 'response' });
+  });
+
+  it('is sent as its own bytes, with the type res.json gives, where they are not', async () => {
+    const unvalidated = await startValidatedServer(DOCUMENT, { routes: ROUTES, validateResponses: false });
+    try {
+      const text = '{ "cents": 2,  "version": 1, "note": "ünïcode \\"quoted\\"" }';
+      unvalidated.answer = { status: 200, body: jsonText(text) };
+      const response = await fetch(`${unvalidated.baseUrl}/things/abc`);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(text));
+      // Whatever else serializes it (a stored answer) gets the body it stands for.
+      expect(JSON.stringify({ page: jsonText(text) })).toBe(JSON.stringify({ page: JSON.parse(text) as unknown }));
     } finally {
       await unvalidated.close();
     }

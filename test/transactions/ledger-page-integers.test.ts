@@ -4,9 +4,10 @@ import { listTransactions } from '../../server/store/transactions.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { addHolder, addOrganization, addRecords } from '../helpers/ledger.js';
 
-// A ledger page comes back from the database as one JSON value (listTransactions): its integers
-// are JSON numbers, which must stay exact as the drivers' int8 parser keeps them. An amount a
-// JavaScript number cannot hold exactly is refused, never rounded into another amount.
+// A ledger page is sent as its records' stored JSON text (listTransactions), so its integers are
+// the database's own: they must be numbers a client's JSON parser holds exactly. The database
+// keeps each to the Transaction schema's bounds where it is written (migration 012), and refuses
+// anything beyond, never rounding it into another amount.
 
 describe('the integers of a ledger page', () => {
   let database: TestDatabase;
@@ -17,21 +18,26 @@ describe('the integers of a ledger page', () => {
     await database?.close();
   });
 
-  const page = (organizationId: string) => listTransactions(database.db, { organizationId, filters: {}, after: undefined, take: 10 });
+  const page = async (organizationId: string): Promise<unknown[]> =>
+    (await listTransactions(database.db, { organizationId, filters: {}, after: undefined, take: 10 })).map((json) => JSON.parse(json) as unknown);
 
-  it('reads the largest safe amount and date exactly', async () => {
+  it('reads the largest amount and date the schema allows exactly', async () => {
     const organizationId = await addOrganization(database.db);
     const personId = await addHolder(database.db, organizationId);
-    await addRecords(database.db, organizationId, [{ personId, authorizationDate: Number.MAX_SAFE_INTEGER, amountCents: Number.MAX_SAFE_INTEGER }]);
-    const [record] = await page(organizationId);
-    expect(record).toMatchObject({ amountCents: Number.MAX_SAFE_INTEGER, authorizationDate: Number.MAX_SAFE_INTEGER });
+    await addRecords(database.db, organizationId, [{ personId, authorizationDate: Number.MAX_SAFE_INTEGER, amountCents: 99_999_999_999 }]);
+    expect(await page(organizationId)).toMatchObject([{ amountCents: 99_999_999_999, authorizationDate: Number.MAX_SAFE_INTEGER }]);
   });
 
-  it('refuses an amount beyond 2^53 instead of rounding it', async () => {
+  it.each([
+    ['an amount beyond the schema', 'amount_cents', '100000000000', /transactions_amount_cents_shown/],
+    ['an amount beyond 2^53', 'amount_cents', '9007199254740993', /transactions_amount_cents_shown/],
+    ['a date beyond 2^53', 'authorization_date', '9007199254740992', /transactions_authorization_date_shown/],
+    ['a date before 1970', 'authorization_date', '-1', /transactions_authorization_date_shown/],
+  ])('refuses %s where it is written', async (_name, column, value, constraint) => {
     const organizationId = await addOrganization(database.db);
     const personId = await addHolder(database.db, organizationId);
     const [id] = await addRecords(database.db, organizationId, [{ personId, authorizationDate: 1_700_000_000_000, amountCents: 1 }]);
-    await sql`update transactions set amount_cents = 9007199254740993 where id = ${id ?? ''}`.execute(database.db);
-    await expect(page(organizationId)).rejects.toThrow(/amount_cents 9007199254740992 is not a safe integer/);
+    await expect(sql`update transactions set ${sql.ref(column)} = ${sql.lit(value)}::bigint where id = ${id ?? ''}`.execute(database.db)).rejects.toThrow(constraint);
+    expect(await page(organizationId)).toMatchObject([{ amountCents: 1, authorizationDate: 1_700_000_000_000 }]);
   });
 });

@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 
 // Each ledger row carries, in transactions.record, the record a ledger page shows: its own columns
-// and its card holder with the holder's department, as one JSON value (the shape of
-// TransactionRecord in store/transactions.ts). A page then joins nothing and builds no JSON: it
+// and its card holder with the holder's department, as one JSON value (the store's record of then;
+// migration 012 makes it the API's Transaction). A page then joins nothing and builds no JSON: it
 // hands over the stored values in order, which made the page's statement run two to four times
 // as fast (scripts/bench/RESULTS.md).
 //
@@ -13,7 +13,7 @@ import type { Migration } from 'kysely/migration';
 // department changes. `json`, not `jsonb`: its text is stored as written, and an aggregate of
 // `json` values copies that text instead of printing each value again.
 
-const RECORD_FUNCTION = sql`
+export const RECORD_FUNCTION = sql`
   create function transaction_record(t transactions) returns json
   language sql stable
   as $$
