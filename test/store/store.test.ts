@@ -60,6 +60,16 @@ function committing(statement: RawBuilder<unknown>): { execute: (tx: Kysely<DB>)
 }
 const MINUTE = 60_000;
 
+/** An organization with a Sales department, its holder Mona Adel with a card, and one ledger record at T0. */
+async function addSalesRecord(db: Kysely<DB>): Promise<{ organizationId: string; departmentId: string; holderId: string; recordId: string | undefined }> {
+  const organizationId = await addOrganization(db, T0);
+  const departmentId = await addDepartment(db, organizationId, 'Sales');
+  const holderId = await addHolder(db, organizationId, { departmentId, fullName: 'Mona Adel', externalIds: ['E1'] });
+  const cardId = await addCard(db, organizationId, holderId);
+  const [recordId] = await addRecords(db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 }]);
+  return { organizationId, departmentId, holderId, recordId };
+}
+
 /** A ledger row's stored record, as the driver parses it. */
 async function storedRecord(db: Kysely<DB>, id: string): Promise<unknown> {
   return (await sql<{ record: unknown }>`select record from transactions where id = ${id}`.execute(db)).rows[0]?.record;
@@ -208,11 +218,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       try {
         const migrateTo = migratingTo(older.db);
         await migrateTo('010-drop-organization-versions');
-        const organizationId = await addOrganization(older.db, T0);
-        const departmentId = await addDepartment(older.db, organizationId, 'Sales');
-        const holderId = await addHolder(older.db, organizationId, { departmentId, fullName: 'Mona Adel', externalIds: ['E1'] });
-        const cardId = await addCard(older.db, organizationId, holderId);
-        const [before] = await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 }]);
+        const { organizationId, departmentId, holderId, recordId: before } = await addSalesRecord(older.db);
 
         await migrateTo('011-ledger-records');
         const shown = async (id: string | undefined): Promise<unknown> => storedRecord(older.db, id ?? '');
@@ -272,11 +278,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       try {
         const migrateTo = migratingTo(older.db);
         await migrateTo('011-ledger-records');
-        const organizationId = await addOrganization(older.db, T0);
-        const departmentId = await addDepartment(older.db, organizationId, 'Sales');
-        const holderId = await addHolder(older.db, organizationId, { departmentId, fullName: 'Mona Adel', externalIds: ['E1'] });
-        const cardId = await addCard(older.db, organizationId, holderId);
-        const [id] = await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 }]);
+        const { organizationId, departmentId, holderId, recordId: id } = await addSalesRecord(older.db);
         await sql`update transactions set tags = '[{"id":"tag_1","name":"Trip"}]', note = 'Lunch' where id = ${id ?? ''}`.execute(older.db);
 
         await migrateTo('012-ledger-answers');

@@ -11,7 +11,7 @@ import { RECORD_FUNCTION } from './011-ledger-records.js';
 // schema's bounds where they are written, so that no client meets a number it cannot hold.
 //
 // The category labels are server/domain/categories.ts's as this migration was written, copied so
-// that the migration stays what it was when it ran; test/store/ledger-records.test.ts compares
+// that the migration stays what it was when it ran; test/store/store.test.ts compares
 // category_label() with the domain's labels, so a label changed there needs a migration here.
 
 const CATEGORY_LABELS = {
