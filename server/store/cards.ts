@@ -1,15 +1,10 @@
 /**
  * Cards, their holders and departments (the Card, CardHolder and Department schemas), and the one
- * aggregate query that feeds `availableBalance`. Every read is scoped to the organization: another
+ * query that feeds `availableBalance`. Every read is scoped to the organization: another
  * organization's card is as absent as an unknown one.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import {
-  SETTLED_CASH_REVIEW_STATUSES,
-  type ApprovalUsage,
-  type CairoPeriods,
-  type CardUsage,
-} from '../domain/available-balance.js';
+import type { ApprovalUsage, CairoPeriods, CardUsage } from '../domain/available-balance.js';
 import type { Limits } from '../domain/card-limits.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import { int8FromJson } from './connection.js';
@@ -20,23 +15,24 @@ export interface DepartmentRecord {
   readonly name: string;
 }
 
+/** A holder as the API shows it (the CardHolder schema): external ids that are not set are absent. */
 export interface CardHolderRecord {
   readonly id: string;
   readonly fullName: string;
-  readonly userExternalIdOne: string | null;
-  readonly userExternalIdTwo: string | null;
-  readonly userExternalIdThree: string | null;
+  readonly userExternalIdOne?: string;
+  readonly userExternalIdTwo?: string;
+  readonly userExternalIdThree?: string;
   readonly department: DepartmentRecord | null;
 }
 
+/** A card as the API shows it but for its availableBalance: what cards.record holds (migration 013). */
 export interface CardRecord {
   readonly id: string;
   readonly nickname: string;
   /** Null while the card is not activated. */
   readonly last4: string | null;
+  readonly cardHolder: CardHolderRecord;
   readonly limits: Limits;
-  readonly createdAt: number;
-  readonly holder: CardHolderRecord;
 }
 
 /** The usage figures of available-balance.ts for one card. */
@@ -45,90 +41,11 @@ export interface CardUsageFigures {
   readonly approval: ApprovalUsage;
 }
 
-/** Rows as read by `cardQuery`; also the holder part of a transaction's person. */
-export interface HolderColumns {
-  holder_id: string;
-  holder_full_name: string;
-  holder_external_id_one: string | null;
-  holder_external_id_two: string | null;
-  holder_external_id_three: string | null;
-  department_id: string | null;
-  department_name: string | null;
-}
-
-/** The columns `holderOf` reads, for any query joining `card_holders as h` and `departments as d`. */
-export const HOLDER_SELECTION = [
-  'h.id as holder_id',
-  'h.full_name as holder_full_name',
-  'h.user_external_id_one as holder_external_id_one',
-  'h.user_external_id_two as holder_external_id_two',
-  'h.user_external_id_three as holder_external_id_three',
-  'd.id as department_id',
-  'd.name as department_name',
-] as const;
-
-export function holderOf(row: HolderColumns): CardHolderRecord {
-  return {
-    id: row.holder_id,
-    fullName: row.holder_full_name,
-    userExternalIdOne: row.holder_external_id_one,
-    userExternalIdTwo: row.holder_external_id_two,
-    userExternalIdThree: row.holder_external_id_three,
-    department:
-      row.department_id !== null && row.department_name !== null ? { id: row.department_id, name: row.department_name } : null,
-  };
-}
-
-function cardQuery(db: Kysely<DB>, organizationId: string) {
-  return db
-    .selectFrom('cards as c')
-    .innerJoin('card_holders as h', 'h.id', 'c.card_holder_id')
-    .leftJoin('departments as d', 'd.id', 'h.department_id')
-    .where('c.organization_id', '=', organizationId)
-    .select([
-      'c.id',
-      'c.nickname',
-      'c.last4',
-      'c.daily_limit',
-      'c.monthly_limit',
-      'c.atm_limit',
-      'c.approval_based_limit',
-      'c.created_at',
-      ...HOLDER_SELECTION,
-    ]);
-}
-
-type CardQueryRow = HolderColumns & {
-  id: string;
-  nickname: string;
-  last4: string | null;
-  daily_limit: number;
-  monthly_limit: number;
-  atm_limit: number;
-  approval_based_limit: number | null;
-  created_at: number;
-};
-
-/** Its integers checked: the row may have come inside a JSON value (cardWithUsageQuery's readers). */
-function cardOf(row: CardQueryRow): CardRecord {
-  return {
-    id: row.id,
-    nickname: row.nickname,
-    last4: row.last4,
-    limits: {
-      daily: int8FromJson(row.daily_limit, 'cards.daily_limit'),
-      monthly: int8FromJson(row.monthly_limit, 'cards.monthly_limit'),
-      atm: int8FromJson(row.atm_limit, 'cards.atm_limit'),
-      approvalBased: row.approval_based_limit === null ? null : int8FromJson(row.approval_based_limit, 'cards.approval_based_limit'),
-    },
-    createdAt: int8FromJson(row.created_at, 'cards.created_at'),
-    holder: holderOf(row),
-  };
-}
-
 /** A card with the usage figures of its availableBalance, read in the same statement. */
 export interface CardWithUsage {
   readonly card: CardRecord;
+  /** When the card was created (Unix ms): a page's order. */
+  readonly createdAt: number;
   readonly figures: CardUsageFigures;
 }
 
@@ -165,14 +82,28 @@ export async function findCardWithUsage(
   return rows[0] === undefined ? undefined : cardWithUsageOf(rows[0].card);
 }
 
+/** What a limit change needs of the card it locked. */
+export interface LockedCard {
+  readonly id: string;
+  readonly limits: Limits;
+}
+
 /**
- * Reads the card and locks its row until the caller's transaction ends, so that concurrent limit
- * changes of one card run one after the other and none is lost (as updateCardLimits promises).
- * Must run inside a transaction.
+ * Reads the card's limits and locks its row until the caller's transaction ends, so that
+ * concurrent limit changes of one card run one after the other and none is lost (as
+ * updateCardLimits promises). Must run inside a transaction.
  */
-export async function lockCard(db: Kysely<DB>, organizationId: string, cardId: string): Promise<CardRecord | undefined> {
-  const row = await cardQuery(db, organizationId).where('c.id', '=', cardId).forUpdate('c').executeTakeFirst();
-  return row === undefined ? undefined : cardOf(row);
+export async function lockCard(db: Kysely<DB>, organizationId: string, cardId: string): Promise<LockedCard | undefined> {
+  const row = await db
+    .selectFrom('cards')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', cardId)
+    .select(['id', 'daily_limit', 'monthly_limit', 'atm_limit', 'approval_based_limit'])
+    .forUpdate()
+    .executeTakeFirst();
+  return row === undefined
+    ? undefined
+    : { id: row.id, limits: { daily: row.daily_limit, monthly: row.monthly_limit, atm: row.atm_limit, approvalBased: row.approval_based_limit } };
 }
 
 /** Writes a card's whole limit state; the caller has locked the row and checked the limits. */
@@ -191,45 +122,38 @@ export async function saveCardLimits(db: Kysely<DB>, organizationId: string, car
   if (result.numUpdatedRows !== 1n) throw new Error(`saveCardLimits: card ${cardId} was not updated`);
 }
 
-/** Review statuses that end a cash item's outstanding life, as SQL literals (the partial index repeats them). */
-const SETTLED_CASH = sql.join(SETTLED_CASH_REVIEW_STATUSES.map((status) => sql.lit(status)));
-
 /**
- * The organization's cards with their holders and the usage figures of available-balance.ts
- * (USAGE_RULES), in ONE statement; `rest` narrows, orders and limits (`and …`). Per card, two
- * lateral aggregates: one over its own SUCCEEDED, non-refund CARD and ATM transactions of the
- * current Cairo month (the day is inside the month, so `filter` picks the day's share), and one
- * over its holder's outstanding CASH transactions. Each is an index range scan
- * (transactions_card_usage_idx, transactions_outstanding_cash_idx): the ledger is never loaded.
+ * The organization's cards with the usage figures of available-balance.ts (USAGE_RULES), in ONE
+ * statement; `rest` narrows, orders and limits (`and …`). Each card comes as the database keeps
+ * it for the API (cards.record, with its holder and limits) beside two kinds of figures:
+ *
+ * - a lateral aggregate over the card's own SUCCEEDED, non-refund CARD and ATM transactions of
+ *   the current Cairo month (the day is inside the month, so `filter` picks the day's share), an
+ *   index range scan (transactions_card_usage_idx): the ledger is never loaded;
+ * - its holder's outstanding cash, which the database keeps on the holder's row as the ledger
+ *   changes (card_holders.outstanding_cash_cents, migration 013).
  *
  * The predicates must select exactly what `countsFor` accepts; test/cards compares the two.
- * Literals are inlined (not parameters) so that the planner can match the partial index.
- * Tenancy: the cards are the organization's, and a card's (or its holder's) transactions are
- * that organization's ledger, so the sums need no organization column of their own.
+ * Tenancy: the cards are the organization's, and a card's transactions are that organization's
+ * ledger, so the sums need no organization column of their own.
  * Written as SQL text rather than with the query builder: it is the card read's whole work,
  * and building it node by node cost more than running it (about 40 µs a request).
  * `sum()` of bigints is numeric: absent sums are 0, and all come back as int8.
  *
  * Its readers (findCardWithUsage, listCards) have the database return the rows as one JSON
- * value, as the ledger page does: a driver then parses one value instead of 21 columns, which
- * takes about a fifth off the statement's CPU in the server on either database (a loop of card
- * reads on a seeded organization: PGlite 368 → 296 µs, PostgreSQL 156 → 125 µs).
+ * value, as the ledger page does: a driver then parses one value instead of one per column.
  */
 export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods, rest: RawBuilder<unknown>) {
   return sql<CardWithUsageRow>`
-    select c.id, c.nickname, c.last4, c.daily_limit, c.monthly_limit, c.atm_limit, c.approval_based_limit, c.created_at,
-      h.id as holder_id, h.full_name as holder_full_name, h.user_external_id_one as holder_external_id_one,
-      h.user_external_id_two as holder_external_id_two, h.user_external_id_three as holder_external_id_three,
-      d.id as department_id, d.name as department_name,
+    select c.id, c.created_at, c.record,
       coalesce(u.day_card_and_atm, 0)::bigint as day_card_and_atm,
       coalesce(u.month_card_and_atm, 0)::bigint as month_card_and_atm,
       coalesce(u.month_atm, 0)::bigint as month_atm,
       coalesce(u.approval_spent, 0)::bigint as approval_spent,
       coalesce(u.approval_pending, 0)::bigint as approval_pending,
-      coalesce(cash.outstanding_cash, 0)::bigint as outstanding_cash
+      h.outstanding_cash_cents as outstanding_cash
     from cards c
     join card_holders h on h.id = c.card_holder_id
-    left join departments d on d.id = h.department_id
     left join lateral (
       select
         sum(t.amount_cents) filter (
@@ -244,20 +168,15 @@ export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods
         and t.status = 'SUCCEEDED' and not t.refund and t.method in ('CARD', 'ATM')
         and t.authorization_date >= ${periods.monthStartMs} and t.authorization_date < ${periods.monthEndMs}
     ) u on true
-    left join lateral (
-      select sum(t.amount_cents) as outstanding_cash
-      from transactions t
-      where t.person_id = c.card_holder_id
-        and t.method = 'CASH' and t.status = 'SUCCEEDED' and not t.refund
-        and (t.review_status is null or t.review_status not in (${SETTLED_CASH}))
-    ) cash on true
     where c.organization_id = ${organizationId} ${rest}
   `;
 }
 
-type CardWithUsageRow = CardQueryRow & UsageColumns;
-
-interface UsageColumns {
+/** A row of cardWithUsageQuery, inside the JSON value its readers ask for. */
+interface CardWithUsageRow {
+  id: string;
+  record: CardRecord;
+  created_at: number;
   day_card_and_atm: number;
   month_card_and_atm: number;
   month_atm: number;
@@ -266,10 +185,12 @@ interface UsageColumns {
   outstanding_cash: number;
 }
 
+/** Its integers checked: they came inside a JSON value. The limits need no check: cards' check constraints bound them. */
 function cardWithUsageOf(row: CardWithUsageRow): CardWithUsage {
   const sum = (value: number, column: string): number => int8FromJson(value, `card usage ${column}`);
   return {
-    card: cardOf(row),
+    card: row.record,
+    createdAt: int8FromJson(row.created_at, 'cards.created_at'),
     figures: {
       usage: {
         dayCardAndAtm: sum(row.day_card_and_atm, 'day_card_and_atm'),

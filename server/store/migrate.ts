@@ -13,6 +13,7 @@ import { organizationVersionsMigration } from './migrations/009-organization-ver
 import { dropOrganizationVersionsMigration } from './migrations/010-drop-organization-versions.js';
 import { ledgerRecordsMigration } from './migrations/011-ledger-records.js';
 import { ledgerAnswersMigration } from './migrations/012-ledger-answers.js';
+import { cardRecordsMigration } from './migrations/013-card-records.js';
 import type { DB } from './schema.js';
 
 /**
@@ -33,6 +34,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '010-drop-organization-versions': dropOrganizationVersionsMigration,
   '011-ledger-records': ledgerRecordsMigration,
   '012-ledger-answers': ledgerAnswersMigration,
+  '013-card-records': cardRecordsMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

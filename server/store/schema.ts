@@ -134,6 +134,8 @@ export interface CardHoldersTable {
   user_external_id_two: string | null;
   user_external_id_three: string | null;
   department_id: string | null;
+  /** The holder's outstanding cash in cents, kept by the database as the ledger changes (migration 013). */
+  outstanding_cash_cents: ColumnType<number, never, never>;
 }
 
 export interface CardsTable {
@@ -149,6 +151,12 @@ export interface CardsTable {
   /** Null for a card that is not approval-based. */
   approval_based_limit: number | null;
   created_at: number;
+  /**
+   * The card as the API shows it (the Card schema) but for its availableBalance, as JSON
+   * (migration 013): written by the database from the row, its holder and the holder's
+   * department, never by the application.
+   */
+  record: ColumnType<unknown, never, never>;
 }
 
 export interface TransactionTag {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   REVIEW_STATUSES,
@@ -12,6 +13,7 @@ import { inTransaction } from '../../server/store/in-transaction.js';
 import { createTestDatabaseOf, databaseKinds, type TestDatabase } from '../../scripts/proof/database.js';
 import {
   addCard,
+  addDepartment,
   addHolder,
   addOrganization,
   addRecords,
@@ -136,6 +138,67 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     }
   });
 
+  it('keeps each holder\'s outstanding cash as records change, move, go and are truncated', async () => {
+    const db = database.db;
+    const org = await addOrganization(db);
+    const p = picker(mulberry32(11));
+    const holders = [await addHolder(db, org), await addHolder(db, org), await addHolder(db, org)];
+    for (const holder of holders) await addCard(db, org, holder);
+    const now = Date.parse('2025-05-01T00:00:00Z');
+    const randomRecord = (): RecordOptions => ({
+      personId: p.pick(holders),
+      method: p.chance(0.7) ? 'CASH' : p.pick(TRANSACTION_METHODS),
+      status: p.chance(0.7) ? 'SUCCEEDED' : p.pick(TRANSACTION_STATUSES),
+      reviewStatus: p.chance(0.2) ? null : p.pick(REVIEW_STATUSES),
+      refund: p.chance(0.15),
+      authorizationDate: now + p.int(-40 * 24 * HOUR, 40 * 24 * HOUR),
+      amountCents: p.int(1, 5_000_000),
+    });
+    const ids = await addRecords(db, org, Array.from({ length: 200 }, randomRecord));
+    await compareAll(org, now);
+    // Every column the rule reads changes on some rows, some rows change holder, some go.
+    for (const id of ids.slice(0, 120)) {
+      const next = randomRecord();
+      await db
+        .updateTable('transactions')
+        .set({
+          person_id: next.personId,
+          method: next.method ?? 'CASH',
+          status: next.status ?? 'SUCCEEDED',
+          review_status: next.reviewStatus ?? null,
+          refund: next.refund ?? false,
+          amount_cents: next.amountCents,
+        })
+        .where('id', '=', id)
+        .execute();
+    }
+    await db.deleteFrom('transactions').where('id', 'in', ids.slice(150)).execute();
+    await compareAll(org, now);
+    await sql`truncate transactions`.execute(db);
+    const cleared = await db.selectFrom('card_holders').select('outstanding_cash_cents').where('organization_id', '=', org).execute();
+    expect(cleared.map((row) => row.outstanding_cash_cents)).toEqual([0, 0, 0]);
+    await compareAll(org, now);
+  });
+
+  it("shows a holder's and a department's change in the holder's cards", async () => {
+    const db = database.db;
+    const org = await addOrganization(db);
+    const department = await addDepartment(db, org, 'Sales');
+    const holder = await addHolder(db, org, { departmentId: department, externalIds: ['EMP-1'] });
+    const card = await addCard(db, org, holder);
+    const periods = cairoPeriods(Date.parse('2025-03-12T10:00:00Z'));
+    const read = async () => (await findCardWithUsage(db, org, card, periods))?.card;
+    expect((await read())?.cardHolder).toStrictEqual({ id: holder, fullName: 'Amr Saleh', userExternalIdOne: 'EMP-1', department: { id: department, name: 'Sales' } });
+    await db.updateTable('card_holders').set({ full_name: 'Mona Adel', user_external_id_one: null, user_external_id_two: 'EMP-2' }).where('id', '=', holder).execute();
+    await db.updateTable('departments').set({ name: 'Field sales' }).where('id', '=', department).execute();
+    await db.updateTable('cards').set({ nickname: 'Travel' }).where('id', '=', card).execute();
+    expect(await read()).toMatchObject({
+      nickname: 'Travel',
+      cardHolder: { id: holder, fullName: 'Mona Adel', userExternalIdTwo: 'EMP-2', department: { id: department, name: 'Field sales' } },
+    });
+    expect((await read())?.cardHolder).not.toHaveProperty('userExternalIdOne');
+  });
+
   it('reads nothing of another organization, and no card outside the list', async () => {
     const db = database.db;
     const org = await addOrganization(db);
@@ -158,7 +221,7 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     const periods = cairoPeriods(Date.parse('2025-03-12T10:00:00Z'));
     expect(await findCardWithUsage(db, stranger, card, periods)).toBeUndefined();
     const found = (await findCardWithUsage(db, org, card, periods))?.card;
-    expect(found).toMatchObject({ id: card, last4: null, holder: { id: holder, userExternalIdOne: 'EMP-1', department: null } });
+    expect(found).toMatchObject({ id: card, last4: null, cardHolder: { id: holder, userExternalIdOne: 'EMP-1', department: null } });
     await inTransaction(db, async (tx) => {
       expect(await lockCard(tx, stranger, card)).toBeUndefined();
       expect(await lockCard(tx, org, card)).toBeDefined();

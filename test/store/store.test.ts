@@ -16,7 +16,9 @@ import {
 import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 import { Migrator } from 'kysely/migration';
-import { addCard, addDepartment, addHolder, addOrganization, addRecords } from '../helpers/ledger.js';
+import { addCard, addDepartment, addHolder, addOrganization, addRecords, PLAIN_LIMITS } from '../helpers/ledger.js';
+import { findCardWithUsage } from '../../server/store/cards.js';
+import { cairoPeriods } from '../../server/domain/available-balance.js';
 import {
   addClientKey,
   authFailureCount,
@@ -61,13 +63,15 @@ function committing(statement: RawBuilder<unknown>): { execute: (tx: Kysely<DB>)
 const MINUTE = 60_000;
 
 /** An organization with a Sales department, its holder Mona Adel with a card, and one ledger record at T0. */
-async function addSalesRecord(db: Kysely<DB>): Promise<{ organizationId: string; departmentId: string; holderId: string; recordId: string | undefined }> {
+async function addSalesRecord(
+  db: Kysely<DB>,
+): Promise<{ organizationId: string; departmentId: string; holderId: string; cardId: string; recordId: string | undefined }> {
   const organizationId = await addOrganization(db, T0);
   const departmentId = await addDepartment(db, organizationId, 'Sales');
   const holderId = await addHolder(db, organizationId, { departmentId, fullName: 'Mona Adel', externalIds: ['E1'] });
   const cardId = await addCard(db, organizationId, holderId);
   const [recordId] = await addRecords(db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 }]);
-  return { organizationId, departmentId, holderId, recordId };
+  return { organizationId, departmentId, holderId, cardId, recordId };
 }
 
 /** A ledger row's stored record, as the driver parses it. */
@@ -319,6 +323,59 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         expect(await storedRecord(older.db, id ?? '')).toMatchObject({ note: 'Lunch', authorizationCode: null, person: { userExternalIdTwo: null } });
         await migrateTo('012-ledger-answers');
         expect(await shown()).toStrictEqual({ ...record, department: 'Field sales', person: { ...record.person, department: { id: departmentId, name: 'Field sales' } } });
+      } finally {
+        await older.close();
+      }
+    });
+    // Migration 013: each card carries the card the API shows and each holder its outstanding
+    // cash, written for the rows already there and kept in step; its down leaves 012's schema.
+    it('013 gives each card its record and each holder its outstanding cash, kept in step', async () => {
+      const older = await createTestDatabaseOf(kind, { migrated: false });
+      try {
+        const migrateTo = migratingTo(older.db);
+        await migrateTo('012-ledger-answers');
+        const { organizationId, departmentId, holderId, cardId, recordId } = await addSalesRecord(older.db);
+        const cash = (amountCents: number, reviewStatus: 'UNDER_REVIEW' | 'BALANCE_SETTLED') =>
+          addRecords(older.db, organizationId, [{ personId: holderId, authorizationDate: T0, method: 'CASH', reviewStatus, amountCents }]);
+        await cash(500, 'UNDER_REVIEW');
+        await cash(70, 'BALANCE_SETTLED');
+
+        await migrateTo('013-card-records');
+        const read = async () => findCardWithUsage(older.db, organizationId, cardId, cairoPeriods(T0));
+        const holder = { id: holderId, fullName: 'Mona Adel', userExternalIdOne: 'E1', department: { id: departmentId, name: 'Sales' } };
+        expect(await read()).toStrictEqual({
+          card: { id: cardId, nickname: 'Test card', last4: '4242', cardHolder: holder, limits: PLAIN_LIMITS },
+          createdAt: expect.any(Number) as number,
+          figures: {
+            usage: { dayCardAndAtm: 12_345, monthCardAndAtm: 12_345, monthAtm: 0 },
+            approval: { spent: 12_345, pending: 0, outstandingCash: 500 },
+          },
+        });
+        // The holder's cash moving leaves the ledger's records as they are; a name reaches both.
+        const version = async (): Promise<string | undefined> =>
+          (await sql<{ version: string }>`select xmin::text as version from transactions where id = ${recordId ?? ''}`.execute(older.db)).rows[0]?.version;
+        const before = await version();
+        await cash(25, 'UNDER_REVIEW');
+        expect(await version()).toBe(before);
+        expect((await read())?.figures.approval.outstandingCash).toBe(525);
+        await sql`update card_holders set full_name = 'Mona Adel Fahmy' where id = ${holderId}`.execute(older.db);
+        expect((await read())?.card.cardHolder.fullName).toBe('Mona Adel Fahmy');
+        expect(await storedRecord(older.db, recordId ?? '')).toMatchObject({ person: { fullName: 'Mona Adel Fahmy' } });
+
+        await migrateTo('012-ledger-answers');
+        const { rows } = await sql<{ columns: number; functions: number; index: boolean }>`
+          select (select count(*)::int from information_schema.columns
+              where (table_name, column_name) in (('cards', 'record'), ('card_holders', 'outstanding_cash_cents'))) as "columns",
+            (select count(*)::int from pg_proc where proname in ('card_record', 'outstanding_cash_of', 'cards_write_record',
+              'card_holders_rewrite_card_records', 'departments_rewrite_card_records', 'transactions_count_outstanding_cash',
+              'transactions_forget_outstanding_cash')) as "functions",
+            to_regclass('transactions_outstanding_cash_idx') is not null as "index"
+        `.execute(older.db);
+        expect(rows).toEqual([{ columns: 0, functions: 0, index: true }]);
+        await sql`update card_holders set full_name = 'Mona Fahmy' where id = ${holderId}`.execute(older.db);
+        expect(await storedRecord(older.db, recordId ?? '')).toMatchObject({ person: { fullName: 'Mona Fahmy' } });
+        await migrateTo('013-card-records');
+        expect(await read()).toMatchObject({ card: { cardHolder: { fullName: 'Mona Fahmy' } }, figures: { approval: { outstandingCash: 525 } } });
       } finally {
         await older.close();
       }

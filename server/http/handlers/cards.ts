@@ -8,7 +8,6 @@ import {
   listCards as listStoredCards,
   lockCard,
   saveCardLimits,
-  type CardHolderRecord,
   type CardWithUsage,
 } from '../../store/cards.js';
 import type { DB } from '../../store/schema.js';
@@ -16,31 +15,11 @@ import { idempotentWrite, operation, organizationOf } from '../handler-kinds.js'
 import { pageOf, pageRequest } from '../pagination.js';
 
 type Card = components['schemas']['Card'];
-type CardHolder = components['schemas']['CardHolder'];
 type ErrorBody = components['schemas']['Error'];
 
-/** The API's view of a holder (the CardHolder schema): external ids that are not set are left out. */
-export function toCardHolder(holder: CardHolderRecord): CardHolder {
-  return {
-    id: holder.id,
-    fullName: holder.fullName,
-    ...(holder.userExternalIdOne !== null ? { userExternalIdOne: holder.userExternalIdOne } : {}),
-    ...(holder.userExternalIdTwo !== null ? { userExternalIdTwo: holder.userExternalIdTwo } : {}),
-    ...(holder.userExternalIdThree !== null ? { userExternalIdThree: holder.userExternalIdThree } : {}),
-    department: holder.department === null ? null : { id: holder.department.id, name: holder.department.name },
-  };
-}
-
-/** A card as the API shows it, with its availableBalance from the domain rule (server/domain/available-balance.ts). */
+/** A card as the API shows it: the stored card, with its availableBalance from the domain rule (server/domain/available-balance.ts). */
 export function toCard({ card, figures }: CardWithUsage): Card {
-  return {
-    id: card.id,
-    last4: card.last4,
-    nickname: card.nickname,
-    cardHolder: toCardHolder(card.holder),
-    limits: { ...card.limits },
-    availableBalance: availableBalance({ activated: card.last4 !== null, limits: card.limits, ...figures }),
-  };
+  return { ...card, availableBalance: availableBalance({ activated: card.last4 !== null, limits: card.limits, ...figures }) };
 }
 
 /** Another organization's card gets the same answer as an unknown id: a foreign id is never confirmed. */
@@ -70,7 +49,7 @@ export async function cardPage(
   // The list's name is part of the binding, so a cursor of another list is refused here.
   const page = pageRequest(services.cursors, query, { list: 'cards' });
   const rows = await listStoredCards(db, { organizationId, periods: cairoPeriods(nowMs), after: page.after, take: page.limit + 1 });
-  const { items, nextCursor } = pageOf(services.cursors, page, rows, ({ card }) => ({ sort: card.createdAt, id: card.id }));
+  const { items, nextCursor } = pageOf(services.cursors, page, rows, ({ card, createdAt }) => ({ sort: createdAt, id: card.id }));
   return {
     status: 200,
     body: { cards: items.map(toCard), ...(nextCursor !== undefined ? { nextCursor } : {}) },
