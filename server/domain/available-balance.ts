@@ -9,7 +9,8 @@
  * `Intl.DateTimeFormat`, never from a fixed offset.
  *
  * Which transactions count for each usage figure is `USAGE_RULES` below (declarative, for the
- * store's SQL) and `countsFor` (the same rules as a predicate, for checking the store).
+ * store's SQL in server/store/cards.ts and the outstanding cash the database keeps, migration
+ * 013's `outstanding_cash_of`) and `countsFor` (the same rules as a predicate, for checking both).
  */
 import type { Limits } from './card-limits.js';
 
