@@ -323,6 +323,8 @@ function tally(entries: readonly string[]): Array<[entry: string, times: string]
 }
 
 interface CheckReport {
+  /** Each operation's line (ok or FAIL), printed once every page is checked. */
+  readonly lines: string[];
   readonly failures: string[];
   readonly blocked: string[];
   readonly checked: number;
@@ -331,6 +333,7 @@ interface CheckReport {
 
 async function checkPage(browser: Browser, paths: DocsPaths, document: BundledDocument): Promise<CheckReport> {
   const fileUrl = pathToFileURL(paths.output).href;
+  const lines: string[] = [];
   const failures: string[] = [];
   const blocked: string[] = [];
   const consoleErrors: string[] = [];
@@ -380,10 +383,10 @@ async function checkPage(browser: Browser, paths: DocsPaths, document: BundledDo
     );
     if (problem === undefined) {
       checked += 1;
-      console.log(`  ok  ${describe(operation)} ${Math.round(performance.now() - operationStarted)} ms`);
+      lines.push(`  ok  ${describe(operation)} ${Math.round(performance.now() - operationStarted)} ms`);
     } else {
       failures.push(`${describe(operation)}: ${problem}`);
-      console.log(`  FAIL ${describe(operation)}`);
+      lines.push(`  FAIL ${describe(operation)}`);
     }
   }
 
@@ -411,7 +414,7 @@ async function checkPage(browser: Browser, paths: DocsPaths, document: BundledDo
     failures.push(`${blocked.length} request(s) left the file and were blocked: the page is not self-contained`);
   }
   await context.close();
-  return { failures, blocked, checked, screenshot };
+  return { lines, failures, blocked, checked, screenshot };
 }
 
 async function launchChromium(): Promise<Browser> {
@@ -454,14 +457,14 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const pages = targets.map((paths, index) => ({ paths, document: bundled.value[index] }));
   const browser = launched.value;
-  const reports: Array<{ paths: DocsPaths; document: BundledDocument; report: CheckReport }> = [];
+  let reports: Array<{ paths: DocsPaths; document: BundledDocument; report: CheckReport }> = [];
   try {
     console.log(`docs:check: Chromium up in ${Math.round(performance.now() - checkStarted)} ms`);
-    for (const { paths, document } of pages) {
-      if (document === undefined) continue;
-      console.log(`docs:check: ${document.operations.length} operations in ${displayPath(paths.api)}`);
-      reports.push({ paths, document, report: await checkPage(browser, paths, document) });
-    }
+    // The pages in parallel, each in a context of its own: a page's reload after each operation
+    // keeps one of Chromium's processes busy, and there is one per page.
+    reports = await Promise.all(
+      pages.flatMap(({ paths, document }) => (document === undefined ? [] : [checkPage(browser, paths, document).then((report) => ({ paths, document, report }))])),
+    );
   } finally {
     await browser.close();
   }
@@ -470,6 +473,8 @@ async function main(argv: readonly string[]): Promise<number> {
   let failed = 0;
   for (const { paths, document, report } of reports) {
     const { bytes } = await stat(paths.output).then((s) => ({ bytes: s.size }));
+    console.log(`docs:check: ${document.operations.length} operations in ${displayPath(paths.api)}`);
+    for (const line of report.lines) console.log(line);
     console.log(`docs:check: ${displayPath(paths.output)}: blocked requests: ${report.blocked.length}`);
     for (const [request, times] of tally(report.blocked)) console.log(`  blocked${times} ${request}`);
     console.log(`docs:check: screenshot ${displayPath(report.screenshot)}`);

@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pgliteTemplate } from '../../scripts/proof/database.js';
 import { INT8_OID, parseInt8 } from '../../server/store/connection.js';
 
 /**
@@ -14,9 +15,12 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((instance) => instance.close()));
 });
 
-/** PGlite in this thread, with the server's int8 parser, keeping up to `maxPreparedStatements` texts. */
+/**
+ * PGlite in this thread, with the server's int8 parser, keeping up to `maxPreparedStatements`
+ * texts; from the tests' dump of an empty database, which spares an initdb each.
+ */
 async function embedded(maxPreparedStatements = 2_000): Promise<Instance> {
-  const instance = await PGlite.create({ parsers: { [INT8_OID]: parseInt8 } });
+  const instance = await PGlite.create({ loadDataDir: await pgliteTemplate({ migrated: false }), parsers: { [INT8_OID]: parseInt8 } });
   open.push(instance);
   instance.maxPreparedStatements = maxPreparedStatements;
   await instance.exec(`create table t (id int8 primary key, note text, amount int8 not null);

@@ -7,6 +7,10 @@ import {
   type Database,
   type PGliteInstance,
 } from '../../server/store/connection.js';
+import { pgliteTemplate } from '../../scripts/proof/database.js';
+
+/** A new thread on the tests' dump of an empty database (scripts/proof/database.ts), which spares an initdb. */
+const emptyDatabase = async () => ({ loadDataDir: await pgliteTemplate({ migrated: false }) });
 
 /**
  * The embedded database in its own thread (server/store/pglite-thread.ts, whose program is
@@ -17,7 +21,7 @@ import {
 
 let pglite: PGliteInstance;
 beforeAll(async () => {
-  pglite = await startEmbeddedDatabase();
+  pglite = await startEmbeddedDatabase(await emptyDatabase());
   await pglite.query('create table t (id int8 primary key, note text, amount int8 not null)');
   await pglite.query(`create function fail_with(code text, detail text) returns boolean language plpgsql as $$
     begin raise exception using errcode = code, message = 'failed on purpose', detail = detail; end $$`);
@@ -170,7 +174,7 @@ describe('the embedded database in its own thread', () => {
 describe("Kysely's connections to the embedded database", () => {
   let database: Database;
   beforeAll(async () => {
-    database = databaseFromPGlite(await startEmbeddedDatabase());
+    database = databaseFromPGlite(await startEmbeddedDatabase(await emptyDatabase()));
     await sql`create table counter (id int primary key, value int not null)`.execute(database.db);
     await sql`insert into counter values (1, 0)`.execute(database.db);
   });
@@ -209,7 +213,7 @@ describe("Kysely's connections to the embedded database", () => {
 describe('the embedded database with bounds (server/store/bounds.ts)', () => {
   let bounded: PGliteInstance;
   beforeAll(async () => {
-    bounded = await startEmbeddedDatabase({ bounds: { statementMs: 5_000, lockMs: 5_000, acquireMs: 200, idleInTransactionMs: 800 } });
+    bounded = await startEmbeddedDatabase({ ...(await emptyDatabase()), bounds: { statementMs: 5_000, lockMs: 5_000, acquireMs: 200, idleInTransactionMs: 800 } });
     await bounded.query('create table b (id int8 primary key)');
   });
   afterAll(async () => {
