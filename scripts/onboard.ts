@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { onboardOrganization, OnboardingError, type OnboardingResult } from '../server/onboarding.js';
 import { randomIds, systemClock } from '../server/clock-and-ids.js';
+import { checkedUsername, OperatorError } from '../server/operators.js';
 import { openDatabase, type Database } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
@@ -148,6 +149,8 @@ async function run(options: Options): Promise<void> {
     process.stderr.write(`${message}\n`);
   };
 
+  // A username that cannot be one is refused before a database is opened (or, embedded, created).
+  if (options.operator !== undefined) checkedUsername(options.operator);
   const database: Database = await openDatabase({ url: process.env['DATABASE_URL'] || undefined });
   try {
     await migrateToLatest(database.db);
@@ -207,7 +210,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     // Errors that say what to do: a held embedded database, a bad key or name or balance.
-    if (error instanceof DatabaseLockedError || error instanceof OnboardingError) {
+    if (error instanceof DatabaseLockedError || error instanceof OnboardingError || error instanceof OperatorError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

@@ -25,6 +25,13 @@ export function generatePassword(): string {
   return randomBytes(18).toString('base64url');
 }
 
+/** The username as it is kept (trimmed); throws OperatorError when it cannot be one. */
+export function checkedUsername(username: string): string {
+  const trimmed = username.trim();
+  if (!USERNAME.test(trimmed)) throw new OperatorError('A username is 3 to 100 letters, digits or any of . _ - @ (no spaces).');
+  return trimmed;
+}
+
 export function isOperatorRole(value: string): value is OperatorRole {
   return (OPERATOR_ROLES as readonly string[]).includes(value);
 }
@@ -38,10 +45,7 @@ export async function addOperator(
   deps: { readonly ids: IdGenerator; readonly clock: Clock },
   request: { organizationId: string; username: string; role: OperatorRole },
 ): Promise<NewOperatorLogin> {
-  const username = request.username.trim();
-  if (!USERNAME.test(username)) {
-    throw new OperatorError('A username is 3 to 100 letters, digits or any of . _ - @ (no spaces).');
-  }
+  const username = checkedUsername(request.username);
   if ((await getOrganization(db, request.organizationId)) === undefined) {
     throw new OperatorError(`No organization ${request.organizationId}.`);
   }

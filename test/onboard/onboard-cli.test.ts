@@ -1,4 +1,8 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -11,11 +15,12 @@ const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url
 /** Each run starts its own embedded database (~7–12 s, more on a busy machine); a test runs at most two. */
 const ONBOARD_RUN_TIMEOUT_MS = 60_000;
 
-async function onboard(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the command in `cwd` (the project by default) on DATABASE_URL (in memory by default; '': embedded under cwd's .data/). */
+async function onboard(args: string[], { cwd = ROOT, databaseUrl = 'memory://' } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(TSX, ['scripts/onboard.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: 'memory://' },
+    const { stdout, stderr } = await run(TSX, [path.join(ROOT, 'scripts/onboard.ts'), ...args], {
+      cwd,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
       timeout: ONBOARD_RUN_TIMEOUT_MS,
     });
     return { code: 0, stdout, stderr };
@@ -54,8 +59,15 @@ describe('npm run onboard', { timeout: 2 * ONBOARD_RUN_TIMEOUT_MS }, () => {
     const { code, stdout } = await onboard(['--name', 'Giza Foods']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/dashboard: +\/dashboard, operator admin-[a-z0-9]{8} \(approver\)\n +password: +[A-Za-z0-9_-]{24}\n/);
-    const refused = await onboard(['--name', 'Giza Foods', '--operator', 'two words']);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('A username is 3 to 100 letters');
+    // Refused before a database is opened: none is made in an empty directory.
+    const empty = await mkdtemp(path.join(tmpdir(), 'onboard-refused-'));
+    try {
+      const refused = await onboard(['--name', 'Giza Foods', '--operator', 'two words'], { cwd: empty, databaseUrl: '' });
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toContain('A username is 3 to 100 letters');
+      expect(existsSync(path.join(empty, '.data'))).toBe(false);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });
