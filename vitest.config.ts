@@ -45,10 +45,11 @@ const TYPES = ['{server,client,scripts,test}/**/*.test-d.ts'];
  * The longest files first, whatever their project, so that the two workers finish together:
  * by the last run's durations where every file has one, else (a clean clone, as in CI) the tests
  * of `npm run new-api`, which install and test whole projects (started last, one ran alone while
- * the other worker had nothing left), then proofs, then the tests of the service, then the unit
- * tests, larger files first.
+ * the other worker had nothing left), then proofs, then the tools (a minute or more each for the
+ * dev loop, the checker, `npm start` and the CLIs: started after the service's tests, one ran
+ * alone at the end), then the tests of the service, then the unit tests, larger files first.
  */
-const KIND_ORDER = ['new-api', 'proof', 'integration', 'tooling', 'unit'];
+const KIND_ORDER = ['new-api', 'proof', 'tooling', 'integration', 'unit'];
 const NEW_API_TESTS = 'test/new-api/';
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
