@@ -303,8 +303,9 @@ describe('npm start', () => {
 
 describe("the server's settings", () => {
   it('refuses a DATABASE_POOL_SIZE it cannot use, naming the setting, before opening anything', () => {
+    buildOnce();
     for (const value of ['0', '101', 'four']) {
-      const result = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'main.ts')], {
+      const result = spawnSync(process.execPath, [...startScriptNodeFlags(), MAIN], {
         cwd: ROOT,
         env: { ...process.env, DATABASE_POOL_SIZE: value, PORT: '0' },
         encoding: 'utf8',

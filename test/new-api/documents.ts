@@ -4,7 +4,8 @@
  * security schemes, write verifiers that accept any credential, give its tests credentials, and
  * run them again, then start it and send each operation with a documented example a request made
  * of the document's examples: it answers the example, and the same request with a parameter the
- * operation does not declare gets 400 before its handler runs.
+ * operation does not declare gets 400 before its handler runs. A document's own checks run on its
+ * project as made and once its server has stopped (ProjectChecks).
  */
 import { expect } from 'vitest';
 import { readdir, readFile } from 'node:fs/promises';
@@ -34,6 +35,14 @@ export const credentials: TestCredentials<typeof securitySchemes> = ${JSON.strin
 `;
 }
 
+/** Checks of one document's project beyond the whole story: on it as made, and after it served its examples. */
+export interface ProjectChecks {
+  /** After its `npm test` passed as made, before its verifiers are written. */
+  readonly asMade?: (project: Project) => Promise<void>;
+  /** Once its server has stopped. */
+  readonly afterwards?: (project: Project) => Promise<void>;
+}
+
 export interface DocumentRun {
   readonly project: Project;
   /** The operations that answered their documented example through `npm start`. */
@@ -41,7 +50,7 @@ export interface DocumentRun {
 }
 
 /** The whole story for one document; `install` is `npm ci`'s extra flags. */
-export async function exerciseDocument(input: string, name: string, install: readonly string[]): Promise<DocumentRun> {
+export async function exerciseDocument(input: string, name: string, install: readonly string[], checks: ProjectChecks = {}): Promise<DocumentRun> {
   const project = await createProject(input, name);
   const installed = await project.npm(['ci', '--no-audit', '--no-fund', ...install]);
   expect(installed.code, installed.output).toBe(0);
@@ -55,6 +64,7 @@ export async function exerciseDocument(input: string, name: string, install: rea
 
   const tested = await project.npm(['test']);
   expect(tested.code, tested.output).toBe(0);
+  await checks.asMade?.(project);
 
   // The project's own copy of the document, as its server serves it.
   const { model, document, rejectedExamples } = await generate(await firstDocument(project), 'generated', project.root);
@@ -95,6 +105,7 @@ export async function exerciseDocument(input: string, name: string, install: rea
   } finally {
     await server.stop();
   }
+  await checks.afterwards?.(project);
   return { project, answered };
 }
 
