@@ -110,7 +110,7 @@ export async function exerciseDocument(input: string, name: string, install: rea
 }
 
 /** The root of the project's document, as its redocly.yaml names it. */
-async function firstDocument(project: Project): Promise<string> {
+export async function firstDocument(project: Project): Promise<string> {
   const config = await readFile(path.join(project.root, 'redocly.yaml'), 'utf8');
   const root = /^\s+root: (.+)$/m.exec(config)?.[1];
   if (root === undefined) throw new Error('the project names no document');
