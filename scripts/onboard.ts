@@ -209,7 +209,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${error.message}\n\n${USAGE}\n`);
       return 2;
     }
-    // Errors that say what to do: a held embedded database, a bad key or name or balance.
+    // Errors that say what to do: a held embedded database, a bad key, name, balance or username.
     if (error instanceof DatabaseLockedError || error instanceof OnboardingError || error instanceof OperatorError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
