@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { refusalForms } from './refusal-media.js';
 
 const problem = { description: 'A problem', content: { 'application/problem+json': { schema: { type: 'object' } } } };
@@ -19,7 +19,9 @@ const document = {
 };
 
 describe("the form of the server's own refusals", () => {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'refusal-media-')), 'openapi.json');
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'refusal-media-'));
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+  const file = path.join(directory, 'openapi.json');
   writeFileSync(file, JSON.stringify(document));
   const form = refusalForms(file);
 
