@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PartnerClient } from '../../client/index.js';
 import { randomIds } from '../../server/clock-and-ids.js';
@@ -10,7 +10,7 @@ import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { buildDashboardPages, SCRIPT_BUDGET_BYTES, type BuiltPages } from '../../scripts/build-dashboard.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { sdkFor, SUCCEEDING_IBAN, transferTo } from '../sdk/sdk-app.js';
-import { hasChromium, launchChromium, NO_CHROMIUM } from '../helpers/chromium.js';
+import { hasChromium, launchChromium, NO_CHROMIUM, openPage } from '../helpers/chromium.js';
 
 // The dashboard's pages (client/dashboard/) in a real headless Chromium against the real app on a
 // real database, response validation on: an operator logs in, decides the transfers a partner
@@ -87,19 +87,10 @@ describe('the built pages', () => {
   });
 });
 
-/** A fresh browser context (its own cookies) at the given size, failing on page errors and console errors. */
-async function open(viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+/** A fresh browser context at the test app's address (openPage in test/helpers/chromium.ts). */
+async function open(viewport?: { width: number; height: number }): ReturnType<typeof openPage> {
   if (browser === undefined) throw new Error('no browser');
-  const context = await browser.newContext({ viewport, baseURL: app.baseUrl });
-  context.setDefaultTimeout(5_000);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (entry) => {
-    // Chromium logs each answer of 400 and above as "Failed to load resource"; the pages expect some (401 before login).
-    if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource')) problems.push(`console: ${entry.text()}`);
-  });
-  return { context, page, problems };
+  return openPage(browser, app.baseUrl, viewport);
 }
 
 async function logIn(page: Page, password = partner.operator.password): Promise<void> {

@@ -1,5 +1,5 @@
 import { accessSync, constants } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /**
  * Debian's Chromium for the browser tests (the dashboard's pages), as `npm run docs:check` uses
@@ -26,4 +26,25 @@ export const NO_CHROMIUM = `skipped: ${CHROMIUM} not found; the browser tests ne
  */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/**
+ * A fresh browser context (its own cookies) at `baseURL` and the given size, with its page and
+ * the page's errors and console errors as they come (`problems`, expected empty at the end).
+ */
+export async function openPage(
+  browser: Browser,
+  baseURL: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport, baseURL });
+  context.setDefaultTimeout(5_000);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (entry) => {
+    // Chromium logs each answer of 400 and above as "Failed to load resource"; the pages expect some (401 before login).
+    if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource')) problems.push(`console: ${entry.text()}`);
+  });
+  return { context, page, problems };
 }

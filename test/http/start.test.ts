@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptEnvironment, startScriptNodeFlags } from '../../scripts/bench/processes.js';
 import { DEMO_PENDING_TRANSFERS } from '../../server/sandbox/pending-transfers.js';
-import { hasChromium, launchChromium, NO_CHROMIUM } from '../helpers/chromium.js';
+import { hasChromium, launchChromium, NO_CHROMIUM, openPage } from '../helpers/chromium.js';
 import { eventually, transferBody } from './support.js';
 
 // A first `npm start`, as a new user runs it: what the start script runs (the build: server,
@@ -161,15 +161,7 @@ describe('npm start', () => {
     if (browser === undefined) throw new Error('no browser');
     const username = /^ {2}username: (\S+)$/m.exec(stdout)?.[1] ?? '';
     const password = /^ {2}password: (\S+)$/m.exec(stdout)?.[1] ?? '';
-    const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(5_000);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (entry) => {
-      // Chromium logs each answer of 400 and above as "Failed to load resource"; the login page expects a 401.
-      if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource')) problems.push(`console: ${entry.text()}`);
-    });
+    const { context, page, problems } = await openPage(browser, base);
 
     await page.goto('/dashboard');
     await page.getByLabel('Username').fill(username);
