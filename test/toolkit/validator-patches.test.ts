@@ -327,3 +327,37 @@ describe('objects with a valueOf or toString member that is not a function (epob
     expect(server.failures[0]).toMatchObject({ status: 400, of: 'request' });
   });
 });
+
+describe('validateApiSpec: false compiles no validator of the OpenAPI schema', () => {
+  it('starts without building one, and still builds it when the document is to be validated', async () => {
+    // The released 5.6.2 compiles the OpenAPI 3.1 schema's validator at every start and then,
+    // told not to validate the document, never uses it: a large part of a server's start-up.
+    const factory = require(require.resolve('express-openapi-validator/dist/framework/openapi/factory.schema')) as {
+      factorySchema: (...args: unknown[]) => unknown;
+    };
+    const schemaOf = vi.spyOn(factory, 'factorySchema');
+    try {
+      const started = await startValidatedServer(DOCUMENT, { routes: [['get', '/a/:id']] });
+      try {
+        expect((await fetch(`${started.baseUrl}/a/1`)).status).toBe(200);
+        expect(schemaOf).not.toHaveBeenCalled();
+      } finally {
+        await started.close();
+      }
+      // Asked to validate the document, it does (so this spy would see the released behaviour).
+      const app = express();
+      app.use(OpenApiValidator.middleware({ apiSpec: structuredClone(DOCUMENT) as never, validateApiSpec: true, validateRequests: true }));
+      app.get('/a/:id', (_req, res) => void res.status(200).end());
+      const listening = app.listen(0);
+      try {
+        await new Promise((resolve) => listening.once('listening', resolve));
+        expect((await fetch(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/a/1`)).status).toBe(200);
+        expect(schemaOf).toHaveBeenCalledTimes(1);
+      } finally {
+        listening.close();
+      }
+    } finally {
+      schemaOf.mockRestore();
+    }
+  });
+});
