@@ -19,15 +19,17 @@ const UNIT = [
 /**
  * The toolkit and the project's tools, which open no database or only an embedded one whatever
  * DATABASE_URL says: the generator, the dev loop, the linting and diff rules, the CLIs' own
- * databases, `npm start` (on a new embedded database, as a new user starts it), the SDK's
- * transport, the validator and PGlite patches, PGlite's thread. CI's pass on PostgreSQL leaves them
- * out: they ran in the pass before it, unchanged.
+ * databases, `npm start` (on a new embedded database, as a new user starts it), the dashboard's
+ * pages in a browser (their API calls are test/http/dashboard.test.ts's, on both databases), the
+ * SDK's transport, the validator and PGlite patches, PGlite's thread. CI's pass on PostgreSQL
+ * leaves them out: they ran in the pass before it, unchanged.
  */
 const TOOLING = [
   'test/contract/*.test.ts',
   'test/dev/*.test.ts',
   'test/onboard/*.test.ts',
   'test/http/start.test.ts',
+  'test/dashboard/pages.test.ts',
   'test/sdk/tokens.test.ts',
   'test/sdk/transport.test.ts',
   'test/store/pglite-patches.test.ts',

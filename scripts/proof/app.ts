@@ -12,7 +12,7 @@ import { openDatabase, type DatabaseKind } from '../../server/store/connection.j
 import type { DatabaseBounds } from '../../server/store/bounds.js';
 import { revokeClientTokens } from '../../server/store/organizations.js';
 import type { DB } from '../../server/store/schema.js';
-import { createTestDatabase } from './database.js';
+import { createTestDatabase, createTestDatabaseOf } from './database.js';
 
 /** A clock tests can pin and move; it starts at the real time so tokens and timestamps look normal. */
 export interface TestClock extends Clock {
@@ -98,6 +98,8 @@ export interface TestAppOptions {
   dashboardPagesDir?: string;
   /** The bounds of the database's calls (server/store/bounds.ts); none by default. */
   bounds?: DatabaseBounds;
+  /** The database the app runs on; by default PostgreSQL when DATABASE_URL is set, PGlite otherwise. */
+  database?: DatabaseKind;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -133,7 +135,8 @@ async function serve(db: Kysely<DB>, clock: TestClock, options: TestAppOptions):
 
 /** Starts the real app on a fresh database and an ephemeral port, with response validation on. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase(options.bounds === undefined ? {} : { bounds: options.bounds });
+  const databaseOptions = options.bounds === undefined ? {} : { bounds: options.bounds };
+  const database = await (options.database === undefined ? createTestDatabase(databaseOptions) : createTestDatabaseOf(options.database, databaseOptions));
   const clock = options.clock ?? testClock();
   const served = await serve(database.db, clock, options);
   const { baseUrl } = served;

@@ -17,6 +17,8 @@ import { hasChromium, launchChromium, NO_CHROMIUM, openPage } from '../helpers/c
 // created through the SDK, edits a card's limits, pages the ledger, reads the organization and logs
 // out, and the partner API shows each change. Then the keyboard alone, and a 360 px wide screen.
 // Chromium is Debian's, as for `npm run docs:check`; without it the browser tests skip, saying so.
+// The embedded database whatever DATABASE_URL says: what the pages ask of the API is
+// test/http/dashboard.test.ts's, which runs on both databases.
 
 /** The README's screenshots are taken when this names a folder (client/dashboard/screenshots). */
 const SCREENSHOTS = process.env['DASHBOARD_SCREENSHOTS'];
@@ -34,7 +36,7 @@ const pending: string[] = [];
 beforeAll(async () => {
   outDir = await mkdtemp(path.join(tmpdir(), 'dashboard-pages-'));
   built = await buildDashboardPages(outDir);
-  app = await startTestApp({ paymentNetworkDelayMs: NETWORK_DELAY_MS, dashboardPagesDir: outDir });
+  app = await startTestApp({ paymentNetworkDelayMs: NETWORK_DELAY_MS, dashboardPagesDir: outDir, database: 'pglite' });
   partner = await app.onboard({ name: 'Nile Delta Trading', balanceCents: 1_000_000_00 });
   const seeded = await seedSandboxData(app.db, { organizationId: partner.organizationId, now: app.clock.now(), ids: randomIds });
   expect(seeded.transactions).toBeGreaterThan(50);
