@@ -348,13 +348,14 @@ describe('validateApiSpec: false compiles no validator of the OpenAPI schema', (
       const app = express();
       app.use(OpenApiValidator.middleware({ apiSpec: structuredClone(DOCUMENT) as never, validateApiSpec: true, validateRequests: true }));
       app.get('/a/:id', (_req, res) => void res.status(200).end());
-      const listening = app.listen(0);
+      const listening = app.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => listening.once('listening', () => resolve()));
       try {
-        await new Promise((resolve) => listening.once('listening', resolve));
         expect((await fetch(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/a/1`)).status).toBe(200);
         expect(schemaOf).toHaveBeenCalledTimes(1);
       } finally {
-        listening.close();
+        listening.closeAllConnections();
+        await new Promise<void>((resolve) => listening.close(() => resolve()));
       }
     } finally {
       schemaOf.mockRestore();
