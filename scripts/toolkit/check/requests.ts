@@ -35,6 +35,23 @@ export interface SenderOptions {
 /** Answers larger than this are cut there (their bodies are then judged as cut). */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The longest request head (request line and header fields) the checker sends: 8,000 octets, the
+ * URI length RFC 9110 (section 4.1) asks every server to accept at least. Past what it accepts a
+ * server may refuse the head with 414 or 431 before any of its code runs (Node's HTTP parser
+ * answers 431 with no body past 16 KiB), so a longer request (a string at a large `maxLength` in
+ * a path, query or header) would judge the server's HTTP layer rather than its contract: it is
+ * not sent, and the report counts it as not sendable.
+ */
+export const MAX_HEAD_OCTETS = 8_000;
+
+/** The octets of the head Node writes for a request: its request line and header fields. */
+function headOctets(method: string, target: string, headers: readonly (readonly [string, string])[]): number {
+  let octets = Buffer.byteLength(`${method} ${target} HTTP/1.1\r\n\r\n`);
+  for (const [name, value] of headers) octets += Buffer.byteLength(`${name}: ${value}\r\n`, 'latin1');
+  return octets;
+}
+
 export class Sender {
   private readonly agents: { readonly http: http.Agent; readonly https: https.Agent };
 
@@ -74,6 +91,15 @@ export class Sender {
       }
       const secure = url.protocol === 'https:';
       const body = request.bodyBytes ?? request.body;
+      const head = headOctets(request.method, request.target ?? `${url.pathname}${url.search}`, [
+        ['Host', url.host],
+        ...(request.headerList ?? Object.entries(request.headers)),
+      ]);
+      if (head > MAX_HEAD_OCTETS) {
+        const message = `its request line and headers are ${head} octets; the checker sends at most ${MAX_HEAD_OCTETS} (RFC 9110, section 4.1)`;
+        resolve({ outcome: { kind: 'unsendable', message }, reused: false });
+        return;
+      }
       const agent = secure ? this.agents.https : this.agents.http;
       let outgoing: http.ClientRequest;
       try {
