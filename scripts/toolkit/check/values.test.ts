@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Schemas } from './schemas.js';
-import { ORDINARY_TEXT, valuesOf, type Channel } from './values.js';
+import { ORDINARY_TEXT, valuesOf, withoutLookarounds, type Channel } from './values.js';
 
 /** A document whose components the table's schemas refer to. */
 const document = {
@@ -151,6 +151,23 @@ describe('values drawn from a schema', () => {
   it('adds no undeclared properties to open objects when ordinary', () => {
     const values = valuesOf(document, { type: 'object', required: ['a'], properties: { a: { type: 'integer' } } }, { channel: 'body', direction: 'request', ordinary: true });
     for (const value of fc.sample(values ?? fc.constant({}), { numRuns: 200, seed: 9 })) expect(Object.keys(value as object)).toEqual(['a']);
+  });
+
+  it('draws from patterns fast-check cannot read whole: lookarounds, \\b, backreferences', () => {
+    const draw = (pattern: string) => fc.sample(valuesOf(document, { type: 'string', pattern }, { channel: 'body', direction: 'request' }) ?? fc.constant(null), { numRuns: 100, seed: 5 });
+    // A prefix the pattern refuses: what follows the lookahead always holds, the lookahead nearly always.
+    const ids = draw('^(?!sink_)[a-zA-Z0-9_-]+$') as string[];
+    expect(ids.every((id) => /^[a-zA-Z0-9_-]+$/.test(id))).toBe(true);
+    expect(ids.filter((id) => !id.startsWith('sink_')).length).toBeGreaterThan(90);
+    expect((draw('^\\bv(?<=v)\\d+\\B$') as string[]).every((version) => /^v\d+$/.test(version))).toBe(true);
+    // A backreference: drawn as plain strings, which the whole pattern then refuses (such requests are not sent).
+    expect(draw('^(a)\\1$')).toHaveLength(100);
+  });
+
+  it('reads a pattern without its lookarounds, keeping groups, classes and escapes', () => {
+    expect(withoutLookarounds('^(?!sink_)[a-z]+$')).toBe('^[a-z]+$');
+    expect(withoutLookarounds('^(?=.*\\d)(?=.*[a-z(])(?<!x)(?<=(y|z))\\w+\\b$')).toBe('^\\w+$');
+    expect(withoutLookarounds('^(ab|(?:c\\)))[\\b(?=]\\(?=$')).toBe('^(ab|(?:c\\)))[\\b(?=]\\(?=$');
   });
 
   it('gives nothing for a schema no value matches', () => {

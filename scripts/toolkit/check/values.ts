@@ -143,16 +143,75 @@ function plainStrings(shape: Shape, options: DrawOptions, state: DrawState): Arb
   return fc.oneof(CROSS_SHRINK, { weight: LONG_WEIGHT, arbitrary: usual }, { weight: 1, arbitrary: fc.string({ minLength: longMin, maxLength: longMin + LONG_MAX - LONG_MIN, unit: 'grapheme-ascii' }) });
 }
 
+/**
+ * Strings that match `regex`, drawn by fast-check's `stringMatching`. It cannot draw from
+ * lookarounds (`(?!sink_)`), `\b` or `\B`: such a pattern is drawn from without them, and a drawn
+ * string the whole pattern refuses makes its request not valid, so that request is not sent
+ * (cases.ts `invalidity`). Undefined when fast-check cannot draw from the pattern even so (a
+ * backreference): its strings are then drawn without it, and refused the same way.
+ */
+function matchingStrings(regex: RegExp, maxLength: number | undefined): Arbitrary<string> | undefined {
+  const constraints = maxLength === undefined ? {} : { maxLength };
+  try {
+    return fc.stringMatching(regex, constraints);
+  } catch {
+    try {
+      return fc.stringMatching(new RegExp(withoutLookarounds(regex.source), regex.flags), constraints);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** A pattern's source without its lookaround groups and its `\b` and `\B` assertions: what they allow, and more. */
+export function withoutLookarounds(source: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i += 1) {
+    const char = source[i] ?? '';
+    if (char === '\\') {
+      const next = source[i + 1] ?? '';
+      // Inside a class, `[\b]` is a backspace, not an assertion.
+      if (inClass || (next !== 'b' && next !== 'B')) out += char + next;
+      i += 1;
+    } else if (inClass) {
+      if (char === ']') inClass = false;
+      out += char;
+    } else if (char === '[') {
+      inClass = true;
+      out += char;
+    } else if (char === '(' && /^\(\?<?[=!]/.test(source.slice(i, i + 4))) {
+      i = groupEnd(source, i);
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+/** The index of the `)` that closes the group opened at `start`. */
+function groupEnd(source: string, start: number): number {
+  let depth = 0;
+  let inClass = false;
+  for (let i = start; i < source.length; i += 1) {
+    const char = source[i];
+    if (char === '\\') i += 1;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(') depth += 1;
+    else if (char === ')' && (depth -= 1) === 0) return i;
+  }
+  return source.length;
+}
+
 function strings(shape: Shape, options: DrawOptions, state: DrawState): Arbitrary<string> {
   const format = shape.format === undefined ? undefined : FORMAT_STRINGS[shape.format];
   if (format !== undefined) return format();
   const [pattern] = shape.patterns;
   if (pattern !== undefined) {
     const regex = patternRegExp(pattern);
-    if (regex !== undefined) {
-      const matching = fc.stringMatching(regex, shape.maxLength === undefined ? {} : { maxLength: shape.maxLength });
-      return options.channel === 'header' ? matching.map(untrimmed) : matching;
-    }
+    const matching = regex === undefined ? undefined : matchingStrings(regex, shape.maxLength);
+    if (matching !== undefined) return options.channel === 'header' ? matching.map(untrimmed) : matching;
   }
   return plainStrings(shape, options, state);
 }
