@@ -102,9 +102,21 @@ describe('readDocument', () => {
     ['a document that is not 3.1', { ...doc({}), openapi: '3.0.3' } as OpenApiDocument, '#/openapi'],
     ['two operations with one operationId', doc({ '/a': { get: { operationId: 'x', responses: ok } }, '/b': { get: { operationId: 'x', responses: ok } } }), '#/paths/~1b/get'],
     ['a template without its parameter', doc({ '/a/{id}': { get: { responses: ok } } }), '#/paths/~1a~1{id}/get'],
+    ['another schema dialect for the document', { ...doc({}), jsonSchemaDialect: 'http://json-schema.org/draft-04/schema#' } as OpenApiDocument, '#/jsonSchemaDialect'],
+    [
+      'another schema dialect for one schema',
+      doc({ '/a': { get: { parameters: [{ name: 'n', in: 'query', schema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'number', minimum: 1, exclusiveMinimum: true } }], responses: ok } } }),
+      '#/paths/~1a/get/parameters/0/schema/$schema',
+    ],
     ['a path parameter the template lacks', doc({ '/a': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }), '#/paths/~1a/get'],
   ])('refuses %s, naming where', (_name, document, pointer) => {
     expect(refusal(document).pointer).toBe(pointer);
+  });
+
+  it("reads schemas that declare JSON Schema 2020-12 or OpenAPI 3.1's dialect", () => {
+    const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema#', type: 'number', exclusiveMinimum: 1 };
+    const document = { ...doc({ '/a': { get: { parameters: [{ name: 'n', in: 'query', schema }], responses: ok } } }), jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base' };
+    expect(readDocument(document as OpenApiDocument).operations.map((op) => op.key)).toEqual(['getA']);
   });
 
   it('skips, with a warning naming it, what the validator cannot parse, and warns of callbacks', () => {

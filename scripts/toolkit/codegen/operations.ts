@@ -11,6 +11,7 @@ import {
 import type { RouteDefinition } from '../../../server/toolkit/routes.js';
 import { comparePaths, templateNames, toExpressPath } from './express-path.js';
 import { derivedOperationId, toIdentifier } from './identifiers.js';
+import { walkDocument } from './walk.js';
 
 /**
  * Reads what the generated skeleton needs from a bundled OpenAPI 3.1 document: its operations (the
@@ -169,12 +170,40 @@ function extensionsOf(operation: OperationObject): Record<string, unknown> {
 const headFirst = (a: OperationInfo, b: OperationInfo): number =>
   a.path === b.path ? Number(b.method === 'head') - Number(a.method === 'head') : 0;
 
+/**
+ * The schema dialects the toolkit reads: JSON Schema 2020-12 and OpenAPI 3.1's own dialect, which
+ * is 2020-12 with OpenAPI's vocabulary (OpenAPI 3.1, Schema Object). Its validator, types and
+ * checker read every schema by 2020-12's rules.
+ */
+const OAS_DIALECTS = 'https://spec.openapis.org/oas/3.1/dialect/';
+const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * Refuses a document that declares another dialect for its schemas (`jsonSchemaDialect`, or
+ * `$schema` in a schema): there the same keywords mean other things (in draft 4 a boolean
+ * `exclusiveMinimum`, in 2020-12 a number), so a schema would be validated and typed wrongly.
+ */
+function refuseOtherDialects(document: OpenApiDocument): void {
+  const refuse = (pointer: string, declared: unknown): void => {
+    const uri = typeof declared === 'string' ? declared.replace(/#$/, '') : declared;
+    if (typeof uri === 'string' && (uri === JSON_SCHEMA_2020_12 || uri.startsWith(OAS_DIALECTS))) return;
+    throw new GeneratorError(pointer, `the toolkit reads schemas as JSON Schema 2020-12, OpenAPI 3.1's dialect; this one declares ${JSON.stringify(declared)}`);
+  };
+  if (document['jsonSchemaDialect'] !== undefined) refuse('#/jsonSchemaDialect', document['jsonSchemaDialect']);
+  walkDocument(document, {
+    schema: (schema, pointer) => {
+      if (schema['$schema'] !== undefined) refuse(`${pointer}/$schema`, schema['$schema']);
+    },
+  });
+}
+
 /** Reads the document's operations, webhooks and security schemes; refuses what it cannot carry. */
 export function readDocument(document: OpenApiDocument, options: ReadOptions = {}): DocumentModel {
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1.')) {
     const got = document.openapi !== undefined ? `openapi ${JSON.stringify(document.openapi)}` : document['swagger'] !== undefined ? `swagger ${JSON.stringify(document['swagger'])}` : 'no openapi field';
     throw new GeneratorError('#/openapi', `this generator reads OpenAPI 3.1 documents (this one has ${got})`);
   }
+  refuseOtherDialects(document);
   const warnings: Warning[] = [];
   const serverBases = basePaths(document, warnings);
   const bases = options.pathsAsWritten === true ? [''] : serverBases;
