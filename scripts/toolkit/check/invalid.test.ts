@@ -100,6 +100,31 @@ describe('invalid requests', () => {
     expect(constraints).toContain('body/tags/* maxLength');
   });
 
+  it('leaves in a required value that has a default, which a server may take for it', () => {
+    const withDefaults = structuredClone(document) as unknown as {
+      paths: Record<string, { post: { parameters: { schema: Record<string, unknown> }[]; requestBody: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }> } } }>;
+    };
+    const post = withDefaults.paths['/items/{id}']?.post;
+    if (post === undefined) throw new Error('the document has the operation');
+    Object.assign(post.parameters[1]?.schema ?? {}, { default: 10 });
+    Object.assign(post.requestBody.content['application/json']?.schema.properties['kind'] ?? {}, { default: 'a' });
+    const changed = withDefaults as unknown as OpenApiDocument;
+    const [defaulted] = readOperations(changed).operations;
+    if (defaulted === undefined) throw new Error('the document has an operation');
+    const defaultedPlan = planOperation(changed, defaulted);
+    const defaultedSchemas = new Schemas(changed);
+    const descriptions = new Set<string>();
+    for (const request of drawn.slice(0, 10)) {
+      for (let choice = 0; choice < countCandidates(changed, defaultedPlan, request, defaultedSchemas); choice += 1) {
+        descriptions.add(invalidRequest(changed, defaultedPlan, request, choice, defaultedSchemas)?.description ?? '');
+      }
+    }
+    expect([...descriptions].filter((description) => description.includes('left out'))).toEqual(
+      expect.arrayContaining(['required header parameter X-Trace left out', 'body /: required: required property name left out']),
+    );
+    expect([...descriptions].filter((description) => /limit left out|property kind left out/.test(description))).toEqual([]);
+  });
+
   it('passes over a change a string parameter takes as it is on the wire', () => {
     // `12345` for a string is `"12345"` on the wire: a string; `type` is never offered for X-Trace.
     for (const request of drawn.slice(0, 10)) {

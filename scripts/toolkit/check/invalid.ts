@@ -79,6 +79,13 @@ const preview = (value: unknown): string => {
 /** Strings that break most patterns. */
 const OFF_PATTERN = ['', ' ', '!', '~~~', '\u0000', '0', 'a', 'ZZZZ', '-1', 'not matching'];
 
+/**
+ * Whether the schemas give a default. A required value left out that has one is not broken: the
+ * schema says what is assumed when it is not provided, and validators fill it in
+ * (express-openapi-validator does, with Ajv's `useDefaults`), so a server may take the request.
+ */
+const hasDefault = (document: object, schemas: readonly unknown[]): boolean => schemas.some((schema) => flatten(document, schema).hasDefault);
+
 /** Every one-place change of `value` (of `schema`) that may break one constraint. */
 function valueChanges(document: object, schemas: readonly unknown[], value: unknown, path: readonly (string | number)[], out: ValueChange[], depth: number, text: boolean): void {
   if (depth > MAX_DEPTH || out.length >= MAX_CANDIDATES) return;
@@ -148,7 +155,7 @@ function valueChanges(document: object, schemas: readonly unknown[], value: unkn
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const object = value as Record<string, unknown>;
     for (const name of shape.required) {
-      if (name in object) out.push({ path, keyword: 'required', detail: `required property ${name} left out`, value: REMOVE_MARK(name) });
+      if (name in object && !hasDefault(document, shape.properties.get(name) ?? [])) out.push({ path, keyword: 'required', detail: `required property ${name} left out`, value: REMOVE_MARK(name) });
     }
     if (shape.noExtras || shape.allowedNames !== undefined) {
       let name = 'unexpectedProperty';
@@ -192,7 +199,7 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
   operation.parameters.forEach((parameter, index) => {
     const value = drawn.parameters[index];
     const withValue = (next: unknown): DrawnRequest => ({ ...drawn, parameters: drawn.parameters.map((old, i) => (i === index ? next : old)) });
-    if (parameter.required && parameter.in !== 'path') {
+    if (parameter.required && parameter.in !== 'path' && !(parameter.schemaPointer !== undefined && hasDefault(document, [{ $ref: parameter.schemaPointer }]))) {
       list.push({
         build: () => ({
           drawn: withValue(undefined),

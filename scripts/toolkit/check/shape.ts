@@ -64,6 +64,8 @@ export interface Shape {
   readonly examples: readonly unknown[];
   readonly readOnly: boolean;
   readonly writeOnly: boolean;
+  /** The schema has a `default`: a server may take it for the value left out (the validator writes it in). */
+  readonly hasDefault: boolean;
   /** The references followed to reach these constraints (recursion is counted by them). */
   readonly refs: readonly string[];
 }
@@ -99,6 +101,7 @@ export const ANY: Shape = {
   examples: [],
   readOnly: false,
   writeOnly: false,
+  hasDefault: false,
   refs: [],
 };
 
@@ -174,6 +177,7 @@ export function mergeShapes(a: Shape, b: Shape): Shape {
     examples: [...a.examples, ...b.examples],
     readOnly: a.readOnly || b.readOnly,
     writeOnly: a.writeOnly || b.writeOnly,
+    hasDefault: a.hasDefault || b.hasDefault,
     refs: [...a.refs, ...b.refs],
   };
 }
@@ -234,6 +238,7 @@ function ownShape(schema: Json): Shape {
     examples,
     readOnly: schema['readOnly'] === true,
     writeOnly: schema['writeOnly'] === true,
+    hasDefault: 'default' in schema,
   };
 }
 
