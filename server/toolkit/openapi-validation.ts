@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import addFormatsModule, { type FormatName } from 'ajv-formats';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { namingIntendedBranch } from './branch-errors.js';
@@ -51,6 +53,43 @@ export interface OpenApiValidation {
  */
 const INT64 = { type: 'number', validate: (value: number) => Number.isSafeInteger(value) } as const;
 
+/** OpenAPI's formats the validator checks itself, besides ajv-formats' (its documentation lists them). */
+const VALIDATOR_FORMATS = new Set(['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']);
+
+const checkedFormat = (name: string): boolean => {
+  if (VALIDATOR_FORMATS.has(name)) return true;
+  try {
+    addFormatsModule.default.get(name as FormatName);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The document's formats the validator does not check (`uint32`, `snowflake`), declared to it as
+ * annotations: JSON Schema 2020-12 reads a format it does not know as an annotation every value
+ * passes, and so does the validator's Ajv, but it also writes a warning to the console for each
+ * schema with one, every time it compiles that schema. Examples are not read: their objects are
+ * values, where a member named `format` is data.
+ */
+function annotationFormats(apiSpec: string): Record<string, true> {
+  const found: Record<string, true> = {};
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'format' && typeof value === 'string' && !checkedFormat(value)) found[value] = true;
+      else if (key !== 'example' && key !== 'examples' && key !== 'default' && key !== 'const' && key !== 'enum') visit(value);
+    }
+  };
+  visit(JSON.parse(readFileSync(apiSpec, 'utf8')));
+  return found;
+}
+
 /** The validator's middleware, by the names of its functions in the order it returns them. */
 const ROUTING = new Set(['pathParamsMiddleware', 'metadataMiddleware', 'responseMiddleware']);
 const SECURITY = new Set(['securityMiddleware']);
@@ -75,7 +114,7 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
     // Unless handlers are given, authentication is the server's: it knows its tokens.
     validateSecurity: options.securityHandlers === undefined ? false : { handlers: { ...options.securityHandlers } as never },
     validateFormats: true,
-    formats: { int64: INT64 },
+    formats: { ...annotationFormats(options.apiSpec), int64: INT64 },
     // Multipart bodies only where a document has them: no upload parser per request otherwise.
     fileUploader: options.multipart === true ? {} : false,
     ...(options.ignorePaths === undefined ? {} : { ignorePaths: options.ignorePaths }),

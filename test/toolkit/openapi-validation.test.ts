@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validationFailureOf } from '../../server/toolkit/openapi-validation.js';
 import { jsonText, serializedAs } from '../../server/toolkit/send-result.js';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
@@ -334,6 +334,41 @@ describe('a body given as its JSON text', () => {
       expect(JSON.stringify({ page: jsonText(text) })).toBe(JSON.stringify({ page: JSON.parse(text) as unknown }));
     } finally {
       await unvalidated.close();
+    }
+  });
+});
+
+describe('formats the validator does not check', () => {
+  // `uint32` and `snowflake` are no format JSON Schema or OpenAPI defines: annotations, as 2020-12 reads them.
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Formats', version: '1' },
+    paths: {
+      '/counts': {
+        get: {
+          parameters: [{ name: 'n', in: 'query', schema: { type: 'integer', format: 'uint32' } }],
+          responses: {
+            '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string', format: 'snowflake' } } } } } },
+            '400': PROBLEM,
+          },
+        },
+      },
+    },
+    components: DOCUMENT.components,
+  };
+
+  it('pass every value, with no warning on the console', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    const formats = await startValidatedServer(document, { routes: [['get', '/counts']] });
+    try {
+      formats.answer = { status: 200, body: { id: 'not a number at all' } };
+      expect((await fetch(`${formats.baseUrl}/counts?n=4294967296`)).status).toBe(200);
+      // The type still holds.
+      expect((await fetch(`${formats.baseUrl}/counts?n=many`)).status).toBe(400);
+      expect(warn.mock.calls.map((call) => String(call[0])).filter((text) => text.includes('format'))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+      await formats.close();
     }
   });
 });
