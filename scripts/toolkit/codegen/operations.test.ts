@@ -74,6 +74,21 @@ describe('readDocument', () => {
     expect(model.serverBases).toEqual(['/api/v1', '/api/v2']);
   });
 
+  it('expands variables in a server URL’s scheme and host too, and names one without a value', () => {
+    const model = readDocument(
+      doc({ '/me': { get: { responses: ok } } }, {
+        servers: [
+          { url: '{protocol}://{region}.x.test/{path}', variables: { protocol: { default: 'https', enum: ['https', 'http'] }, region: { default: 'eu', enum: ['eu', 'us'] }, path: { default: '' } } },
+          { url: '{origin}/v1', variables: { origin: { default: 'https://x.test' } } },
+          { url: 'https://x.test/{unset}', variables: { unset: {} } },
+        ],
+      }),
+    );
+    expect(model.serverBases).toEqual(['', '/v1']);
+    expect(model.operations[0]?.expressPaths).toEqual(['/me', '/v1/me']);
+    expect(model.warnings).toEqual([{ pointer: '#/servers/2/url', message: 'a server variable without a value; this server is not served' }]);
+  });
+
   it('serves each operation at its path as written when asked, and still names the servers’ base paths', () => {
     const model = readDocument(doc({ '/a': { get: { responses: ok } } }, { servers: [{ url: 'https://x.test/api/v2' }] }), { pathsAsWritten: true });
     expect(model.operations[0]?.expressPaths).toEqual(['/a']);

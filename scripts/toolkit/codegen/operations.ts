@@ -136,31 +136,44 @@ function typesOf(document: OpenApiDocument, schema: unknown): string[] {
   return [];
 }
 
-/** The path part of each server URL, variables expanded (their enum values, else their default). */
+/** A server's URLs past this many, once its variables are expanded, are not served (a warning says so). */
+const MAX_SERVER_URLS = 256;
+
+/**
+ * The path part of each server URL, its variables expanded wherever they are (scheme, host or
+ * path) to their enum values, else their default (OpenAPI 3.1, Server Variable Object).
+ */
 function basePaths(document: OpenApiDocument, warnings: Warning[]): string[] {
   const servers = (document['servers'] ?? []) as ReadonlyArray<{ url?: string; variables?: Record<string, { default?: string; enum?: string[] }> }>;
   if (servers.length === 0) return [''];
   const paths = new Set<string>();
   servers.forEach((server, index) => {
-    const url = server.url ?? '/';
-    const afterHost = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(url);
-    let path = afterHost === null ? url : url.slice(afterHost[0].length);
-    if (!path.startsWith('/')) path = `/${path}`;
-    let expanded = [path];
+    const pointer = pointerOf('servers', String(index), 'url');
+    let urls = [server.url ?? '/'];
     for (const [name, variable] of Object.entries(server.variables ?? {})) {
       const values = variable.enum ?? (variable.default === undefined ? [] : [variable.default]);
-      if (!path.includes(`{${name}}`)) continue;
-      expanded = expanded.flatMap((p) => values.map((value) => p.replaceAll(`{${name}}`, value)));
+      // A variable without a value stays as written, and the URL is then not served.
+      if (values.length > 0) urls = urls.flatMap((url) => (url.includes(`{${name}}`) ? values.map((value) => url.replaceAll(`{${name}}`, value)) : [url]));
     }
-    for (const p of expanded) {
-      if (/[{}]/.test(p)) {
-        warnings.push({ pointer: pointerOf('servers', String(index), 'url'), message: 'a server variable without a value; this server is not served' });
-        continue;
-      }
-      paths.add(p.replace(/\/+$/, ''));
+    if (urls.length > MAX_SERVER_URLS) {
+      warnings.push({ pointer, message: `its variables give ${urls.length} URLs; the first ${MAX_SERVER_URLS} are served` });
+      urls = urls.slice(0, MAX_SERVER_URLS);
     }
+    let unresolved = false;
+    for (const url of urls) {
+      if (/[{}]/.test(url)) unresolved = true;
+      else paths.add(pathOf(url));
+    }
+    if (unresolved) warnings.push({ pointer, message: 'a server variable without a value; this server is not served' });
   });
   return paths.size === 0 ? [''] : [...paths];
+}
+
+/** The path of a server URL, absolute (`https://x.test/api/`) or relative (`/api`, `api`), without a trailing slash. */
+function pathOf(url: string): string {
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  const path = (origin === null ? url : url.slice(origin[0].length)).replace(/[?#].*$/, '');
+  return (path.startsWith('/') ? path : `/${path}`).replace(/\/+$/, '');
 }
 
 function extensionsOf(operation: OperationObject): Record<string, unknown> {
