@@ -129,6 +129,22 @@ function credentialWords(scheme: SecuritySchemeInfo): string {
   }
 }
 
+/** Where the contract tests send a scheme's credential, for the line test/credentials.ts starts with. */
+function credentialHint(scheme: SecuritySchemeInfo): string {
+  const name = `'${(scheme.name ?? '?').replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+  switch (scheme.type) {
+    case 'apiKey':
+      return scheme.in === 'query' ? `{ query: { ${name}: '…' } }` : scheme.in === 'cookie' ? `{ cookie: { ${name}: '…' } }` : `{ header: { ${name}: '…' } }`;
+    case 'http':
+      return (scheme.scheme ?? '').toLowerCase() === 'basic' ? `{ header: { Authorization: 'Basic …' } }` : `{ header: { Authorization: 'Bearer …' } }`;
+    case 'oauth2':
+    case 'openIdConnect':
+      return `{ header: { Authorization: 'Bearer …' } }`;
+    default:
+      return '{ header: { … } }';
+  }
+}
+
 function securityTs(facts: ProjectFacts): string {
   const names = Object.keys(facts.securitySchemes);
   const entries = names.map((name) => {
@@ -170,7 +186,7 @@ import type { securitySchemes } from '../generated/server.js';
 export const credentials: TestCredentials<typeof securitySchemes> = {${Object.keys(facts.securitySchemes).length === 0 ? '' : '\n'}${Object.keys(
     facts.securitySchemes,
   )
-    .map((name) => `  // ${JSON.stringify(name)}: { header: { … } },\n`)
+    .map((name) => `  // ${JSON.stringify(name)}: ${credentialHint(facts.securitySchemes[name] as SecuritySchemeInfo)},\n`)
     .join('')}};
 `;
 }
