@@ -44,6 +44,20 @@ export interface ContractResult {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * One of this server's own refusals: a request off the contract, credentials missing or refused, a
+ * path or method it does not serve, an answer off the contract, a handler that failed.
+ */
+export interface Refusal {
+  readonly status: number;
+  /** What is wrong, in words for the client. */
+  readonly message: string;
+  /** The value refused (`query.limit`, `body.items.0.name`), when it is one. */
+  readonly field?: string;
+  /** The operation asked for, when the request reached one. */
+  readonly operationId?: string;
+}
+
 type Invoke<R, Ctx> = (route: R, req: Request, res: Response, run: (ctx: Ctx) => Promise<ContractResult>) => Promise<void>;
 
 export interface ContractServerOptions<R extends ContractRoute, H, Ctx = undefined> {
@@ -76,6 +90,12 @@ export interface ContractServerOptions<R extends ContractRoute, H, Ctx = undefin
    * 404 that says where it is served.
    */
   readonly serverBases?: readonly string[];
+  /**
+   * The JSON body of this server's refusals where the document declares a JSON answer for their
+   * status: the document's error shape (`{ code, message }`, RFC 9457's `{ type, title, status,
+   * detail }`). Default: `{ message, field }`. A stub not written yet still says so in words.
+   */
+  readonly refusalBody?: (refusal: Refusal) => unknown;
 }
 
 /** Bodies a client may send at most. */
@@ -219,10 +239,12 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     const failure = validationFailureOf(error);
     const e = (typeof error === 'object' && error !== null ? error : {}) as StatusError;
     let status: number;
-    let body: Record<string, unknown>;
+    let message: string;
+    let field: string | undefined;
     if (failure !== undefined) {
       status = failure.status;
-      body = { message: failure.of === 'response' ? `The answer is off the contract: ${failure.message}` : failure.message, ...(failure.field === undefined ? {} : { field: failure.field }) };
+      message = failure.of === 'response' ? `The answer is off the contract: ${failure.message}` : failure.message;
+      field = failure.field;
       res.set(failure.headers);
       if (failure.of === 'response') log(`answer off the contract replaced by a 500: ${req.method} ${req.path}: ${failure.message}`);
       if (status === 401) {
@@ -231,27 +253,40 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
       }
     } else if (e.status === 501 && typeof e.operationId === 'string') {
       status = 501;
-      body = { message: `${e.operationId} is not implemented yet: write its handler.` };
+      message = `${e.operationId} is not implemented yet: write its handler.`;
     } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
       status = e.status;
-      body = { message: typeof e.message === 'string' ? e.message : 'The request is invalid.' };
+      message = typeof e.message === 'string' ? e.message : 'The request is invalid.';
     } else {
       status = 500;
-      body = { message: 'The handler failed.' };
+      message = 'The handler failed.';
       log(`unexpected error: ${req.method} ${req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }
     if (status === 404 && mounts !== undefined) {
       const elsewhere = servedElsewhere(options.routeList, mounts, req.method, req.path);
-      if (elsewhere !== undefined) body = { message: elsewhere };
+      if (elsewhere !== undefined) [message, field] = [elsewhere, undefined];
     }
+    const route = routeOf.get(req);
     Object.assign(req, { openapi: undefined });
     // A stub not written yet says so in JSON whatever the document declares: it is not one of the
     // document's answers, and the developer needs the words.
-    const form = status === 501 ? ({ kind: 'json', mediaType: 'application/json' } as const) : refusalForm(routeOf.get(req), status);
+    const stub = status === 501 && failure === undefined;
+    const form = stub ? ({ kind: 'json', mediaType: 'application/json' } as const) : refusalForm(route, status);
     res.status(status);
     if (form.kind === 'empty') res.end();
-    else if (form.kind === 'text') res.type(form.mediaType).send(String(body['message']));
-    else res.type(form.mediaType).send(JSON.stringify(body));
+    else if (form.kind === 'text') res.type(form.mediaType).send(message);
+    else res.type(form.mediaType).send(JSON.stringify(stub ? { message } : refusalBodyOf({ status, message, ...(field === undefined ? {} : { field }), ...(route === undefined ? {} : { operationId: route.operationId }) })));
+  };
+  const defaultBody = ({ message, field }: Refusal): unknown => ({ message, ...(field === undefined ? {} : { field }) });
+  const refusalBodyOf = (refusal: Refusal): unknown => {
+    if (options.refusalBody === undefined) return defaultBody(refusal);
+    try {
+      return options.refusalBody(refusal);
+    } catch (error) {
+      // The refusal still goes out, in the plain shape, and the failure is the server's to fix.
+      log(`refusalBody failed: ${error instanceof Error ? error.message : String(error)}`);
+      return defaultBody(refusal);
+    }
   };
   app.use(() => {
     // An operation the generator skipped (it says why when it runs): the document has it, no route serves it.

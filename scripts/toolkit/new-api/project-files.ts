@@ -219,6 +219,7 @@ operations that need credentials answer 401 until their verifier is written (bel
 | \`generated/\` | types, route table and bundled document, written by \`npm run generate\` | never edit |
 | \`server/handlers/\` | one handler per operation, named after its operationId | yes |
 | \`server/security.ts\` | one verifier per security scheme | yes |
+| \`server/refusals.ts\` | the body of the server's own refusals (400, 401, 404, …), in the document's error shape | yes |
 | \`server/app.ts\`, \`server/main.ts\` | the server, and what \`npm start\` runs | yes |
 | \`client/index.ts\` | a typed client of the API (openapi-fetch) | yes |
 | \`test/\` | contract tests built from the document's examples; your own tests | yes |

@@ -3,6 +3,7 @@ import type { Express, Request } from 'express';
 import { mountOperations, routeList, securitySchemes, serverBases } from '../generated/server.js';
 import type { Context } from './context.js';
 import { handlers as documentHandlers } from './handlers/index.js';
+import { refusalBody } from './refusals.js';
 import { verifiers } from './security.js';
 import { createContractApp } from './toolkit/contract-server.js';
 
@@ -34,6 +35,7 @@ export function createApp(options: AppOptions): Express {
     mountOperations,
     handlers: options.handlers ?? documentHandlers,
     verifiers,
+    refusalBody,
     context: contextOf,
     validateResponses: options.validateResponses,
     ...(options.log === undefined ? {} : { log: options.log }),

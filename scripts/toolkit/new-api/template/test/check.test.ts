@@ -11,8 +11,8 @@
  * - the server's own refusals, sent before any handler runs (400 for a request off the contract,
  *   401 without credentials, 404, 405, 415): where the document does not declare that answer, or
  *   declares another media type, shape or required header for it, the finding is the document's
- *   to fix (its lint warns of the same), or the server's refusal is generic where the document
- *   asks for more.
+ *   to fix (its lint warns of the same), or server/refusals.ts's to write in the document's error
+ *   shape.
  * Everything else fails: a handler's answer off the contract, a 5xx, an invalid request accepted.
  * CHECK_CASES and CHECK_SEED change how many requests and which; `npm run check` runs the same
  * check against any running server.
@@ -84,6 +84,9 @@ describe('npm run check against this server', () => {
     const documentsToFix = (finding: FindingReport): boolean =>
       finding.status === 501 || (finding.status !== null && SERVER_REFUSALS.has(finding.status) && ANSWER_SHAPE.has(finding.kind));
     for (const finding of report.findings.filter(documentsToFix)) console.warn(`check: ${finding.kind} ${finding.operation}: ${finding.message}`);
+    if (report.findings.some((finding) => finding.kind === 'response-body' && finding.status !== null && SERVER_REFUSALS.has(finding.status))) {
+      console.warn("check: the server's refusals take their body from server/refusals.ts: write it in the document's error shape");
+    }
     const findings = report.findings.filter((finding) => !documentsToFix(finding));
     expect(findings.map((finding) => `${finding.kind} ${finding.operation}: ${finding.message}\n  ${finding.curl}\n  replay: ${finding.replay}`)).toEqual([]);
     expect(report.requests).toBeGreaterThan(0);
