@@ -148,6 +148,17 @@ describe('readDocument', () => {
     ]);
   });
 
+  it('skips, with a warning giving it encoded, a path whose text a request carries percent-encoded', () => {
+    const model = readDocument(doc({ '/café/{ünï}': { get: { parameters: [{ name: 'ünï', in: 'path', required: true }], responses: ok } }, '/caf%C3%A9/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }));
+    expect(model.operations.map((op) => op.path)).toEqual(['/caf%C3%A9/{id}']);
+    expect(model.warnings).toEqual([
+      {
+        pointer: '#/paths/~1café~1{ünï}',
+        message: 'the path has characters a request carries percent-encoded (é), so no request matches it as written: write it /caf%C3%A9/{ünï}; operation "getCafByN" is not served',
+      },
+    ]);
+  });
+
   it('types a webhook by its first request (in the order get, put, post, …), and warns of another method under its name', () => {
     const model = readDocument(doc({}, { webhooks: { tick: { post: { responses: ok }, put: { responses: ok } } } }));
     expect(model.webhooks.map((hook) => `${hook.method} ${hook.name}`)).toEqual(['put tick']);

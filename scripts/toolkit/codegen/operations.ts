@@ -136,6 +136,22 @@ function typesOf(document: OpenApiDocument, schema: unknown): string[] {
   return [];
 }
 
+/** What a URL path carries as it is (RFC 3986 `pchar` and `/`): anything else arrives percent-encoded. */
+const URL_PATH_CHARACTER = /[A-Za-z0-9\-._~!$&'()*+,;=:@/%]/;
+
+/**
+ * Why requests can never match the literal text of a path template (`/café/{id}`): a client
+ * percent-encodes what a URL path cannot carry (`/caf%C3%A9/…`), and the router and the validator
+ * compare the path as it arrives. Undefined when every literal character is carried as written.
+ */
+function unencodedCharacters(path: string): string | undefined {
+  const literal = path.replace(/\{[^}]*\}/g, '');
+  const offending = [...new Set([...literal].filter((char) => !URL_PATH_CHARACTER.test(char)))];
+  if (offending.length === 0) return undefined;
+  const encoded = path.replace(/\{[^}]*\}|[^{]+/g, (part) => (part.startsWith('{') ? part : [...part].map((char) => (URL_PATH_CHARACTER.test(char) ? char : encodeURIComponent(char))).join('')));
+  return `the path has characters a request carries percent-encoded (${offending.join(' ')}), so no request matches it as written: write it ${encoded}`;
+}
+
 /** A server's URLs past this many, once its variables are expanded, are not served (a warning says so). */
 const MAX_SERVER_URLS = 256;
 
@@ -228,6 +244,7 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
     const itemPointer = pointerOf('paths', path);
     if (!path.startsWith('/')) throw new GeneratorError(itemPointer, 'a path must start with /');
     const pathItem = resolveLocal<PathItem>(document, declared);
+    const unencoded = unencodedCharacters(path);
     if (pathItem['servers'] !== undefined) {
       warnings.push({ pointer: pointerOf('paths', path, 'servers'), message: "servers of a path item are not served (the document's servers are)" });
     }
@@ -260,7 +277,7 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
         ...(pathItem.parameters ?? []).map((p, i) => ({ p, at: pointerOf('paths', path, 'parameters', String(i)) })),
         ...(operation.parameters ?? []).map((p, i) => ({ p, at: `${pointer}/parameters/${i}` })),
       ];
-      let skip: Warning | undefined;
+      let skip: Warning | undefined = unencoded === undefined ? undefined : { pointer: itemPointer, message: `${unencoded}; operation ${q(key)} is not served` };
       for (const { p, at } of declaredParameters) {
         const parameter = resolveLocal<ParameterObject>(document, p);
         if (!['path', 'query', 'header', 'cookie'].includes(parameter.in)) throw new GeneratorError(at, `parameter ${q(parameter.name)} is in ${q(String(parameter.in))}`);
