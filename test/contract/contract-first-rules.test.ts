@@ -55,6 +55,15 @@ describe("the toolkit's lint rules", () => {
     expect(sent).toEqual([]);
   });
 
+  it('warn of a required parameter or property that has a default', async () => {
+    const findings = await lintDocument(path.join(FIXTURES, 'required-with-default/openapi.yaml'), PROJECT_ROOT);
+    const tail = 'is required and has a default: the validator writes the default into a request that leaves it out, so the server takes such requests, while clients read that they must send it. Drop `required`, or the default.';
+    expect(brief(findings).filter((finding) => finding.ruleId === 'contract-first/required-with-default')).toEqual([
+      { severity: 'warning', ruleId: 'contract-first/required-with-default', line: 30, message: `Parameter \`limit\` ${tail}` },
+      { severity: 'warning', ruleId: 'contract-first/required-with-default', line: 92, message: `Property \`kind\` ${tail}` },
+    ]);
+  });
+
   it('warn of a security scheme that is not defined, and of a file nothing references', async () => {
     const scheme = await lintDocument(path.join(FIXTURES, 'security-scheme-defined/openapi.yaml'), PROJECT_ROOT);
     expect(brief(scheme)).toEqual([

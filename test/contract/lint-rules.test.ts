@@ -110,6 +110,26 @@ const EXPECTED: Record<string, Finding[]> = {
     // Redocly's own rule says it too.
     { file: `${F}/security-scheme-defined/openapi.yaml`, line: 27, col: 11, ruleId: 'security-defined', message: 'There is no `apiKey` security scheme defined.' },
   ],
+  'contract-first/required-with-default': [
+    {
+      file: `${F}/required-with-default/openapi.yaml`,
+      line: 30,
+      col: 21,
+      ruleId: 'contract-first/required-with-default',
+      message:
+        'Parameter `limit` is required and has a default: the validator writes the default into a request that leaves it out, so the ' +
+        'server takes such requests, while clients read that they must send it. Drop `required`, or the default.',
+    },
+    {
+      file: `${F}/required-with-default/openapi.yaml`,
+      line: 92,
+      col: 22,
+      ruleId: 'contract-first/required-with-default',
+      message:
+        'Property `kind` is required and has a default: the validator writes the default into a request that leaves it out, so the ' +
+        'server takes such requests, while clients read that they must send it. Drop `required`, or the default.',
+    },
+  ],
   'contract-first/closed-allof-member': [
     {
       file: `${F}/closed-allof-member/openapi.yaml`,

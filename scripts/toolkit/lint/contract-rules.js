@@ -147,6 +147,38 @@ function ClosedAllOfMember() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// A value both required and defaulted.
+
+const requiredWithDefault = (what) =>
+  `${what} is required and has a default: the validator writes the default into a request that leaves it out, so the server ` +
+  'takes such requests, while clients read that they must send it. Drop `required`, or the default.';
+
+/**
+ * A required parameter, or a required property, whose schema has a `default`: the document says
+ * both that a request must carry it and what is assumed when it does not. express-openapi-validator
+ * fills the default in before it checks `required`, so the server takes the request without it.
+ */
+function RequiredWithDefault() {
+  const hasDefault = (ctx, schema) => {
+    const node = schema === undefined ? undefined : ctx.resolve(schema).node;
+    return isObject(node) && 'default' in node;
+  };
+  return {
+    Parameter(parameter, ctx) {
+      if (parameter.required !== true || !hasDefault(ctx, parameter.schema)) return;
+      ctx.report({ message: requiredWithDefault(`Parameter \`${parameter.name}\``), location: ctx.location.child(['required']) });
+    },
+    Schema(schema, ctx) {
+      if (!Array.isArray(schema.required) || !isObject(schema.properties)) return;
+      schema.required.forEach((name, index) => {
+        if (!hasDefault(ctx, schema.properties[name])) return;
+        ctx.report({ message: requiredWithDefault(`Property \`${name}\``), location: ctx.location.child(['required', index]) });
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Every file of the document is part of it.
 
 const PART_FOLDERS = ['paths', 'components'];
@@ -206,6 +238,7 @@ export default function contractFirstRules() {
         'operation-401-when-secured': Operation401WhenSecured,
         'security-scheme-defined': SecuritySchemeDefined,
         'closed-allof-member': ClosedAllOfMember,
+        'required-with-default': RequiredWithDefault,
         'file-referenced': FileReferenced,
       },
     },
