@@ -91,10 +91,11 @@ export class Sender {
       }
       const secure = url.protocol === 'https:';
       const body = request.bodyBytes ?? request.body;
-      const head = headOctets(request.method, request.target ?? `${url.pathname}${url.search}`, [
-        ['Host', url.host],
-        ...(request.headerList ?? Object.entries(request.headers)),
-      ]);
+      // The request target and the header fields as they go on the wire: Host first unless given.
+      const path = request.target ?? `${url.pathname}${url.search}`;
+      const given = request.headerList ?? Object.entries(request.headers);
+      const fields: (readonly [string, string])[] = given.some(([name]) => name.toLowerCase() === 'host') ? [...given] : [['Host', url.host], ...given];
+      const head = headOctets(request.method, path, fields);
       if (head > MAX_HEAD_OCTETS) {
         const message = `its request line and headers are ${head} octets; the checker sends at most ${MAX_HEAD_OCTETS} (RFC 9110, section 4.1)`;
         resolve({ outcome: { kind: 'unsendable', message }, reused: false });
@@ -105,12 +106,9 @@ export class Sender {
       try {
         if (request.target !== undefined || request.headerList !== undefined) {
           // Headers as a list (Node's `rawHeaders` form) are sent as they are: Node adds no Host.
-          const list = request.headerList ?? Object.entries(request.headers);
-          const names = new Set(list.map(([name]) => name.toLowerCase()));
-          const flat = list.flatMap(([name, value]) => [name, value]);
-          if (!names.has('host')) flat.unshift('Host', url.host);
+          const names = new Set(given.map(([name]) => name.toLowerCase()));
+          const flat = fields.flatMap(([name, value]) => [name, value]);
           if (body !== null && !names.has('content-length') && !names.has('transfer-encoding')) flat.push('Content-Length', String(Buffer.byteLength(body)));
-          const path = request.target ?? `${url.pathname}${url.search}`;
           outgoing = (secure ? https : http).request({ protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path, method: request.method, headers: flat, agent });
         } else {
           const headers: Record<string, string> = { ...request.headers };

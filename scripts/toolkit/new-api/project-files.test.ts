@@ -34,4 +34,17 @@ describe("a new project's files", () => {
       `  // "oidc": { header: { Authorization: 'Bearer …' } },`,
     ]);
   });
+
+  it('say above each verifier what it receives', () => {
+    const security = projectFiles(FACTS).find((file) => file.path === 'server/security.ts')?.content ?? '';
+    expect(security.split('\n').filter((line) => /^ {2}\/\/ \w+: /.test(line))).toEqual([
+      '  // bearer: the bearer token of the Authorization header, `{ token }`.',
+      '  // basic: HTTP Basic credentials, `{ username, password }`.',
+      '  // headerKey: an API key, `{ key }`, from the header X-API-Key.',
+      '  // queryKey: an API key, `{ key }`, from the query api_key.',
+      "  // cookieKey: an API key, `{ key }`, from the cookie o'session.",
+      '  // oauth: an OAuth 2.0 bearer token, `{ token }`; `context.scopes` lists the scopes the operation asks.',
+      '  // oidc: an OAuth 2.0 bearer token, `{ token }`; `context.scopes` lists the scopes the operation asks.',
+    ]);
+  });
 });

@@ -110,38 +110,29 @@ extends:
 `;
 }
 
-/** What a verifier of a scheme receives, in words, for the comment above it. */
-function credentialWords(scheme: SecuritySchemeInfo): string {
+/**
+ * A scheme's credential: what its verifier receives, in words for the comment above it in
+ * server/security.ts, and where the contract tests send it, for its line in test/credentials.ts.
+ */
+function credentialOf(scheme: SecuritySchemeInfo): { readonly words: string; readonly hint: string } {
+  const bearer = `{ header: { Authorization: 'Bearer …' } }`;
   switch (scheme.type) {
-    case 'apiKey':
-      return `an API key, \`{ key }\`, from the ${scheme.in ?? '?'} ${scheme.name ?? '?'}`;
+    case 'apiKey': {
+      const name = `'${(scheme.name ?? '?').replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+      const place = scheme.in === 'query' || scheme.in === 'cookie' ? scheme.in : 'header';
+      return { words: `an API key, \`{ key }\`, from the ${scheme.in ?? '?'} ${scheme.name ?? '?'}`, hint: `{ ${place}: { ${name}: '…' } }` };
+    }
     case 'http':
       return (scheme.scheme ?? '').toLowerCase() === 'basic'
-        ? 'HTTP Basic credentials, `{ username, password }`'
-        : `the ${scheme.scheme ?? ''} token of the Authorization header, \`{ token }\``;
+        ? { words: 'HTTP Basic credentials, `{ username, password }`', hint: `{ header: { Authorization: 'Basic …' } }` }
+        : { words: `the ${scheme.scheme ?? ''} token of the Authorization header, \`{ token }\``, hint: bearer };
     case 'oauth2':
     case 'openIdConnect':
-      return `an OAuth 2.0 bearer token, \`{ token }\`; \`context.scopes\` lists the scopes the operation asks`;
+      return { words: 'an OAuth 2.0 bearer token, `{ token }`; `context.scopes` lists the scopes the operation asks', hint: bearer };
     case 'mutualTLS':
-      return 'the verified client certificate, `{ certificate }`';
+      return { words: 'the verified client certificate, `{ certificate }`', hint: '{ header: { … } }' };
     default:
-      return 'a credential of a kind the toolkit does not read';
-  }
-}
-
-/** Where the contract tests send a scheme's credential, for the line test/credentials.ts starts with. */
-function credentialHint(scheme: SecuritySchemeInfo): string {
-  const name = `'${(scheme.name ?? '?').replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-  switch (scheme.type) {
-    case 'apiKey':
-      return scheme.in === 'query' ? `{ query: { ${name}: '…' } }` : scheme.in === 'cookie' ? `{ cookie: { ${name}: '…' } }` : `{ header: { ${name}: '…' } }`;
-    case 'http':
-      return (scheme.scheme ?? '').toLowerCase() === 'basic' ? `{ header: { Authorization: 'Basic …' } }` : `{ header: { Authorization: 'Bearer …' } }`;
-    case 'oauth2':
-    case 'openIdConnect':
-      return `{ header: { Authorization: 'Bearer …' } }`;
-    default:
-      return '{ header: { … } }';
+      return { words: 'a credential of a kind the toolkit does not read', hint: '{ header: { … } }' };
   }
 }
 
@@ -149,7 +140,7 @@ function securityTs(facts: ProjectFacts): string {
   const names = Object.keys(facts.securitySchemes);
   const entries = names.map((name) => {
     const scheme = facts.securitySchemes[name] as SecuritySchemeInfo;
-    return `  // ${name}: ${credentialWords(scheme)}.\n  ${JSON.stringify(name)}: notConfigured,`;
+    return `  // ${name}: ${credentialOf(scheme).words}.\n  ${JSON.stringify(name)}: notConfigured,`;
   });
   return `import type { securitySchemes } from '../generated/server.js';
 import { notConfigured, type Verifiers } from './toolkit/security.js';
@@ -186,7 +177,7 @@ import type { securitySchemes } from '../generated/server.js';
 export const credentials: TestCredentials<typeof securitySchemes> = {${Object.keys(facts.securitySchemes).length === 0 ? '' : '\n'}${Object.keys(
     facts.securitySchemes,
   )
-    .map((name) => `  // ${JSON.stringify(name)}: ${credentialHint(facts.securitySchemes[name] as SecuritySchemeInfo)},\n`)
+    .map((name) => `  // ${JSON.stringify(name)}: ${credentialOf(facts.securitySchemes[name] as SecuritySchemeInfo).hint},\n`)
     .join('')}};
 `;
 }
