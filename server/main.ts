@@ -8,7 +8,7 @@
  * server, for the addresses it prints and keeps; default http://localhost:PORT),
  * EMBEDDED_DATABASE (`accept-no-fsync`: lets NODE_ENV=production run on the embedded database,
  * accepting that a power cut or a kernel crash may lose writes it has answered; see
- * embeddedDatabaseDurability below), DATABASE_LAST_STATEMENT, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD
+ * embeddedDatabaseDurability below), DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD
  * (`off` turns a database mechanism off, for the benchmark's measurements; Config.mechanisms).
  */
 import cluster from 'node:cluster';
@@ -43,10 +43,15 @@ interface Config {
   readonly embeddedDatabaseNotice: string | undefined;
   /**
    * The database mechanisms on or off (connection.ts, OpenDatabaseOptions): all on unless
-   * DATABASE_LAST_STATEMENT, PGLITE_PREPARED_STATEMENTS or PGLITE_THREAD is `off`, which the
+   * DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS or PGLITE_THREAD is `off`, which the
    * benchmark sets to measure what each buys (scripts/bench, `--without`).
    */
-  readonly mechanisms: { readonly lastStatement: boolean; readonly preparedStatements: boolean; readonly ownThread: boolean };
+  readonly mechanisms: {
+    readonly lastStatement: boolean;
+    readonly pipeline: boolean;
+    readonly preparedStatements: boolean;
+    readonly ownThread: boolean;
+  };
 }
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -126,7 +131,12 @@ function readConfig(): Config {
     databasePoolSize: integer('DATABASE_POOL_SIZE', DEFAULT_MAX_CONNECTIONS, 1, 100),
     publicUrl: process.env.PUBLIC_URL === '' ? undefined : process.env.PUBLIC_URL?.replace(/\/+$/, ''),
     embeddedDatabaseNotice,
-    mechanisms: { lastStatement: switchedOn('DATABASE_LAST_STATEMENT'), preparedStatements: switchedOn('PGLITE_PREPARED_STATEMENTS'), ownThread: switchedOn('PGLITE_THREAD') },
+    mechanisms: {
+      lastStatement: switchedOn('DATABASE_LAST_STATEMENT'),
+      pipeline: switchedOn('DATABASE_PIPELINE'),
+      preparedStatements: switchedOn('PGLITE_PREPARED_STATEMENTS'),
+      ownThread: switchedOn('PGLITE_THREAD'),
+    },
   };
 }
 

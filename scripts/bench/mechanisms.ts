@@ -9,7 +9,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseKind } from './database.js';
 
-export const MECHANISM_NAMES = ['none', 'last-statement', 'pglite-prepared', 'database-thread'] as const;
+export const MECHANISM_NAMES = ['none', 'last-statement', 'pipelining', 'pglite-prepared', 'database-thread'] as const;
 export type MechanismName = (typeof MECHANISM_NAMES)[number];
 
 export interface Mechanism {
@@ -34,6 +34,12 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
     what: "a transaction's last statement committing it at once, and run by itself, without begin and commit, when it is the only one (server/store/last-statement.ts)",
     databases: ['postgres', 'pglite'],
     off: { env: { DATABASE_LAST_STATEMENT: 'off' } },
+  },
+  pipelining: {
+    name: 'pipelining',
+    what: "a transaction's begin sent with its first statement and its commit with its last, through pg's pipeline mode (server/store/postgres-dialect.ts)",
+    databases: ['postgres'],
+    off: { env: { DATABASE_PIPELINE: 'off' } },
   },
   'pglite-prepared': {
     name: 'pglite-prepared',

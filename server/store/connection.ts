@@ -56,11 +56,13 @@ export interface OpenDatabaseOptions {
   /**
    * The mechanisms the benchmark measures by turning them off (scripts/bench, `--without`), each on
    * unless false: on both databases, a transaction's last statement (last-statement.ts) committing
-   * it at once, by itself when it is the only one (`lastStatement`); on the embedded database,
-   * statements kept prepared (`preparedStatements`) and the database in a thread of its own
-   * (`ownThread`).
+   * it at once, by itself when it is the only one (`lastStatement`); on PostgreSQL, a transaction's
+   * begin sent with its first statement and its commit with its last (`pipeline`, pg's pipeline
+   * mode); on the embedded database, statements kept prepared (`preparedStatements`) and the
+   * database in a thread of its own (`ownThread`).
    */
   lastStatement?: boolean;
+  pipeline?: boolean;
   preparedStatements?: boolean;
   ownThread?: boolean;
 }
@@ -132,7 +134,10 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     );
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return openPostgres(url, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, options.onConnectionError, options.bounds, options.lastStatement !== false);
+    return openPostgres(url, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, options.onConnectionError, options.bounds, {
+      lastStatement: options.lastStatement !== false,
+      pipeline: options.pipeline !== false,
+    });
   }
   // Never echo the URL: it may hold a password.
   throw new Error(
@@ -170,10 +175,21 @@ async function openFilePGlite(options: OpenDatabaseOptions): Promise<Database> {
   return databaseFromPGlite(pglite, lock.release, options);
 }
 
-function openPostgres(url: string, max: number, onConnectionError: ((error: Error) => void) | undefined, bounds: DatabaseBounds | undefined, lastStatement: boolean): Database {
+function openPostgres(
+  url: string,
+  max: number,
+  onConnectionError: ((error: Error) => void) | undefined,
+  bounds: DatabaseBounds | undefined,
+  { lastStatement, pipeline }: { readonly lastStatement: boolean; readonly pipeline: boolean },
+): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    // pg's pipeline mode (https://node-postgres.com/features/pipelining): a query is sent without
+    // waiting for the answers of those before it, and each is answered on its own. The dialect
+    // sends a transaction's begin with its first statement and its commit with its last
+    // (postgres-dialect.ts): an execute is two round trips instead of four.
+    pipeline,
     // PostgreSQL's own bounds on each connection (bounds.ts), and the pool's on waiting for one.
     ...(bounds === undefined
       ? {}

@@ -32,10 +32,12 @@ import { afterTheLastStatement, isLastOfItsTransaction } from './last-statement.
  *   distinct texts new ones stay unnamed too. A connection pooler in front of PostgreSQL must keep
  *   prepared statements per client (session pooling, or PgBouncer 1.21+ with
  *   max_prepared_statements).
- * - A transaction's `begin` goes with its first statement (it waits until one comes), and a
- *   transaction whose only statement is its last (last-statement.ts) runs that statement by itself,
- *   without begin and commit: one round trip for a create's write instead of three. A transaction's
- *   last statement after others is followed at once by the commit.
+ * - A transaction's `begin` waits for its first statement and goes with it, and a transaction's
+ *   last statement (last-statement.ts) after others goes with the commit: on a client in pg's
+ *   pipeline mode (`client.pipeline`, set by connection.ts) each is sent without waiting for the
+ *   answer to the one before, so an execute (a lock, then its reservation) is two round trips
+ *   instead of four. A transaction whose only statement is its last runs that statement by
+ *   itself, without begin and commit: one round trip for a create's write instead of three.
  */
 export interface PreparingDialectOptions {
   /** Told when an idle or busy connection fails (the pool replaces it). */
@@ -105,6 +107,7 @@ class PreparingConnection implements DatabaseConnection {
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (this.state === 'ended') throw afterTheLastStatement(compiled.sql);
     const last = this.lastStatement && isLastOfItsTransaction(compiled) && this.state !== 'none';
+    let begun: Promise<unknown> | undefined;
     if (this.state === 'begin-pending') {
       // A transaction with settings of its own (an isolation level) keeps its begin.
       if (last && this.beginText === 'begin') {
@@ -112,15 +115,34 @@ class PreparingConnection implements DatabaseConnection {
         this.state = 'ended';
         return resultOf<R>(await this.send(compiled.sql, compiled.parameters));
       }
-      await this.client.query(this.beginText);
       this.state = 'open';
+      begun = this.client.query(this.beginText);
+      if (!this.client.pipeline) await begun;
     }
-    const result = resultOf<R>(await this.send(compiled.sql, compiled.parameters));
+    // On a pipelining client (connection.ts) the begin, the statement and the commit go out
+    // together and each is answered on its own: PostgreSQL runs them in order, so the statement
+    // runs inside the transaction and the commit right after it.
+    const sent = this.send(compiled.sql, compiled.parameters);
+    let committed: Promise<void> | undefined;
     if (last) {
       this.state = 'ended';
-      await this.commit();
+      committed = this.client.pipeline ? this.commit() : sent.then(() => this.commit());
     }
-    return result;
+    if (begun === undefined && committed === undefined) return resultOf<R>(await sent);
+    const [beginning, statement, ending] = await Promise.allSettled([begun, sent, committed]);
+    // A begin fails only with its connection, which then ran nothing after it.
+    if (beginning.status === 'rejected') {
+      this.stale = true;
+      throw beginning.reason;
+    }
+    if (statement.status === 'rejected') {
+      // The commit sent after a failed statement ends its transaction with a rollback (PostgreSQL
+      // answers it ROLLBACK); one not sent leaves the transaction open for Kysely's rollback.
+      if (last && !this.client.pipeline) this.state = 'open';
+      throw statement.reason;
+    }
+    if (ending.status === 'rejected') throw ending.reason;
+    return resultOf<R>(statement.value);
   }
 
   /** Commits the open transaction; refuses one an earlier failure aborted (PostgreSQL answers ROLLBACK). */

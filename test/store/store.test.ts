@@ -14,6 +14,7 @@ import {
   type StoreAnswerInput,
 } from '../../server/store/idempotency.js';
 import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
+import { startAnswerHoldingProxy } from '../helpers/answer-holding-proxy.js';
 import { migrateToLatest, migrations } from '../../server/store/migrate.js';
 import { Migrator } from 'kysely/migration';
 import { addCard, addDepartment, addHolder, addOrganization, addRecords, PLAIN_LIMITS } from '../helpers/ledger.js';
@@ -61,6 +62,8 @@ function committing(statement: RawBuilder<unknown>): { execute: (tx: Kysely<DB>)
   return { execute: (tx) => tx.executeQuery(lastOfItsTransaction(statement.compile(tx))) };
 }
 const MINUTE = 60_000;
+/** PostgreSQL's ReadyForQuery message when a transaction is open: 'Z', its length (5), 'T'. */
+const READY_IN_TRANSACTION = 'Z\u0000\u0000\u0000\u0005T';
 
 /** An organization with a Sales department, its holder Mona Adel with a card, and one ledger record at T0. */
 async function addSalesRecord(
@@ -986,7 +989,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
         }),
       ).rejects.toThrow('The transaction was committed by its last statement');
       expect(await balance()).toBe(before + 4);
-      // It fails (a check constraint): the commit sent with it is skipped, the earlier statements are undone.
+      // It fails (a check constraint): the commit sent with it ends the transaction with a rollback, and the earlier statements are undone.
       await expect(
         one.db.transaction().execute(async (tx) => {
           await set(before + 6).execute(tx);
@@ -1010,6 +1013,51 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       expect(await balance()).toBe(before + 8);
     } finally {
       await one.close();
+    }
+  });
+
+  it("sends a transaction's begin with its first statement and its commit with its last, waiting for no answer between them", async () => {
+    // PostgreSQL's answers are held in a proxy: what reaches it meanwhile went without waiting.
+    const proxy = await startAnswerHoldingProxy(database.url ?? '');
+    const one = await openDatabase({ url: proxy.url, maxConnections: 1 });
+    try {
+      const owner = await seedOrganization(one.db);
+      const before = (await getBalance(one.db, owner.organizationId)) ?? 0;
+      const set = (cents: number) => sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
+      proxy.hold();
+      const atHold = proxy.sent().length;
+      const marker = `pipelined_${randomBytes(4).toString('hex')}`;
+      const transaction = one.db.transaction().execute(async (tx) => {
+        await sql`select ${sql.lit(marker)} as first`.execute(tx);
+        await committing(set(before + 1)).execute(tx);
+      });
+      // The first statement went out after its begin, before the answer to the begin came back...
+      const first = await proxy.whenSent(`'${marker}' as first`, atHold, 5_000);
+      expect(proxy.sent().slice(atHold, first)).toContain('begin');
+      // Once both are answered (held in the proxy: the first's row, then PostgreSQL's ReadyForQuery
+      // inside a transaction), the answers go and the next ones are held.
+      await proxy.whenAnswered(READY_IN_TRANSACTION, await proxy.whenAnswered(marker, 0, 5_000), 5_000);
+      const atLast = proxy.sent().length;
+      proxy.release({ holdAgain: true });
+      // ...and the commit after the last statement, before the answer to the statement came back.
+      const commit = await proxy.whenSent('commit', atLast, 5_000);
+      expect(proxy.sent().slice(atLast, commit)).toContain('update organizations');
+      proxy.release();
+      await transaction;
+      expect(await getBalance(one.db, owner.organizationId)).toBe(before + 1);
+      // A last statement that fails is answered with its own error; the commit sent with it ends the
+      // transaction without keeping anything, and the connection serves the next one.
+      await expect(
+        one.db.transaction().execute(async (tx) => {
+          await set(before + 2).execute(tx);
+          await committing(set(-1)).execute(tx);
+        }),
+      ).rejects.toMatchObject({ code: '23514' });
+      expect(await getBalance(one.db, owner.organizationId)).toBe(before + 1);
+    } finally {
+      proxy.release();
+      await one.close();
+      await proxy.close();
     }
   });
 
