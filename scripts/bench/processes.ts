@@ -152,7 +152,8 @@ function startCommand(): RegExpExecArray {
 /**
  * The node flags of `npm start` (package.json), so that the service is measured as it runs:
  * `--max-semi-space-size=8` among them, which keeps the young generation to 24 MB (V8's default
- * lets it grow to 48 MB, some 25 MB more RSS under load for no measurable speed here).
+ * lets it grow to 48 MB, some 25 MB more RSS under load for no measurable speed here), and
+ * `--max-old-space-size=1024` (README, "Memory").
  */
 export function startScriptNodeFlags(): string[] {
   return (startCommand()[2] ?? '').trim().split(' ').filter((flag) => flag !== '');
