@@ -130,7 +130,8 @@ class PreparingConnection implements DatabaseConnection {
     }
     if (begun === undefined && committed === undefined) return resultOf<R>(await sent);
     const [beginning, statement, ending] = await Promise.allSettled([begun, sent, committed]);
-    // A begin fails only with its connection, which then ran nothing after it.
+    // A begin fails only when its connection does, and PostgreSQL rolls back whatever ran after it
+    // on a connection it lost: nothing sent behind a begin runs outside its transaction.
     if (beginning.status === 'rejected') {
       this.stale = true;
       throw beginning.reason;
