@@ -98,6 +98,11 @@ export interface ContractServerOptions<R extends ContractRoute, H, Ctx = undefin
   readonly refusalBody?: (refusal: Refusal) => unknown;
 }
 
+/** The body of a refusal when the project gives no `refusalBody`: `{ message, field }`. */
+export function defaultRefusalBody({ message, field }: Refusal): unknown {
+  return { message, ...(field === undefined ? {} : { field }) };
+}
+
 /** Bodies a client may send at most. */
 const BODY_LIMIT = '1mb';
 
@@ -277,15 +282,14 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     else if (form.kind === 'text') res.type(form.mediaType).send(message);
     else res.type(form.mediaType).send(JSON.stringify(stub ? { message } : refusalBodyOf({ status, message, ...(field === undefined ? {} : { field }), ...(route === undefined ? {} : { operationId: route.operationId }) })));
   };
-  const defaultBody = ({ message, field }: Refusal): unknown => ({ message, ...(field === undefined ? {} : { field }) });
   const refusalBodyOf = (refusal: Refusal): unknown => {
-    if (options.refusalBody === undefined) return defaultBody(refusal);
+    if (options.refusalBody === undefined) return defaultRefusalBody(refusal);
     try {
       return options.refusalBody(refusal);
     } catch (error) {
       // The refusal still goes out, in the plain shape, and the failure is the server's to fix.
       log(`refusalBody failed: ${error instanceof Error ? error.message : String(error)}`);
-      return defaultBody(refusal);
+      return defaultRefusalBody(refusal);
     }
   };
   app.use(() => {
