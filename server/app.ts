@@ -24,6 +24,7 @@ import { verifyWriteRequest } from './http/write-request.js';
 import type { Logger } from './logger.js';
 import type { Clock, IdGenerator } from './clock-and-ids.js';
 import type { DB } from './store/schema.js';
+import { createCardReads } from './store/card-reads.js';
 import { getOrCreateSecret } from './store/secrets.js';
 import { createOpenApiValidation } from './toolkit/openapi-validation.js';
 
@@ -36,6 +37,8 @@ export interface AppConfig {
   /** The dashboard's session cookie is `Secure` (production). */
   readonly secureCookies?: boolean;
   readonly paymentNetworkDelayMs?: number;
+  /** Card reads batched, one statement for those of a turn of the event loop (store/card-reads.ts); on unless false. */
+  readonly batchCardReads?: boolean;
   /** The built dashboard pages (`.build/dashboard/`, `npm run build`) served at /dashboard; none when absent. */
   readonly dashboardPagesDir?: string;
   /**
@@ -85,6 +88,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     tokensDatedAt: (ms) => createTokenService(keys.tokenKey, { now: () => ms }),
     cursors: createCursorCodec(keys.cursorKey),
     paymentNetworkDelayMs: config.paymentNetworkDelayMs ?? DEFAULT_PAYMENT_NETWORK_DELAY_MS,
+    readCard: createCardReads(db, { batched: config.batchCardReads ?? true }),
   };
   const publicKeys = createPublicKeyCache(db, clock);
   const clientPolicies = createClientPolicyCache(db, clock);

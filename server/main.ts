@@ -8,8 +8,8 @@
  * server, for the addresses it prints and keeps; default http://localhost:PORT),
  * EMBEDDED_DATABASE (`accept-no-fsync`: lets NODE_ENV=production run on the embedded database,
  * accepting that a power cut or a kernel crash may lose writes it has answered; see
- * embeddedDatabaseDurability below), DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD
- * (`off` turns a database mechanism off, for the benchmark's measurements; Config.mechanisms).
+ * embeddedDatabaseDurability below), DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD,
+ * CARD_READ_BATCHING (`off` turns a speed mechanism off, for the benchmark's measurements; Config.mechanisms).
  */
 import cluster from 'node:cluster';
 import { access, mkdir, writeFile } from 'node:fs/promises';
@@ -52,6 +52,8 @@ interface Config {
     readonly preparedStatements: boolean;
     readonly ownThread: boolean;
   };
+  /** Card reads batched (store/card-reads.ts) unless CARD_READ_BATCHING is `off`, as the mechanisms above. */
+  readonly batchCardReads: boolean;
 }
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -137,6 +139,7 @@ function readConfig(): Config {
       preparedStatements: switchedOn('PGLITE_PREPARED_STATEMENTS'),
       ownThread: switchedOn('PGLITE_THREAD'),
     },
+    batchCardReads: switchedOn('CARD_READ_BATCHING'),
   };
 }
 
@@ -269,6 +272,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
       validateResponses: config.validateResponses,
       secureCookies: config.secureCookies,
       paymentNetworkDelayMs: config.paymentNetworkDelayMs,
+      batchCardReads: config.batchCardReads,
       dashboardPagesDir: DASHBOARD_PAGES_DIR,
       referenceUrls: references.urls,
     },

@@ -9,7 +9,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseKind } from './database.js';
 
-export const MECHANISM_NAMES = ['none', 'last-statement', 'pipelining', 'pglite-prepared', 'database-thread'] as const;
+export const MECHANISM_NAMES = ['none', 'last-statement', 'pipelining', 'pglite-prepared', 'database-thread', 'card-read-batching'] as const;
 export type MechanismName = (typeof MECHANISM_NAMES)[number];
 
 export interface Mechanism {
@@ -46,6 +46,12 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
     what: "statement texts kept prepared in the embedded database (patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch)",
     databases: ['pglite'],
     off: { env: { PGLITE_PREPARED_STATEMENTS: 'off' } },
+  },
+  'card-read-batching': {
+    name: 'card-read-batching',
+    what: 'the card reads of one turn of the event loop read in one statement (server/store/card-reads.ts)',
+    databases: ['postgres', 'pglite'],
+    off: { env: { CARD_READ_BATCHING: 'off' } },
   },
   'database-thread': {
     name: 'database-thread',

@@ -1,6 +1,6 @@
 /**
  * The statements of a spread read alone: the store's own function for the read (the card with its
- * balance, or a ledger page) called in a loop by `concurrency` callers at once for `durationS`,
+ * balance, batched as the service batches it, or a ledger page) called in a loop by `concurrency` callers at once for `durationS`,
  * with no HTTP in front. Run by the benchmark as its own process once the service has stopped (the
  * embedded database belongs to one process at a time); on the embedded database the statements
  * cross to its thread as the service's do.
@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { cairoPeriods } from '../../server/domain/available-balance.js';
 import type { CursorPosition } from '../../server/domain/cursor.js';
-import { findCardWithUsage } from '../../server/store/cards.js';
+import { createCardReads } from '../../server/store/card-reads.js';
 import { openDatabase } from '../../server/store/connection.js';
 import { listTransactions, positionOfRecord } from '../../server/store/transactions.js';
 import { OperationTally } from './latencies.js';
@@ -50,6 +50,7 @@ async function main(file: string): Promise<void> {
   try {
     const { db } = database;
     const cards = input.read === 'getCard' ? new Rotation(input.cards) : undefined;
+    const readCard = createCardReads(db, { batched: true });
     const plan = new WalkPlan(Math.max(1, input.organizations.length));
 
     /** One caller's next statement: a card read, or the next page of the caller's walk. */
@@ -57,7 +58,7 @@ async function main(file: string): Promise<void> {
       if (cards !== undefined) {
         return () => {
           const { organizationId, cardId } = cards.take();
-          return findCardWithUsage(db, organizationId, cardId, cairoPeriods(Date.now()));
+          return readCard(organizationId, cardId, cairoPeriods(Date.now()));
         };
       }
       let walk: Walk = plan.next();

@@ -25,6 +25,7 @@ describe('handler kinds', () => {
     expectTypeOf<WriteContext>().not.toHaveProperty('db');
     // Nor through its services: the transaction is its one way to the database.
     expectTypeOf<WriteContext['services']>().not.toHaveProperty('db');
+    expectTypeOf<WriteContext['services']>().not.toHaveProperty('readCard');
     expectTypeOf<WriteContext['principal']>().not.toBeUndefined();
     expectTypeOf<OperationContext['db']>().toEqualTypeOf<Kysely<DB>>();
     expectTypeOf<OperationContext>().not.toHaveProperty('tx');

@@ -5,6 +5,7 @@ import type { Principal, TokenService } from '../domain/tokens.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { AtCommit } from '../store/at-commit.js';
+import type { ReadCard } from '../store/card-reads.js';
 import type { DB } from '../store/schema.js';
 import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
 
@@ -28,15 +29,17 @@ export interface Services {
   readonly tokensDatedAt: (ms: number) => TokenService;
   readonly cursors: CursorCodec;
   readonly paymentNetworkDelayMs: number;
+  /** A card with its usage, read on `db` with the other reads of the same moment (store/card-reads.ts). */
+  readonly readCard: ReadCard;
 }
 
 /**
- * The long-lived parts a write handler may use: all but the database, which it reaches through
- * its transaction only. A statement on the database beside the transaction would wait for the
+ * The long-lived parts a write handler may use: all but the database and what reads it, which it
+ * reaches through its transaction only. A statement on the database beside the transaction would wait for the
  * transaction's end on the embedded database (one connection), and on PostgreSQL hold a second
  * connection of the pool while the first waits for it.
  */
-export type WriteServices = Omit<Services, 'db'>;
+export type WriteServices = Omit<Services, 'db' | 'readCard'>;
 
 interface RequestContext<S> {
   /** One clock reading for the whole request, in Unix milliseconds. */

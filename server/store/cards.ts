@@ -144,15 +144,26 @@ export async function saveCardLimits(db: Kysely<DB>, organizationId: string, car
  * value, as the ledger page does: a driver then parses one value instead of one per column.
  */
 export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods, rest: RawBuilder<unknown>) {
+  return cardsWithUsage(periods, { from: sql`cards c`, position: sql``, where: sql`c.organization_id = ${organizationId} ${rest}` });
+}
+
+/**
+ * The statement of cardWithUsageQuery; `from` names the cards (as `c`), `position` adds columns
+ * before the card's own, `where` picks them.
+ */
+function cardsWithUsage(
+  periods: CairoPeriods,
+  parts: { readonly from: RawBuilder<unknown>; readonly position: RawBuilder<unknown>; readonly where: RawBuilder<unknown> },
+) {
   return sql<CardWithUsageRow>`
-    select c.id, c.created_at, c.record,
+    select ${parts.position} c.id, c.created_at, c.record,
       coalesce(u.day_card_and_atm, 0)::bigint as day_card_and_atm,
       coalesce(u.month_card_and_atm, 0)::bigint as month_card_and_atm,
       coalesce(u.month_atm, 0)::bigint as month_atm,
       coalesce(u.approval_spent, 0)::bigint as approval_spent,
       coalesce(u.approval_pending, 0)::bigint as approval_pending,
       h.outstanding_cash_cents as outstanding_cash
-    from cards c
+    from ${parts.from}
     join card_holders h on h.id = c.card_holder_id
     left join lateral (
       select
@@ -168,8 +179,40 @@ export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods
         and t.status = 'SUCCEEDED' and not t.refund and t.method in ('CARD', 'ATM')
         and t.authorization_date >= ${periods.monthStartMs} and t.authorization_date < ${periods.monthEndMs}
     ) u on true
-    where c.organization_id = ${organizationId} ${rest}
+    where ${parts.where}
   `;
+}
+
+/** One card asked for by one organization. */
+export interface CardKey {
+  readonly organizationId: string;
+  readonly cardId: string;
+}
+
+/**
+ * The cards `keys` ask for, with their usage in `periods`, in one statement: the answer at each
+ * key's place, undefined where the organization has no such card (another organization's card
+ * is as absent as an unknown one). A key may come more than once. Two arrays are its only
+ * parameters whatever their length, so every batch runs the same prepared statement.
+ */
+export async function findCardsWithUsage(db: Kysely<DB>, keys: readonly CardKey[], periods: CairoPeriods): Promise<(CardWithUsage | undefined)[]> {
+  const query = cardsByKeyQuery(keys, periods);
+  const { rows } = await sql<{ cards: (CardWithUsageRow & { position: number })[] }>`
+    select coalesce(json_agg(card), '[]') as cards from (${query}) card`.execute(db);
+  const found: (CardWithUsage | undefined)[] = keys.map(() => undefined);
+  for (const row of rows[0]?.cards ?? []) found[row.position - 1] = cardWithUsageOf(row);
+  return found;
+}
+
+/** The statement of findCardsWithUsage but for its JSON: each card found with its key's place (1 for the first). */
+export function cardsByKeyQuery(keys: readonly CardKey[], periods: CairoPeriods) {
+  return cardsWithUsage(periods, {
+    from: sql`unnest(${keys.map((key) => key.organizationId)}::text[], ${keys.map((key) => key.cardId)}::text[])
+      with ordinality as k(organization_id, id, position)
+      join cards c on c.id = k.id and c.organization_id = k.organization_id`,
+    position: sql`k.position,`,
+    where: sql`true`,
+  });
 }
 
 /** A row of cardWithUsageQuery, inside the JSON value its readers ask for. */

@@ -13,6 +13,7 @@ import { createInvoke, requestFingerprint } from '../../server/http/unit-of-work
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { conditionHolds } from '../../server/store/at-commit.js';
+import { createCardReads } from '../../server/store/card-reads.js';
 
 import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
 import { getBalance } from '../../server/store/organizations.js';
@@ -47,6 +48,7 @@ beforeAll(async () => {
     tokensDatedAt: (ms) => createTokenService(key, { now: () => ms }),
     cursors: createCursorCodec(key),
     paymentNetworkDelayMs: 0,
+    readCard: createCardReads(database.db, { batched: true }),
   };
   const invoke = createInvoke(services);
   const app = express();

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cairoPeriods } from '../../server/domain/available-balance.js';
-import { cardWithUsageQuery } from '../../server/store/cards.js';
+import { cardsByKeyQuery, cardWithUsageQuery } from '../../server/store/cards.js';
 import { insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { transactionListQuery, type TransactionFilters } from '../../server/store/transactions.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
@@ -133,6 +133,18 @@ describe('query plans on a big ledger', () => {
     expect([...indexes].some((index) => index?.startsWith('transactions_card_usage'))).toBe(true);
     // The holders' outstanding cash is kept on their rows (migration 013): the card's own sum is
     // the plan's one scan of the ledger.
+    expect(all.filter((scan) => scan.relation === 'transactions')).toHaveLength(1);
+  });
+
+  it("a batch of card reads sums each card's ledger through the usage index", async ({ annotate }) => {
+    const cards = await cardRows(database.db, organizationId);
+    const keys = cards.slice(0, 10).map((card) => ({ organizationId, cardId: card.id }));
+    const query = cardsByKeyQuery(keys, cairoPeriods(NOW));
+    const result = explainJson((await sql<Record<string, unknown>>`explain (analyze, format json) ${query}`.execute(database.db)).rows);
+    await annotate(summary(result));
+    const all = scans(result.Plan);
+    expect(all.filter((scan) => scan.relation === 'transactions' && scan.type === 'Seq Scan')).toEqual([]);
+    expect(all.some((scan) => scan.index?.startsWith('transactions_card_usage') === true)).toBe(true);
     expect(all.filter((scan) => scan.relation === 'transactions')).toHaveLength(1);
   });
 });

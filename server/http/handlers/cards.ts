@@ -61,7 +61,7 @@ type CardPageAnswer = { status: 200; body: { cards: Card[]; nextCursor?: string 
 export const listCards = operation<'listCards'>(async (input, ctx) => cardPage(ctx.services, ctx.db, organizationOf(ctx), ctx.now, input.query));
 
 export const getCard = operation<'getCard'>(async (input, ctx) => {
-  const found = await findCardWithUsage(ctx.db, organizationOf(ctx), input.path.id, cairoPeriods(ctx.now));
+  const found = await ctx.services.readCard(organizationOf(ctx), input.path.id, cairoPeriods(ctx.now));
   return found === undefined ? notFound(input.path.id) : { status: 200 as const, body: toCard(found) };
 });
 
