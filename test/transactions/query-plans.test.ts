@@ -5,7 +5,7 @@ import { cardsByKeyQuery, cardWithUsageQuery } from '../../server/store/cards.js
 import { insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { transactionListQuery, type TransactionFilters } from '../../server/store/transactions.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
-import { addOrganization, cardRows } from '../helpers/ledger.js';
+import { addCard, addHolder, addOrganization, cardRows } from '../helpers/ledger.js';
 
 // The query plans of a filtered ledger page and of a page of card balances, on a big ledger:
 // 200,000 records on PostgreSQL (DATABASE_URL set), 20,000 on the embedded database (its
@@ -136,14 +136,28 @@ describe('query plans on a big ledger', () => {
     expect(all.filter((scan) => scan.relation === 'transactions')).toHaveLength(1);
   });
 
-  it("a batch of card reads sums each card's ledger through the usage index", async ({ annotate }) => {
+  it("a batch of card reads reaches each card by its key and sums its ledger through the usage index", async ({ annotate }) => {
+    // Cards enough that reading them all costs more than finding each: 50,000 in an organization
+    // of their own, copies of one card under new ids (only the plan is looked at).
+    const other = await addOrganization(database.db);
+    const model = await addCard(database.db, other, await addHolder(database.db, other));
+    await sql`
+      insert into cards
+      select 'crd_copy_' || n, organization_id, card_holder_id, nickname, last4, daily_limit, monthly_limit,
+        atm_limit, approval_based_limit, created_at + n, record
+      from cards, generate_series(1, 50000) n where id = ${model}`.execute(database.db);
+    await sql`analyze cards`.execute(database.db);
     const cards = await cardRows(database.db, organizationId);
-    const keys = cards.slice(0, 10).map((card) => ({ organizationId, cardId: card.id }));
+    const keys = [
+      ...cards.slice(0, 10).map((card) => ({ organizationId, cardId: card.id })),
+      ...[1, 20_000, 49_999].map((n) => ({ organizationId: other, cardId: `crd_copy_${n}` })),
+    ];
     const query = cardsByKeyQuery(keys, cairoPeriods(NOW));
     const result = explainJson((await sql<Record<string, unknown>>`explain (analyze, format json) ${query}`.execute(database.db)).rows);
     await annotate(summary(result));
     const all = scans(result.Plan);
-    expect(all.filter((scan) => scan.relation === 'transactions' && scan.type === 'Seq Scan')).toEqual([]);
+    expect(all.filter((scan) => scan.type === 'Seq Scan')).toEqual([]);
+    expect(all.filter((scan) => scan.relation === 'cards').map((scan) => scan.index)).toEqual(['cards_pkey']);
     expect(all.some((scan) => scan.index?.startsWith('transactions_card_usage') === true)).toBe(true);
     expect(all.filter((scan) => scan.relation === 'transactions')).toHaveLength(1);
   });
