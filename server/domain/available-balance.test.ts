@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  LIMIT_MAXIMA,
   MAX_AVAILABLE_BALANCE,
   USAGE_FIGURES,
   REVIEW_STATUSES,
@@ -16,6 +15,7 @@ import {
   type UsageFigure,
   type UsageTransaction,
 } from './available-balance.js';
+import { LIMIT_MAXIMA } from './card-limits.js';
 
 const HOUR = 3_600_000;
 const iso = (text: string): number => Date.parse(text);

@@ -14,14 +14,6 @@
  */
 import type { Limits } from './card-limits.js';
 
-/** The upper end of each limit's range, in cents (the CardLimits schema). */
-export const LIMIT_MAXIMA = Object.freeze({
-  daily: 100_000_000,
-  monthly: 300_000_000,
-  atm: 300_000_000,
-  approvalBased: 99_999_999_999,
-} as const);
-
 /** availableBalance is 0 to 99 999 999 999 cents (the Card schema). */
 export const MAX_AVAILABLE_BALANCE = 99_999_999_999;
 

@@ -4,9 +4,13 @@
  * (`ok: false`) with a message the partner can act on; the HTTP layer answers them with 400
  * `InvalidRequest` and changes nothing.
  */
-import { LIMIT_MAXIMA } from './available-balance.js';
-
-export { LIMIT_MAXIMA };
+/** The upper end of each limit's range, in cents (the CardLimits schema). */
+export const LIMIT_MAXIMA = Object.freeze({
+  daily: 100_000_000,
+  monthly: 300_000_000,
+  atm: 300_000_000,
+  approvalBased: 99_999_999_999,
+} as const);
 
 export type Limits = { daily: number; monthly: number; atm: number; approvalBased: number | null };
 

@@ -15,7 +15,6 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import {
-  LIMIT_MAXIMA,
   REVIEW_STATUSES,
   TRANSACTION_STATUSES,
   availableBalance,
@@ -27,7 +26,7 @@ import {
   type TransactionStatus,
   type UsageTransaction,
 } from '../domain/available-balance.js';
-import type { Limits } from '../domain/card-limits.js';
+import { LIMIT_MAXIMA, type Limits } from '../domain/card-limits.js';
 import type { IdGenerator } from '../clock-and-ids.js';
 import { activatedCards, cardHolderIds, insertCardHolders, insertCards, insertDepartments } from '../store/cards.js';
 import {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
-import { cairoPeriods, LIMIT_MAXIMA } from '../../server/domain/available-balance.js';
-import type { Limits } from '../../server/domain/card-limits.js';
+import { cairoPeriods } from '../../server/domain/available-balance.js';
+import { LIMIT_MAXIMA, type Limits } from '../../server/domain/card-limits.js';
 import { findCardWithUsage } from '../../server/store/cards.js';
 import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { addCard, addHolder, addRecords } from '../helpers/ledger.js';
