@@ -1,9 +1,9 @@
 /**
  * The statements of a spread read alone: the store's own function for the read (the card with its
- * balance, batched as the service batches it, or a ledger page) called in a loop by `concurrency` callers at once for `durationS`,
- * with no HTTP in front. Run by the benchmark as its own process once the service has stopped (the
- * embedded database belongs to one process at a time); on the embedded database the statements
- * cross to its thread as the service's do.
+ * balance, batched as the service batches it, or a ledger page) called in a loop by `concurrency`
+ * callers at once for `durationS`, with no HTTP in front. Run by the benchmark as its own process
+ * once the service has stopped (the embedded database belongs to one process at a time); on the
+ * embedded database the statements cross to its thread as the service's do.
  *
  *   node --import tsx scripts/bench/statements.ts FILE     (FILE: a StatementLoopInput as JSON)
  *

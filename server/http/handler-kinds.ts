@@ -34,10 +34,10 @@ export interface Services {
 }
 
 /**
- * The long-lived parts a write handler may use: all but the database and what reads it, which it
- * reaches through its transaction only. A statement on the database beside the transaction would wait for the
- * transaction's end on the embedded database (one connection), and on PostgreSQL hold a second
- * connection of the pool while the first waits for it.
+ * The long-lived parts a write handler may use: all but the database and what reads it (it
+ * reaches the database through its transaction only). A statement on the database beside the
+ * transaction would wait for the transaction's end on the embedded database (one connection), and
+ * on PostgreSQL hold a second connection of the pool while the first waits for it.
  */
 export type WriteServices = Omit<Services, 'db' | 'readCard'>;
 

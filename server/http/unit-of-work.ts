@@ -48,7 +48,7 @@ const inFlight = (): ApiError =>
  * (422 when it differs from the key's first request, 409 while another request is committing one).
  */
 export function createInvoke(services: Services): Invoke<UnitOfWork> {
-  // What a write handler gets of the services: not the database or what reads it; it reaches the database through its transaction.
+  // What a write handler gets of the services: not the database or what reads it (WriteServices).
   const { db: _db, readCard: _readCard, ...writeServices } = services;
   const forWrites: WriteServices = writeServices;
   return async (route, req, res, run) => {

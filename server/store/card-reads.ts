@@ -41,18 +41,17 @@ export function createCardReads(db: Kysely<DB>, { batched }: { readonly batched:
 
 /** The reads of one batch: one statement for each calendar day among them (a batch that spans midnight has two). */
 async function readAll(db: Kysely<DB>, reads: readonly CardRead[]): Promise<(CardWithUsage | undefined)[]> {
-  const byDay = new Map<number, number[]>();
-  reads.forEach((read, index) => {
-    const day = byDay.get(read.periods.dayStartMs);
-    if (day === undefined) byDay.set(read.periods.dayStartMs, [index]);
-    else day.push(index);
+  const days = new Map<number, { periods: CairoPeriods; places: number[] }>();
+  reads.forEach((read, place) => {
+    const day = days.get(read.periods.dayStartMs);
+    if (day === undefined) days.set(read.periods.dayStartMs, { periods: read.periods, places: [place] });
+    else day.places.push(place);
   });
   const found: (CardWithUsage | undefined)[] = reads.map(() => undefined);
   await Promise.all(
-    [...byDay.values()].map(async (indexes) => {
-      const periods = (reads[indexes[0] as number] as CardRead).periods;
-      const cards = await findCardsWithUsage(db, indexes.map((index) => reads[index] as CardRead), periods);
-      indexes.forEach((index, place) => (found[index] = cards[place]));
+    [...days.values()].map(async ({ periods, places }) => {
+      const cards = await findCardsWithUsage(db, places.map((place) => reads[place] as CardRead), periods);
+      places.forEach((place, index) => (found[place] = cards[index]));
     }),
   );
   return found;

@@ -143,6 +143,25 @@ describe('cards', () => {
     expect(theirsListed.some((card) => mine.some((m) => m.id === card.id))).toBe(false);
   });
 
+  it("answers two organizations reading at once each its own cards, and 404 for the other's", async () => {
+    // Reads that arrive together share a statement (server/store/card-reads.ts); each still gets
+    // its own organization's answer.
+    const mine = (await traverse(partner, 100)).slice(0, 6);
+    const theirs = (await traverse(other, 100)).slice(0, 6);
+    const asked = [
+      ...mine.map((card) => ({ who: partner, card, expected: 200 })),
+      ...theirs.map((card) => ({ who: other, card, expected: 200 })),
+      ...theirs.map((card) => ({ who: partner, card, expected: 404 })),
+      ...mine.map((card) => ({ who: other, card, expected: 404 })),
+    ];
+    const answers = await Promise.all(asked.map(({ who, card }) => who.request('GET', `/v1/card/${card.id}`).then((response) => json<Card | ErrorBody>(response))));
+    answers.forEach(({ status, body }, index) => {
+      const { card, expected } = asked[index] as (typeof asked)[number];
+      expect(status).toBe(expected);
+      expect(body).toEqual(expected === 200 ? card : expect.objectContaining({ type: 'NotFound' }));
+    });
+  });
+
   it.each([
     ['limit 0', '?limit=0'],
     ['limit 101', '?limit=101'],
