@@ -8,8 +8,9 @@
  * server, for the addresses it prints and keeps; default http://localhost:PORT),
  * EMBEDDED_DATABASE (`accept-no-fsync`: lets NODE_ENV=production run on the embedded database,
  * accepting that a power cut or a kernel crash may lose writes it has answered; see
- * embeddedDatabaseDurability below), DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD,
- * CARD_READ_BATCHING (`off` turns a speed mechanism off, for the benchmark's measurements; Config.mechanisms).
+ * embeddedDatabaseDurability below), DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD
+ * (Config.mechanisms) and CARD_READ_BATCHING (Config.batchCardReads): `off` turns a speed mechanism
+ * off, for the benchmark's measurements.
  */
 import cluster from 'node:cluster';
 import { access, mkdir, writeFile } from 'node:fs/promises';
