@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { BundleError, bundleDocument, type OpenApiDocument } from './codegen/bundle.js';
 import type { RejectedExamples } from './codegen/examples.js';
 import { GeneratorError, readDocument, type DocumentModel, type Warning } from './codegen/operations.js';
@@ -118,8 +118,11 @@ export async function generate(input: string, out: string, root: string = PROJEC
   const bundled = json === '{}' ? `{ "x-generated": ${JSON.stringify(notice)} }\n` : `{ "x-generated": ${JSON.stringify(notice)},\n${json.slice(2)}\n`;
 
   let types: string;
+  // Loaded here, not with this module: it loads TypeScript, a second or more, which a command
+  // that stops at a refused flag or its usage does not need.
+  const { default: openapiTS, astToString } = await import('openapi-typescript');
   try {
-    const ast = await openapiTS(structuredClone(document) as unknown as Parameters<typeof openapiTS>[0], { silent: true });
+    const ast = await openapiTS(structuredClone(document) as unknown as OpenAPI3, { silent: true });
     types = `// ${notice}\n${astToString(ast)}`;
   } catch (error) {
     throw new GeneratorError('#', `openapi-typescript cannot read the document: ${error instanceof Error ? error.message : String(error)}`);
