@@ -3,8 +3,17 @@
 // database under ./.data/ (which must not be open in a running server at the same time).
 import { openDatabase } from '../server/store/connection.js';
 import { migrateToLatest } from '../server/store/migrate.js';
+import { parseFlags, runAsMain } from './toolkit/cli.js';
 
-async function main(): Promise<void> {
+export const USAGE = `Usage: npm run migrate
+
+Brings the database to the latest schema and prints the migrations it applied (the server also
+applies them when it starts). The database is DATABASE_URL (postgres://...), or the embedded
+database under ./.data/ when it is unset, which must not be open in a running server.`;
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const flags = parseFlags(argv, { help: { type: 'boolean', short: 'h' } }, USAGE);
+  if (typeof flags === 'number') return flags;
   const database = await openDatabase({ url: process.env['DATABASE_URL'] || undefined });
   try {
     const { applied } = await migrateToLatest(database.db);
@@ -15,12 +24,10 @@ async function main(): Promise<void> {
       console.log(`Applied to ${where}:`);
       for (const name of applied) console.log(`  ${name}`);
     }
+    return 0;
   } finally {
     await database.close();
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exitCode = 1;
-});
+runAsMain(import.meta.url, main);

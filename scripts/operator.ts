@@ -50,7 +50,9 @@ function parseCommand(argv: readonly string[]): Command | 'help' {
       },
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    // Node adds how to pass a positional that starts with '-', which no command here takes.
+    throw new UsageError(/^Unknown option '[^']*'/.exec(message)?.[0] ?? message);
   }
   const { values, positionals } = parsed;
   if (values.help === true) return 'help';

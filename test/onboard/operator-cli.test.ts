@@ -70,4 +70,10 @@ describe('npm run operator', () => {
     expect(stdout).toBe('');
     expect(stderr).toContain('Usage:\n  npm run operator -- add');
   });
+
+  it('names an option it does not know in one line, then its usage', async () => {
+    const { code, stdout, stderr } = await command('operator.ts', ['list', '--organization', 'org_x', '--colour', 'blue']);
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr.split('\n').slice(0, 3)).toEqual(["Unknown option '--colour'", '', 'Usage:']);
+  });
 });
