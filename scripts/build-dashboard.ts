@@ -15,9 +15,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { runAsMain } from './toolkit/cli.js';
+import { parseFlags, runAsMain } from './toolkit/cli.js';
+
+const USAGE = `Usage: npm run build:dashboard [-- --out DIR]
+
+Bundles the dashboard's pages (client/dashboard/) into .build/dashboard/, or into DIR.`;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The pages' sources, under a project root. */
@@ -90,7 +93,8 @@ export async function buildForDev(context: { readonly root: string; readonly ser
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...argv], strict: true, options: { out: { type: 'string' } } });
+  const values = parseFlags(argv, { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+  if (typeof values === 'number') return values;
   const built = await buildDashboardPages(values.out === undefined ? DEFAULT_PAGES_DIR : path.resolve(values.out));
   const sizes = built.files.map((file) => `${file.path} ${(file.bytes / 1024).toFixed(1)} KB`).join(', ');
   console.log(`build:dashboard: ${path.relative(process.cwd(), built.outDir) || '.'}/: ${sizes} in ${Math.round(built.milliseconds)} ms`);

@@ -2,9 +2,9 @@
 // moments a seeded schedule picks, while clients create, execute and cancel transfers and retry
 // with their idempotency keys; then restarts it, lets every retry converge and the payment network
 // settle, and checks the invariants (scripts/proof/crash-schedule.ts says exactly what).
-import { parseArgs } from 'node:util';
-import { runCrashSchedule, type CrashDatabase } from './proof/crash-schedule.js';
+import { runCrashSchedule } from './proof/crash-schedule.js';
 import { seedFrom } from './proof/seed.js';
+import { parseFlags, runAsMain } from './toolkit/cli.js';
 
 const USAGE = `Usage: tsx scripts/crash.ts [--kills N] [--seed N] [--clients N] [--database postgres|pglite]
 On PostgreSQL when DATABASE_URL is set (a fresh database on that server, dropped afterwards), else
@@ -13,26 +13,29 @@ on the embedded database in a scratch directory (--database pglite forces it).
   --seed N           the schedule's seed (printed; default random): the same seed replays the schedule
   --clients N        concurrent clients (default 6)`;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+async function main(argv: readonly string[]): Promise<number> {
+  const values = parseFlags(
+    argv,
+    {
       kills: { type: 'string', default: '200' },
       seed: { type: 'string' },
       clients: { type: 'string', default: '6' },
       database: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+    USAGE,
+  );
+  if (typeof values === 'number') return values;
+  const refuse = (reason: string): number => {
+    console.error(`${reason}\n\n${USAGE}`);
+    return 2;
+  };
   const kills = Number(values.kills);
   const clients = Number(values.clients);
-  if (!Number.isInteger(kills) || kills < 1 || !Number.isInteger(clients) || clients < 1) throw new Error('--kills and --clients are positive integers');
-  const database: CrashDatabase = (values.database ?? (process.env['DATABASE_URL'] ? 'postgres' : 'pglite')) as CrashDatabase;
-  if (database !== 'postgres' && database !== 'pglite') throw new Error('--database is postgres or pglite');
-  if (database === 'postgres' && !process.env['DATABASE_URL']) throw new Error('--database postgres needs DATABASE_URL=postgres://… (the server to create the scratch database on)');
+  if (!Number.isInteger(kills) || kills < 1 || !Number.isInteger(clients) || clients < 1) return refuse('--kills and --clients are positive integers.');
+  const database = values.database ?? (process.env['DATABASE_URL'] ? 'postgres' : 'pglite');
+  if (database !== 'postgres' && database !== 'pglite') return refuse('--database is postgres or pglite.');
+  if (database === 'postgres' && !process.env['DATABASE_URL']) return refuse('--database postgres needs DATABASE_URL=postgres://… (the server to create the scratch database on).');
   const seed = seedFrom(values.seed);
   console.log(`crash schedule: ${kills} kills on ${database}, ${clients} clients, seed ${seed} (replay: tsx scripts/crash.ts --kills ${kills} --seed ${seed}${values.database !== undefined ? ` --database ${database}` : ''})`);
 
@@ -59,13 +62,10 @@ async function main(): Promise<void> {
   );
   if (report.violations.length > 0) {
     console.error(`\nFAIL: ${report.violations.length} violations (seed ${seed}):\n- ${report.violations.slice(0, 50).join('\n- ')}`);
-    process.exitCode = 1;
-    return;
+    return 1;
   }
   console.log('PASS: every answered request is in the database, every key converged, the invariants hold');
+  return 0;
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exitCode = 1;
-});
+runAsMain(import.meta.url, main, { describeError: (error) => (error instanceof Error ? (error.stack ?? error.message) : error), end: 'drain' });

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { createPartnerClient, isApiError, isErrorType, type PartnerClient, type Schemas } from '../client/index.js';
+import { parseFlags, runAsMain } from './toolkit/cli.js';
 
 const DEFAULT_CREDENTIALS = '.data/demo-credentials.json';
 const DEFAULT_BASE_URL = 'http://localhost:3000';
@@ -237,15 +237,9 @@ async function day(partner: PartnerClient): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { 'base-url': { type: 'string' }, credentials: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    strict: true,
-  });
-  if (values.help === true) {
-    console.log(usage);
-    return;
-  }
+async function main(argv: readonly string[]): Promise<number> {
+  const values = parseFlags(argv, { 'base-url': { type: 'string' }, credentials: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, usage);
+  if (typeof values === 'number') return values;
   const file = values.credentials ?? DEFAULT_CREDENTIALS;
   const credentials = await readCredentials(file, values.credentials !== undefined);
   const baseUrl = values['base-url'] ?? credentials.baseUrl ?? DEFAULT_BASE_URL;
@@ -265,11 +259,10 @@ async function main(): Promise<void> {
   const started = Date.now();
   await day(partner);
   console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  return 0;
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof DemoError) console.error(`\ndemo: ${error.message}`);
-  else if (error instanceof Error && /^Unknown option|^Unexpected argument/.test(error.message)) console.error(`demo: ${error.message}\n\n${usage}`);
-  else console.error('\ndemo: unexpected failure:', error);
-  process.exitCode = 1;
+runAsMain(import.meta.url, main, {
+  describeError: (error) => (error instanceof DemoError ? `\ndemo: ${error.message}` : `\ndemo: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+  end: 'drain',
 });

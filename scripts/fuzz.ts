@@ -1,10 +1,10 @@
 // The long fuzz run: the same cases and checks as test/proof/fuzz.test.ts (the toolkit's contract
 // checker with the service's plug-in: scripts/proof/fuzz-runner.ts, fuzz-plugin.ts and
 // fuzz-cases.ts), against the real app on a fresh database.
-import { parseArgs } from 'node:util';
 import { startTestApp } from './proof/app.js';
 import { runFuzz } from './proof/fuzz-runner.js';
 import { seedFrom } from './proof/seed.js';
+import { parseFlags, runAsMain } from './toolkit/cli.js';
 
 const USAGE = `Usage: tsx scripts/fuzz.ts [--runs N] [--seed N] [--lanes N]
 On PostgreSQL when DATABASE_URL is set (a new database on that server, dropped afterwards), else
@@ -13,22 +13,24 @@ on the embedded database in memory. Prints the seed first: the same --seed and -
   --seed N           fast-check's seed (printed; default random)
   --lanes N          organizations the cases are spread over (default 4)`;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+async function main(argv: readonly string[]): Promise<number> {
+  const values = parseFlags(
+    argv,
+    {
       runs: { type: 'string', default: '10000' },
       seed: { type: 'string' },
       lanes: { type: 'string', default: '4' },
       help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
+    USAGE,
+  );
+  if (typeof values === 'number') return values;
   const runs = Number(values.runs);
   const lanes = Number(values.lanes);
-  if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(lanes) || lanes < 1) throw new Error('--runs and --lanes are positive integers');
+  if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(lanes) || lanes < 1) {
+    console.error(`--runs and --lanes are positive integers.\n\n${USAGE}`);
+    return 2;
+  }
   const seed = seedFrom(values.seed);
   const database = process.env['DATABASE_URL'] ? 'PostgreSQL' : 'the embedded database';
   console.log(`fuzz: ${runs} cases on ${database}, seed ${seed} (replay: tsx scripts/fuzz.ts --runs ${runs} --seed ${seed}${lanes !== 4 ? ` --lanes ${lanes}` : ''})`);
@@ -49,13 +51,10 @@ async function main(): Promise<void> {
     console.log(`  by family\n${table(report.byFamily)}`);
     console.log(`  by operation\n${table(report.byOperation)}`);
     console.log('PASS: every answer within the contract');
+    return 0;
   } finally {
     await app.close();
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  console.error('FAIL');
-  process.exitCode = 1;
-});
+runAsMain(import.meta.url, main, { describeError: (error) => `${error instanceof Error ? error.message : String(error)}\nFAIL`, end: 'drain' });
