@@ -1,16 +1,16 @@
-import { execFile, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createSign, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptEnvironment, startScriptNodeFlags } from '../../scripts/bench/processes.js';
 import { DEMO_PENDING_TRANSFERS } from '../../server/sandbox/pending-transfers.js';
 import { hasChromium, launchChromium, NO_CHROMIUM, openPage } from '../helpers/chromium.js';
+import { runScript } from '../helpers/script.js';
 import { eventually, transferBody } from './support.js';
 
 // A first `npm start`, as a new user runs it: what the start script runs (the build: server,
@@ -25,8 +25,6 @@ import { eventually, transferBody } from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, '.build', 'server', 'main.js');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
-const run = promisify(execFile);
 
 let built = false;
 /** `npm run build` once for the file, whichever of its suites runs first (or alone, under -t). */
@@ -196,15 +194,13 @@ describe('npm start', () => {
   });
 
   it("lets `npm run demo` walk a partner's day with the credentials it kept: all eight steps, a retry one transfer", async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    delete env['DATABASE_URL'];
     // In the server's directory, as a user runs it: the demo reads .data/demo-credentials.json there.
-    const { stdout: walked, stderr: complaints } = await run(TSX, [join(ROOT, 'scripts', 'demo.ts')], { cwd: directory, env, timeout: 90_000 });
+    const { code, stdout: walked, stderr: complaints } = await runScript('demo.ts', [], { cwd: directory, timeoutMs: 90_000 });
+    expect({ code, complaints }).toEqual({ code: 0, complaints: '' });
     const steps = walked.split('\n').filter((text) => text.startsWith('== ')).map((text) => text.split(' ')[1]);
     expect(steps).toEqual(['1.', '2.', '3.', '4.', '5.', '6.', '7.', '8.']);
     expect(walked).toContain('Idempotent-Replayed: true');
     expect(walked).toMatch(/\nDone in [0-9.]+ s\.\n$/);
-    expect(complaints).toBe('');
   }, 120_000);
 
   it('prints working credentials, and a signed transfer goes PENDING → PROCESSING → SUCCEEDED; SIGTERM drains and exits 0', async () => {

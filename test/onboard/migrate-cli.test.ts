@@ -1,19 +1,15 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript, type ScriptRun } from '../helpers/script.js';
 
 // `npm run migrate` as an operator runs it, in an empty directory: DATABASE_URL unset, so the
 // embedded database under ./.data/.
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-const MIGRATIONS = path.join(ROOT, 'server/store/migrations');
+const MIGRATIONS = fileURLToPath(new URL('../../server/store/migrations', import.meta.url));
 
 let cwd: string;
 beforeAll(async () => {
@@ -23,17 +19,7 @@ afterAll(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-async function migrate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env['DATABASE_URL'];
-  try {
-    const { stdout, stderr } = await run(TSX, [path.join(ROOT, 'scripts/migrate.ts'), ...args], { cwd, env, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const migrate = (args: string[]): Promise<ScriptRun> => runScript('migrate.ts', args, { cwd });
 
 describe('npm run migrate', () => {
   it('refuses a flag it does not know with its usage and exit code 2, opening no database', async () => {

@@ -1,33 +1,20 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runScript, type ScriptRun } from '../helpers/script.js';
 
 // `npm run onboard` as an operator runs it, on an in-memory embedded database.
 
-const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 /** Each run starts its own embedded database (~7–12 s, more on a busy machine); a test runs at most two. */
 const ONBOARD_RUN_TIMEOUT_MS = 60_000;
 
 /** Runs the command in `cwd` (the project by default) on DATABASE_URL (in memory by default; '': embedded under cwd's .data/). */
-async function onboard(args: string[], { cwd = ROOT, databaseUrl = 'memory://' } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(TSX, [path.join(ROOT, 'scripts/onboard.ts'), ...args], {
-      cwd,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      timeout: ONBOARD_RUN_TIMEOUT_MS,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+function onboard(args: string[], { cwd = ROOT, databaseUrl = 'memory://' } = {}): Promise<ScriptRun> {
+  return runScript('onboard.ts', args, { cwd, databaseUrl, timeoutMs: ONBOARD_RUN_TIMEOUT_MS });
 }
 
 describe('npm run onboard', { timeout: 2 * ONBOARD_RUN_TIMEOUT_MS }, () => {

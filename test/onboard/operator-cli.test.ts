@@ -1,30 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript, type ScriptRun } from '../helpers/script.js';
 
 // `npm run onboard` then `npm run operator` as a person runs them, on an embedded database in a
 // temporary directory (each command opens it in turn).
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-
 let cwd: string;
-async function command(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env['DATABASE_URL'];
-  try {
-    const { stdout, stderr } = await run(TSX, [path.join(ROOT, 'scripts', script), ...args], { cwd, env, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+const command = (script: string, args: string[]): Promise<ScriptRun> => runScript(script, args, { cwd });
 
 beforeAll(async () => {
   cwd = await mkdtemp(path.join(tmpdir(), 'operator-cli-'));
