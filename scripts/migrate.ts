@@ -5,13 +5,13 @@ import { openDatabase } from '../server/store/connection.js';
 import { migrateToLatest } from '../server/store/migrate.js';
 import { parseFlags, runAsMain } from './toolkit/cli.js';
 
-export const USAGE = `Usage: npm run migrate
+const USAGE = `Usage: npm run migrate
 
 Brings the database to the latest schema and prints the migrations it applied (the server also
 applies them when it starts). The database is DATABASE_URL (postgres://...), or the embedded
 database under ./.data/ when it is unset, which must not be open in a running server.`;
 
-export async function main(argv: readonly string[]): Promise<number> {
+async function main(argv: readonly string[]): Promise<number> {
   const flags = parseFlags(argv, { help: { type: 'boolean', short: 'h' } }, USAGE);
   if (typeof flags === 'number') return flags;
   const database = await openDatabase({ url: process.env['DATABASE_URL'] || undefined });
