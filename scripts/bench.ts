@@ -89,6 +89,7 @@ import {
 } from './bench/scenarios.js';
 import type { StatementLoopInput, StatementLoopResult, StatementRead } from './bench/statements.js';
 import { Rotation, WALK_FILTER_SETS, interleaveCards } from './bench/traffic.js';
+import { refuseUsage } from './toolkit/cli.js';
 
 /** A benchmark of errors measures nothing: more than this share of non-2xx fails it. */
 const MAX_NON_2XX_SHARE = 0.01;
@@ -798,8 +799,7 @@ async function main(argv: string[]): Promise<number> {
     options = parseBenchArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-    return 2;
+    return refuseUsage(error.message, USAGE);
   }
   if (options === 'help') {
     process.stdout.write(`${USAGE}\n`);

@@ -4,7 +4,7 @@
 // settle, and checks the invariants (scripts/proof/crash-schedule.ts says exactly what).
 import { runCrashSchedule } from './proof/crash-schedule.js';
 import { seedFrom } from './proof/seed.js';
-import { parseFlags, runAsMain } from './toolkit/cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './toolkit/cli.js';
 
 const USAGE = `Usage: tsx scripts/crash.ts [--kills N] [--seed N] [--clients N] [--database postgres|pglite]
 On PostgreSQL when DATABASE_URL is set (a fresh database on that server, dropped afterwards), else
@@ -26,10 +26,7 @@ async function main(argv: readonly string[]): Promise<number> {
     USAGE,
   );
   if (typeof values === 'number') return values;
-  const refuse = (reason: string): number => {
-    console.error(`${reason}\n\n${USAGE}`);
-    return 2;
-  };
+  const refuse = (reason: string): number => refuseUsage(reason, USAGE);
   const kills = Number(values.kills);
   const clients = Number(values.clients);
   if (!Number.isInteger(kills) || kills < 1 || !Number.isInteger(clients) || clients < 1) return refuse('--kills and --clients are positive integers.');

@@ -4,7 +4,7 @@
 import { startTestApp } from './proof/app.js';
 import { runFuzz } from './proof/fuzz-runner.js';
 import { seedFrom } from './proof/seed.js';
-import { parseFlags, runAsMain } from './toolkit/cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './toolkit/cli.js';
 
 const USAGE = `Usage: tsx scripts/fuzz.ts [--runs N] [--seed N] [--lanes N]
 On PostgreSQL when DATABASE_URL is set (a new database on that server, dropped afterwards), else
@@ -28,8 +28,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const runs = Number(values.runs);
   const lanes = Number(values.lanes);
   if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(lanes) || lanes < 1) {
-    console.error(`--runs and --lanes are positive integers.\n\n${USAGE}`);
-    return 2;
+    return refuseUsage('--runs and --lanes are positive integers.', USAGE);
   }
   const seed = seedFrom(values.seed);
   const database = process.env['DATABASE_URL'] ? 'PostgreSQL' : 'the embedded database';

@@ -16,6 +16,7 @@ import { openDatabase, type Database } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
 import { insertBulkTransactions, seedSandboxData, type SandboxSummary } from '../server/sandbox/demo-organization.js';
+import { refuseUsage } from './toolkit/cli.js';
 
 /** EGP 1,000,000.00 of sandbox money unless --balance says otherwise. */
 const DEFAULT_BALANCE_CENTS = 100_000_000;
@@ -194,8 +195,7 @@ async function main(argv: string[]): Promise<number> {
     options = parseOptions(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-    return 2;
+    return refuseUsage(error.message, USAGE);
   }
   if (options === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -206,8 +206,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-      return 2;
+      return refuseUsage(error.message, USAGE);
     }
     // Errors that say what to do: a held embedded database, a bad key, name, balance or username.
     if (error instanceof DatabaseLockedError || error instanceof OnboardingError || error instanceof OperatorError) {

@@ -11,7 +11,7 @@ import { openDatabase } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
 import type { OperatorRecord } from '../server/store/operators.js';
-import { runAsMain } from './toolkit/cli.js';
+import { refuseUsage, runAsMain } from './toolkit/cli.js';
 
 export const USAGE = `Usage:
   npm run operator -- add --organization ORG_ID --username NAME [--role viewer|approver]
@@ -129,8 +129,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     command = parseCommand(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-    return 2;
+    return refuseUsage(error.message, USAGE);
   }
   if (command === 'help') {
     process.stdout.write(`${USAGE}\n`);

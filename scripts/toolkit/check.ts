@@ -12,7 +12,7 @@ import { BundleError } from './codegen/bundle.js';
 import { AuthModuleError, loadAuth, parseHeader, type CheckAuth } from './check/auth.js';
 import { jsonReport, junitReport, textReport } from './check/report.js';
 import { CheckUsageError, runCheckDetailed } from './check/run.js';
-import { parseFlags, runAsMain, type ScriptOutput } from './cli.js';
+import { parseFlags, refuseUsage, runAsMain, type ScriptOutput } from './cli.js';
 
 export const USAGE = `Usage: npm run check -- --input FILE --base-url URL [options]
 
@@ -78,10 +78,7 @@ const list = (values: readonly string[] | undefined): string[] =>
 export async function main(argv: readonly string[], output: ScriptOutput = CONSOLE, cwd: string = process.env['INIT_CWD'] ?? process.cwd()): Promise<number> {
   const values = parseFlags(argv, FLAGS, USAGE, output);
   if (typeof values === 'number') return values;
-  const usage = (problem: string): number => {
-    output.stderr(`${problem}\n\n${USAGE}\n`);
-    return 2;
-  };
+  const usage = (problem: string): number => refuseUsage(problem, USAGE, output);
   if (values.input === undefined) return usage('--input FILE is required: the OpenAPI document to check against');
   if (values['base-url'] === undefined) return usage('--base-url URL is required: where the server answers (for example http://127.0.0.1:4010)');
   let baseUrl: URL;

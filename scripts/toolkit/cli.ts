@@ -67,12 +67,20 @@ export function parseFlags<const O extends ParseArgsOptionsConfig & { help: { ty
   try {
     ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
   } catch (error) {
-    output.stderr(`${error instanceof Error ? error.message : String(error)}\n\n${usage}\n`);
-    return 2;
+    return refuseUsage(error instanceof Error ? error.message : String(error), usage, output);
   }
   if ((values as { help?: boolean }).help === true) {
     output.stdout(`${usage}\n`);
     return 0;
   }
   return values;
+}
+
+/**
+ * A command line the script cannot run: the reason, a blank line and the usage on stderr, as
+ * parseFlags prints them for a flag it does not know. Returns the exit code, 2.
+ */
+export function refuseUsage(reason: string, usage: string, output: Pick<ScriptOutput, 'stderr'> = CONSOLE_OUTPUT): 2 {
+  output.stderr(`${reason}\n\n${usage}\n`);
+  return 2;
 }

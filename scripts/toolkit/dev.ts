@@ -30,7 +30,7 @@ import { createServerSupervisor, serverWorkingDir } from './dev/server-process.j
 import { createDocsBuilder, generateInMemory, lint, writeGenerated } from './dev/steps.js';
 import { ConfigError, CONFIG_FILE, projectPath, readProjectConfig, type DevBuild, type ProjectConfig } from './config.js';
 import { startTypechecker, type TypecheckRun } from './dev/typecheck.js';
-import { parseFlags, runAsMain } from './cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './cli.js';
 
 const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Editors and `git checkout` write several files in a burst: one build for all of them. */
@@ -284,8 +284,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (typeof values === 'number') return values;
   const port = parsePort(values.port);
   if (port === undefined) {
-    console.error(`--port (or PORT) must be a whole number from 0 to 65535\n\n${USAGE}`);
-    return 2;
+    return refuseUsage('--port (or PORT) must be a whole number from 0 to 65535', USAGE);
   }
   // Paths on the command line are read from where it was typed (npm runs scripts at the root).
   const here = process.env['INIT_CWD'] ?? process.cwd();
@@ -295,13 +294,11 @@ async function main(argv: readonly string[]): Promise<number> {
     config = readProjectConfig(root);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    console.error(`${error.message}\n\n${USAGE}`);
-    return 2;
+    return refuseUsage(error.message, USAGE);
   }
   const missing = [config.dev.server, ...config.apis.map((api) => api.root), path.join(root, 'tsconfig.json'), path.join(root, 'package.json')].filter((file) => !existsSync(file));
   if (missing.length > 0) {
-    console.error(`${root} is not a project the dev loop can run: it lacks ${missing.map((file) => projectPath(config, file)).join(', ')}\n\n${USAGE}`);
-    return 2;
+    return refuseUsage(`${root} is not a project the dev loop can run: it lacks ${missing.map((file) => projectPath(config, file)).join(', ')}`, USAGE);
   }
   const dataDir = values['data-dir'] === undefined ? path.join(root, '.data') : path.resolve(here, values['data-dir']);
   const dev = await runDev({ root, config, port, dataDir });

@@ -14,7 +14,7 @@ import { AllowListError, readAllowList } from './api-diff/gate.js';
 import { listReleases } from './api-diff/releases.js';
 import { buildReport, formatReport, linePrefix, reportJson, type Report } from './api-diff/report.js';
 import { SourceError, loadDocumentFile, loadReleasedDocument, openProjectAtRef, type LoadedDocument, type ProjectAtRef } from './api-diff/sources.js';
-import { parseFlags, runAsMain } from './cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './cli.js';
 import { CONFIG_FILE, ConfigError, projectPath, readProjectConfig, type ApiConfig, type ProjectConfig } from './config.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -129,14 +129,12 @@ function selectApis(config: ProjectConfig, flags: { readonly api?: string | unde
   if (flags.api !== undefined) {
     const api = apiNamed(config, flags.api);
     if (typeof api !== 'string') return [api];
-    io.stderr(`${api}.\n\n${USAGE}\n`);
-    return 2;
+    return refuseUsage(`${api}.`, USAGE, io);
   }
   const oneApiFlag = (['base', 'input', 'allow'] as const).find((flag) => flags[flag] !== undefined);
   if (oneApiFlag === undefined || config.apis.length === 1) return config.apis;
   const names = config.apis.map((api) => api.name).join(', ');
-  io.stderr(`--${oneApiFlag} names a file of one API, and ${CONFIG_FILE} names ${config.apis.length}: say which with --api NAME (${names}).\n\n${USAGE}\n`);
-  return 2;
+  return refuseUsage(`--${oneApiFlag} names a file of one API, and ${CONFIG_FILE} names ${config.apis.length}: say which with --api NAME (${names}).`, USAGE, io);
 }
 
 export async function runDiffApi(argv: readonly string[], io: Io): Promise<number> {
@@ -151,8 +149,7 @@ export async function runDiffApi(argv: readonly string[], io: Io): Promise<numbe
   }, USAGE, io);
   if (typeof values === 'number') return values;
   if (values.base !== undefined && values['base-ref'] !== undefined) {
-    io.stderr(`--base and --base-ref name two bases: give one.\n\n${USAGE}\n`);
-    return 2;
+    return refuseUsage('--base and --base-ref name two bases: give one.', USAGE, io);
   }
   const fromCommandLine = (file: string): string => path.resolve(io.cwd, file);
   const fileOf = (file: string): (() => Promise<LoadedDocument>) => () => loadDocumentFile(fromCommandLine(file), projectPath({ root: io.root }, fromCommandLine(file)));

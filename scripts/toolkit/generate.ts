@@ -21,7 +21,7 @@ import { GeneratorError, readDocument, type DocumentModel, type Warning } from '
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { workAroundSlips } from './codegen/slips.js';
 import { renderServerSkeleton } from './codegen/server-skeleton.js';
-import { parseFlags, runAsMain } from './cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './cli.js';
 import { lintDocument, lintReport } from './lint/lint-document.js';
 import { ConfigError, projectPath, readProjectConfig, type ProjectConfig } from './config.js';
 
@@ -205,8 +205,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }, USAGE);
   if (typeof values === 'number') return values;
   if ((values.input === undefined) !== (values.out === undefined)) {
-    console.error(`${values.input === undefined ? '--out needs --input' : '--input needs --out'}: with neither, the project's documents are generated.\n\n${USAGE}`);
-    return 2;
+    return refuseUsage(`${values.input === undefined ? '--out needs --input' : '--input needs --out'}: with neither, the project's documents are generated.`, USAGE);
   }
   // No --input: every document of the project, each into its own folder.
   let documents: readonly ProjectDocument[];

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { BundleError } from './codegen/bundle.js';
 import { GeneratorError } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
-import { parseFlags, runAsMain } from './cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './cli.js';
 import { generate, PROJECT_ROOT } from './generate.js';
 import { lintDocument, lintReport, type LintFinding } from './lint/lint-document.js';
 import { pinned, RUNTIME_PACKAGES, TOOL_PACKAGES, type Manifest } from './new-api/dependencies.js';
@@ -265,8 +265,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     if (values.update !== undefined) {
       if (values.input !== undefined || values.out !== undefined) {
-        console.error(`--update takes neither --input nor --out\n\n${USAGE}`);
-        return 2;
+        return refuseUsage('--update takes neither --input nor --out', USAGE);
       }
       const root = path.resolve(here, values.update);
       const plan = planUpdate(root, values.force === true);
@@ -282,8 +281,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (values.input === undefined || values.out === undefined) {
-      console.error(`--input and --out are required\n\n${USAGE}`);
-      return 2;
+      return refuseUsage('--input and --out are required', USAGE);
     }
     const result = await newApi({ input: path.resolve(here, values.input), out: path.resolve(here, values.out), ...(values.name === undefined ? {} : { name: values.name }) }, output);
     const relative = path.relative(here, result.root);

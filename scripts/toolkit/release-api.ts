@@ -19,7 +19,7 @@ import { AllowListError, readAllowList } from './api-diff/gate.js';
 import { addEntry, changesToList, compareVersions, listReleases, parseVersion, renderEntry } from './api-diff/releases.js';
 import { buildReport, formatReport } from './api-diff/report.js';
 import { SourceError, loadDocumentFile } from './api-diff/sources.js';
-import { parseFlags, runAsMain } from './cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './cli.js';
 import { CONFIG_FILE, ConfigError, projectPath, readProjectConfig, type ApiConfig } from './config.js';
 
 export const USAGE = `Usage: npm run release:api -- [--api NAME] [--date YYYY-MM-DD]
@@ -46,8 +46,7 @@ export async function runReleaseApi(argv: readonly string[], io: Io): Promise<nu
   if (typeof values === 'number') return values;
   const date = values.date ?? new Date().toISOString().slice(0, 10);
   if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) {
-    io.stderr(`--date ${date} is not a date written YYYY-MM-DD.\n\n${USAGE}\n`);
-    return 2;
+    return refuseUsage(`--date ${date} is not a date written YYYY-MM-DD.`, USAGE, io);
   }
   let api: ApiConfig;
   let shown: (file: string) => string;
@@ -55,8 +54,7 @@ export async function runReleaseApi(argv: readonly string[], io: Io): Promise<nu
     const config = readProjectConfig(io.root);
     const named = values.api === undefined ? config.apis[0] : apiNamed(config, values.api);
     if (typeof named === 'string') {
-      io.stderr(`${named}.\n\n${USAGE}\n`);
-      return 2;
+      return refuseUsage(`${named}.`, USAGE, io);
     }
     if (named === undefined) throw new ConfigError(`${CONFIG_FILE} names no API`);
     api = named;

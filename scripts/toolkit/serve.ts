@@ -28,7 +28,7 @@ import { CONFIG_FILE, ConfigError, readProjectConfig } from './config.js';
 import { generate, PROJECT_ROOT, TOOLKIT_RUNTIME } from './generate.js';
 import { drawnAnswers } from './serve/drawn-answers.js';
 import { curlCommand, firstRequest, type FirstRequest } from './serve/first-request.js';
-import { parseFlags, runAsMain } from './cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './cli.js';
 import { lintDocument, lintReport } from './lint/lint-document.js';
 
 /** A handler as serve calls it: the stubs scaffolded for the document. */
@@ -186,8 +186,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (typeof values === 'number') return values;
   const port = Number(values.port ?? 4010);
   if (!Number.isInteger(port) || port < 0 || port > 65535 || (values.input !== undefined && values.api !== undefined)) {
-    console.error(`${values.input !== undefined && values.api !== undefined ? '--input and --api name two documents: give one' : '--port must be a whole number from 0 to 65535'}\n\n${USAGE}`);
-    return 2;
+    return refuseUsage(values.input !== undefined && values.api !== undefined ? '--input and --api name two documents: give one' : '--port must be a whole number from 0 to 65535', USAGE);
   }
   // Paths on the command line are read from where it was typed (npm runs scripts at the root).
   const here = process.env['INIT_CWD'] ?? process.cwd();
@@ -197,14 +196,12 @@ async function main(argv: readonly string[]): Promise<number> {
       const config = readProjectConfig(PROJECT_ROOT);
       const api = values.api === undefined ? config.apis[0] : config.apis.find((candidate) => candidate.name === values.api);
       if (api === undefined) {
-        console.error(`${CONFIG_FILE} has no API named ${values.api ?? ''}: its apis are ${config.apis.map((candidate) => candidate.name).join(', ')}\n\n${USAGE}`);
-        return 2;
+        return refuseUsage(`${CONFIG_FILE} has no API named ${values.api ?? ''}: its apis are ${config.apis.map((candidate) => candidate.name).join(', ')}`, USAGE);
       }
       values.input = path.relative(here, api.root) || api.root;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      console.error(`${error.message}; or name a document with --input FILE\n\n${USAGE}`);
-      return 2;
+      return refuseUsage(`${error.message}; or name a document with --input FILE`, USAGE);
     }
   }
   process.chdir(here);
