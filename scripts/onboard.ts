@@ -16,7 +16,7 @@ import { openDatabase, type Database } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
 import { insertBulkTransactions, seedSandboxData, type SandboxSummary } from '../server/sandbox/demo-organization.js';
-import { refuseUsage } from './toolkit/cli.js';
+import { refuseUsage, UsageError } from './toolkit/cli.js';
 
 /** EGP 1,000,000.00 of sandbox money unless --balance says otherwise. */
 const DEFAULT_BALANCE_CENTS = 100_000_000;
@@ -44,8 +44,6 @@ secret and the public key.
 
 The database is DATABASE_URL (postgres://...), or the embedded database under ./.data/ when it is
 unset; the embedded database must not be open in a running server at the same time.`;
-
-class UsageError extends Error {}
 
 interface Options {
   readonly name: string;

@@ -11,7 +11,7 @@ import { openDatabase } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
 import type { OperatorRecord } from '../server/store/operators.js';
-import { refuseUsage, runAsMain } from './toolkit/cli.js';
+import { refuseUsage, runAsMain, UsageError } from './toolkit/cli.js';
 
 export const USAGE = `Usage:
   npm run operator -- add --organization ORG_ID --username NAME [--role viewer|approver]
@@ -26,8 +26,6 @@ list     prints the organization's operators: id, username, role, and when disab
 
 Add --json to print the result as JSON. The database is DATABASE_URL (postgres://...), or the
 embedded database under ./.data/ when it is unset, which must not be open in a running server.`;
-
-class UsageError extends Error {}
 
 type Command =
   | { kind: 'add'; organizationId: string; username: string; role: 'viewer' | 'approver'; json: boolean }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RUN_NAMES, RUN_TRAFFIC, UsageError, parseBenchArgs } from './options.js';
+import { UsageError } from '../toolkit/cli.js';
+import { RUN_NAMES, RUN_TRAFFIC, parseBenchArgs } from './options.js';
 
 describe('parseBenchArgs', () => {
   it('takes the mechanisms to turn off, in their own order', () => {

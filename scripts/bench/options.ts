@@ -1,5 +1,6 @@
 /** The flags of `npm run bench`. */
 import { parseArgs } from 'node:util';
+import { UsageError } from '../toolkit/cli.js';
 import { MECHANISM_NAMES, type MechanismName } from './mechanisms.js';
 
 export const RUN_NAMES = [
@@ -113,8 +114,6 @@ rate of its statements alone (pgbench on PostgreSQL; a loop through the store on
   --json                print only the result as JSON on stdout (through npm, add -s:
                         npm run -s bench -- --json; otherwise npm prints its banner there too)
   --help                show this text`;
-
-export class UsageError extends Error {}
 
 function wholeNumber(flag: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;

@@ -76,6 +76,9 @@ export function parseFlags<const O extends ParseArgsOptionsConfig & { help: { ty
   return values;
 }
 
+/** A command line the script cannot run; its message is the reason, printed with refuseUsage. */
+export class UsageError extends Error {}
+
 /**
  * A command line the script cannot run: the reason, a blank line and the usage on stderr, as
  * parseFlags prints them for a flag it does not know. Returns the exit code, 2.
