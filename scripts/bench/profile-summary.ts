@@ -12,14 +12,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { refuseUsage, runAsMain } from '../toolkit/cli.js';
 
-interface ProfileNode {
+const USAGE = 'Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [--top N] [--requests N]';
+
+export interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
   readonly children?: readonly number[];
 }
 
-interface Profile {
+export interface Profile {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -48,14 +51,39 @@ function label(node: ProfileNode): string {
   return `${name} ${where}:${lineNumber + 1}`;
 }
 
-function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string' }, requests: { type: 'string' } } });
-  const file = positionals[0];
-  if (file === undefined) throw new Error('usage: profile-summary.ts FILE.cpuprofile [--top N]');
-  const top = Number(values.top ?? 30);
-  const requests = values.requests === undefined ? undefined : Number(values.requests);
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+/** A whole number above 0 given to `--name`, or the reason it is not one. */
+function countOf(name: string, text: string): number | string {
+  return /^[1-9][0-9]*$/.test(text) ? Number(text) : `--${name} takes a whole number above 0; got ${JSON.stringify(text)}.`;
+}
 
+async function main(argv: readonly string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { top: { type: 'string' }, requests: { type: 'string' } } });
+  } catch (error) {
+    return refuseUsage(error instanceof Error ? error.message : String(error), USAGE);
+  }
+  const { values, positionals } = parsed;
+  const [file, ...extra] = positionals;
+  if (file === undefined || extra.length > 0) return refuseUsage('Give one profile file.', USAGE);
+  const top = countOf('top', values.top ?? '30');
+  const requests = values.requests === undefined ? undefined : countOf('requests', values.requests);
+  if (typeof top === 'string') return refuseUsage(top, USAGE);
+  if (typeof requests === 'string') return refuseUsage(requests, USAGE);
+  let profile: Profile;
+  try {
+    profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+    if (!Array.isArray(profile.nodes) || !Array.isArray(profile.samples) || !Array.isArray(profile.timeDeltas)) throw new Error('it has no nodes, samples and timeDeltas');
+  } catch (error) {
+    console.error(`${file} is not a V8 CPU profile that can be read: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+  process.stdout.write(summarize(file, profile, { top, requests }));
+  return 0;
+}
+
+/** The tables of one profile, as text: `top` lines each, per request when `requests` is given. */
+export function summarize(file: string, profile: Profile, { top, requests }: { readonly top: number; readonly requests: number | undefined }): string {
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, index) => {
     selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
@@ -104,20 +132,19 @@ function main(): void {
     }
   }
 
+  let text = `${file}: ${(totalUs / 1e6).toFixed(1)} s sampled, ${(busyUs / 1e6).toFixed(1)} s busy (${((100 * busyUs) / totalUs).toFixed(0)} %)\n`;
   const print = (title: string, map: Map<string, number>): void => {
-    process.stdout.write(`\n${title}\n`);
+    text += `\n${title}\n`;
     for (const [key, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
       const perRequest = requests === undefined ? '' : ` ${(us / requests).toFixed(1).padStart(7)} µs/req`;
-      process.stdout.write(`${(us / 1000).toFixed(0).padStart(8)} ms ${((100 * us) / busyUs).toFixed(1).padStart(5)} %${perRequest}  ${key}\n`);
+      text += `${(us / 1000).toFixed(0).padStart(8)} ms ${((100 * us) / busyUs).toFixed(1).padStart(5)} %${perRequest}  ${key}\n`;
     }
   };
-  process.stdout.write(
-    `${file}: ${(totalUs / 1e6).toFixed(1)} s sampled, ${(busyUs / 1e6).toFixed(1)} s busy (${((100 * busyUs) / totalUs).toFixed(0)} %)\n`,
-  );
   print('Self time by package / file (% of busy):', byArea);
   print('Charged to the first package or file on the stack (natives and Node internals to their caller):', charged);
   print('Self time by function:', byFunction);
   print("Inclusive time of the project's functions:", inclusiveOwn);
+  return text;
 }
 
-main();
+runAsMain(import.meta.url, main);

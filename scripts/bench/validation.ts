@@ -10,13 +10,10 @@
  * apps take turns, many rounds, and the least of each app's rounds is compared (what the machine
  * adds only ever adds).
  *
- * Usage: npx tsx scripts/bench/validation.ts [--requests N (2000)] [--rounds N (15)] [--responses] [--only NAME]
- *   --responses     also check answers, as development and tests do (off in production)
- *   --only NAME     one request: bank list, card read, signed create or filtered page
+ * Usage: npx tsx scripts/bench/validation.ts [--requests N] [--rounds N] [--responses] [--only NAME] (USAGE below).
  */
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import express, { type Express, type RequestHandler } from 'express';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +21,13 @@ import { routeList } from '../../generated/server.js';
 import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
 import type { OpenApiDocument } from '../toolkit/codegen/bundle.js';
 import { successAnswer } from '../toolkit/codegen/examples.js';
+import { parseFlags, refuseUsage, runAsMain } from '../toolkit/cli.js';
+
+const USAGE = `Usage: npx tsx scripts/bench/validation.ts [--requests N] [--rounds N] [--responses] [--only NAME]
+  --requests N    requests a round, to each app (default 2000)
+  --rounds N      rounds, the apps taking turns (default 15)
+  --responses     also check answers, as development and tests do (off in production)
+  --only NAME     one request: bank list, card read, signed create or filtered page`;
 
 const API_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
 
@@ -129,18 +133,25 @@ async function cpuUsPerRequest(target: Target, probe: Probe, requests: number): 
 
 const least = (values: readonly number[]): number => Math.min(...values);
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+async function main(argv: readonly string[]): Promise<number> {
+  const values = parseFlags(
+    argv,
+    {
       requests: { type: 'string' },
       rounds: { type: 'string' },
       responses: { type: 'boolean' },
       only: { type: 'string' },
-
+      help: { type: 'boolean' },
     },
-  });
-  const requests = Number(values.requests ?? 2_000);
-  const rounds = Number(values.rounds ?? 15);
+    USAGE,
+  );
+  if (typeof values === 'number') return values;
+  const requests = /^[1-9][0-9]*$/.test(values.requests ?? '2000') ? Number(values.requests ?? 2_000) : undefined;
+  const rounds = /^[1-9][0-9]*$/.test(values.rounds ?? '15') ? Number(values.rounds ?? 15) : undefined;
+  if (requests === undefined || rounds === undefined) return refuseUsage('--requests and --rounds take a whole number above 0.', USAGE);
+  if (values.only !== undefined && !PROBES.some((probe) => probe.name === values.only)) {
+    return refuseUsage(`--only takes one of: ${PROBES.map((probe) => probe.name).join(', ')}.`, USAGE);
+  }
   const responses = values.responses === true;
   const document = JSON.parse(readFileSync(API_SPEC_PATH, 'utf8')) as Json;
   const build = (app: string): Express =>
@@ -178,9 +189,7 @@ async function main(): Promise<void> {
     await bareTarget.close();
     await validatedTarget.close();
   }
+  return 0;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runAsMain(import.meta.url, main);
