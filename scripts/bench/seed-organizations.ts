@@ -10,29 +10,35 @@
  * `npm run onboard -- --demo --transactions T`. Prints the new organizations' credentials as a
  * JSON array on stdout; progress goes to stderr. DATABASE_URL selects the database as for the server.
  */
-import { parseArgs } from 'node:util';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { DEFAULT_SANDBOX_SEED, insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { openDatabase } from '../../server/store/connection.js';
 import type { Onboarded } from './database.js';
+import { parseFlags, refuseUsage, runAsMain, UsageError } from '../toolkit/cli.js';
+
+const USAGE =
+  'Usage: node --import tsx scripts/bench/seed-organizations.ts --organization ORG --more N --seeds S --transactions T --balance CENTS';
 
 function wholeNumber(name: string, text: string | undefined): number {
-  if (text === undefined || !/^[0-9]+$/.test(text)) throw new Error(`--${name} must be a whole number; got ${JSON.stringify(text)}`);
+  if (text === undefined || !/^[0-9]+$/.test(text)) throw new UsageError(`--${name} must be a whole number; got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+async function main(argv: readonly string[]): Promise<number> {
+  const values = parseFlags(
+    argv,
+    {
       organization: { type: 'string' },
       more: { type: 'string' },
       seeds: { type: 'string' },
       transactions: { type: 'string' },
       balance: { type: 'string' },
+      help: { type: 'boolean' },
     },
-    strict: true,
-  });
+    USAGE,
+  );
+  if (typeof values === 'number') return values;
   const more = wholeNumber('more', values.more);
   const seeds = wholeNumber('seeds', values.seeds);
   const transactions = wholeNumber('transactions', values.transactions);
@@ -74,9 +80,17 @@ async function main(): Promise<void> {
   } finally {
     await database.close();
   }
+  return 0;
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});
+async function run(argv: readonly string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } catch (error) {
+    if (error instanceof UsageError) return refuseUsage(error.message, USAGE);
+    throw error;
+  }
+}
+
+// Any other failure is the benchmark's to report with this process's output: the stack says where.
+runAsMain(import.meta.url, run, { describeError: (error) => (error instanceof Error ? (error.stack ?? error.message) : error), end: 'drain' });
