@@ -59,11 +59,15 @@ function countOf(name: string, text: string): number | string {
 async function main(argv: readonly string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { top: { type: 'string' }, requests: { type: 'string' } } });
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { top: { type: 'string' }, requests: { type: 'string' }, help: { type: 'boolean' } } });
   } catch (error) {
     return refuseUsage(error instanceof Error ? error.message : String(error), USAGE);
   }
   const { values, positionals } = parsed;
+  if (values.help === true) {
+    console.log(USAGE);
+    return 0;
+  }
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) return refuseUsage('Give one profile file.', USAGE);
   const top = countOf('top', values.top ?? '30');
