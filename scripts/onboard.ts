@@ -16,7 +16,7 @@ import { openDatabase, type Database } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
 import { insertBulkTransactions, seedSandboxData, type SandboxSummary } from '../server/sandbox/demo-organization.js';
-import { refuseUsage, UsageError } from './toolkit/cli.js';
+import { refuseUsage, UsageError, wholeNumberFlag } from './toolkit/cli.js';
 
 /** EGP 1,000,000.00 of sandbox money unless --balance says otherwise. */
 const DEFAULT_BALANCE_CENTS = 100_000_000;
@@ -55,14 +55,6 @@ interface Options {
   readonly operator: string | undefined;
 }
 
-function wholeNumber(flag: string, text: string | undefined, fallback: number, max: number): number {
-  if (text === undefined) return fallback;
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) > max) {
-    throw new UsageError(`${flag} must be a whole number from 0 to ${max}; got ${JSON.stringify(text)}.`);
-  }
-  return Number(text);
-}
-
 function parseOptions(argv: string[]): Options | 'help' {
   let parsed;
   try {
@@ -88,10 +80,10 @@ function parseOptions(argv: string[]): Options | 'help' {
   if (values.help === true) return 'help';
   const name = values.name?.trim();
   if (name === undefined || name === '') throw new UsageError('--name is required.');
-  const transactions = wholeNumber('--transactions', values.transactions, 0, MAX_BULK_TRANSACTIONS);
+  const transactions = wholeNumberFlag('--transactions', values.transactions, 0, MAX_BULK_TRANSACTIONS, 0);
   return {
     name,
-    balanceCents: wholeNumber('--balance', values.balance, DEFAULT_BALANCE_CENTS, Number.MAX_SAFE_INTEGER),
+    balanceCents: wholeNumberFlag('--balance', values.balance, 0, Number.MAX_SAFE_INTEGER, DEFAULT_BALANCE_CENTS),
     publicKeyFile: values['public-key'],
     demo: values.demo === true || transactions > 0,
     transactions,

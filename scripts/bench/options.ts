@@ -1,6 +1,6 @@
 /** The flags of `npm run bench`. */
 import { parseArgs } from 'node:util';
-import { UsageError } from '../toolkit/cli.js';
+import { UsageError, wholeNumberFlag } from '../toolkit/cli.js';
 import { MECHANISM_NAMES, type MechanismName } from './mechanisms.js';
 
 export const RUN_NAMES = [
@@ -115,14 +115,6 @@ rate of its statements alone (pgbench on PostgreSQL; a loop through the store on
                         npm run -s bench -- --json; otherwise npm prints its banner there too)
   --help                show this text`;
 
-function wholeNumber(flag: string, text: string | undefined, fallback: number, min: number, max: number): number {
-  if (text === undefined) return fallback;
-  if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got ${JSON.stringify(text)}.`);
-  }
-  return Number(text);
-}
-
 export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
   // `--rows` may stand alone (the default sweep): give parseArgs the value it expects.
   const args = [...argv];
@@ -162,7 +154,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
   const rows =
     values.rows === undefined || quick
       ? []
-      : values.rows.split(',').map((part) => wholeNumber('--rows', part.trim(), 0, 1, 10_000_000));
+      : values.rows.split(',').map((part) => wholeNumberFlag('--rows', part.trim(), 1, 10_000_000));
   const runs =
     values.only === undefined
       ? RUN_NAMES
@@ -181,17 +173,17 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
         });
   const cpuProf = values['cpu-prof'] === true || values['cpu-prof-dir'] !== undefined;
   return {
-    durationS: wholeNumber('--duration', values.duration, quick ? 2 : 10, 1, 3600),
-    connections: wholeNumber('--connections', values.connections, 10, 1, 1000),
+    durationS: wholeNumberFlag('--duration', values.duration, 1, 3600, quick ? 2 : 10),
+    connections: wholeNumberFlag('--connections', values.connections, 1, 1000, 10),
     json: values.json === true,
     quick,
     rows,
-    transactions: wholeNumber('--transactions', values.transactions, 100_000, 0, 10_000_000),
+    transactions: wholeNumberFlag('--transactions', values.transactions, 0, 10_000_000, 100_000),
     runs: RUN_NAMES.filter((name) => runs.includes(name)),
     cpuProfDir: cpuProf ? (values['cpu-prof-dir'] ?? '') : undefined,
     signEachRequest: values['sign-each-request'] === true,
     nodeFlags: values['node-flag'] ?? [],
-    waitQuietS: wholeNumber('--wait-quiet', values['wait-quiet'], 0, 0, 3600),
+    waitQuietS: wholeNumberFlag('--wait-quiet', values['wait-quiet'], 0, 3600, 0),
     logLevel: values['log-level'] ?? 'warn',
     without: MECHANISM_NAMES.filter((name) => without.includes(name)),
   };

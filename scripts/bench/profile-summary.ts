@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { refuseUsage, runAsMain } from '../toolkit/cli.js';
+import { refuseUsage, runAsMain, UsageError, wholeNumberFlag } from '../toolkit/cli.js';
 
 const USAGE = 'Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [--top N] [--requests N]';
 
@@ -51,11 +51,6 @@ function label(node: ProfileNode): string {
   return `${name} ${where}:${lineNumber + 1}`;
 }
 
-/** A whole number above 0 given to `--name`, or the reason it is not one. */
-function countOf(name: string, text: string): number | string {
-  return /^[1-9][0-9]*$/.test(text) ? Number(text) : `--${name} takes a whole number above 0; got ${JSON.stringify(text)}.`;
-}
-
 async function main(argv: readonly string[]): Promise<number> {
   let parsed;
   try {
@@ -70,10 +65,15 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) return refuseUsage('Give one profile file.', USAGE);
-  const top = countOf('top', values.top ?? '30');
-  const requests = values.requests === undefined ? undefined : countOf('requests', values.requests);
-  if (typeof top === 'string') return refuseUsage(top, USAGE);
-  if (typeof requests === 'string') return refuseUsage(requests, USAGE);
+  let top: number;
+  let requests: number | undefined;
+  try {
+    top = wholeNumberFlag('--top', values.top, 1, 1_000_000, 30);
+    requests = values.requests === undefined ? undefined : wholeNumberFlag('--requests', values.requests, 1, Number.MAX_SAFE_INTEGER);
+  } catch (error) {
+    if (error instanceof UsageError) return refuseUsage(error.message, USAGE);
+    throw error;
+  }
   let profile: Profile;
   try {
     profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;

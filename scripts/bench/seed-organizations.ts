@@ -15,15 +15,10 @@ import { onboardOrganization } from '../../server/onboarding.js';
 import { DEFAULT_SANDBOX_SEED, insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { openDatabase } from '../../server/store/connection.js';
 import type { Onboarded } from './database.js';
-import { parseFlags, refuseUsage, runAsMain, UsageError } from '../toolkit/cli.js';
+import { parseFlags, refuseUsage, runAsMain, UsageError, wholeNumberFlag } from '../toolkit/cli.js';
 
 const USAGE =
   'Usage: node --import tsx scripts/bench/seed-organizations.ts --organization ORG --more N --seeds S --transactions T --balance CENTS';
-
-function wholeNumber(name: string, text: string | undefined): number {
-  if (text === undefined || !/^[0-9]+$/.test(text)) throw new UsageError(`--${name} must be a whole number; got ${JSON.stringify(text)}`);
-  return Number(text);
-}
 
 async function main(argv: readonly string[]): Promise<number> {
   const values = parseFlags(
@@ -39,10 +34,10 @@ async function main(argv: readonly string[]): Promise<number> {
     USAGE,
   );
   if (typeof values === 'number') return values;
-  const more = wholeNumber('more', values.more);
-  const seeds = wholeNumber('seeds', values.seeds);
-  const transactions = wholeNumber('transactions', values.transactions);
-  const balanceCents = wholeNumber('balance', values.balance);
+  const more = wholeNumberFlag('--more', values.more, 0, Number.MAX_SAFE_INTEGER);
+  const seeds = wholeNumberFlag('--seeds', values.seeds, 0, Number.MAX_SAFE_INTEGER);
+  const transactions = wholeNumberFlag('--transactions', values.transactions, 0, Number.MAX_SAFE_INTEGER);
+  const balanceCents = wholeNumberFlag('--balance', values.balance, 0, Number.MAX_SAFE_INTEGER);
   const progress = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };

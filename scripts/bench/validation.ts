@@ -21,7 +21,7 @@ import { routeList } from '../../generated/server.js';
 import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
 import type { OpenApiDocument } from '../toolkit/codegen/bundle.js';
 import { successAnswer } from '../toolkit/codegen/examples.js';
-import { parseFlags, refuseUsage, runAsMain } from '../toolkit/cli.js';
+import { parseFlags, refuseUsage, runAsMain, UsageError, wholeNumberFlag } from '../toolkit/cli.js';
 
 const USAGE = `Usage: npx tsx scripts/bench/validation.ts [--requests N] [--rounds N] [--responses] [--only NAME]
   --requests N    requests a round, to each app (default 2000)
@@ -146,9 +146,15 @@ async function main(argv: readonly string[]): Promise<number> {
     USAGE,
   );
   if (typeof values === 'number') return values;
-  const requests = /^[1-9][0-9]*$/.test(values.requests ?? '2000') ? Number(values.requests ?? 2_000) : undefined;
-  const rounds = /^[1-9][0-9]*$/.test(values.rounds ?? '15') ? Number(values.rounds ?? 15) : undefined;
-  if (requests === undefined || rounds === undefined) return refuseUsage('--requests and --rounds take a whole number above 0.', USAGE);
+  let requests: number;
+  let rounds: number;
+  try {
+    requests = wholeNumberFlag('--requests', values.requests, 1, 10_000_000, 2_000);
+    rounds = wholeNumberFlag('--rounds', values.rounds, 1, 10_000, 15);
+  } catch (error) {
+    if (error instanceof UsageError) return refuseUsage(error.message, USAGE);
+    throw error;
+  }
   if (values.only !== undefined && !PROBES.some((probe) => probe.name === values.only)) {
     return refuseUsage(`--only takes one of: ${PROBES.map((probe) => probe.name).join(', ')}.`, USAGE);
   }

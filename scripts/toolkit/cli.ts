@@ -80,6 +80,20 @@ export function parseFlags<const O extends ParseArgsOptionsConfig & { help: { ty
 export class UsageError extends Error {}
 
 /**
+ * The whole number a flag was given, from `min` to `max` (at most Number.MAX_SAFE_INTEGER), or
+ * `fallback` when it was not given; otherwise a UsageError naming the flag and its range (a
+ * missing flag without a fallback too).
+ */
+export function wholeNumberFlag(flag: string, text: string | undefined, min: number, max: number, fallback?: number): number {
+  if (text === undefined && fallback !== undefined) return fallback;
+  if (text === undefined) throw new UsageError(`${flag} is required: a whole number from ${min} to ${max}.`);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got ${JSON.stringify(text)}.`);
+  }
+  return Number(text);
+}
+
+/**
  * A command line the script cannot run: the reason, a blank line and the usage on stderr, as
  * parseFlags prints them for a flag it does not know. Returns the exit code, 2.
  */
