@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { refuseUsage, runAsMain, UsageError, wholeNumberFlag } from '../toolkit/cli.js';
+import { refuseUsage, runAsMain, wholeNumberFlag } from '../toolkit/cli.js';
 
 const USAGE = 'Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [--top N] [--requests N]';
 
@@ -65,15 +65,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) return refuseUsage('Give one profile file.', USAGE);
-  let top: number;
-  let requests: number | undefined;
-  try {
-    top = wholeNumberFlag('--top', values.top, 1, 1_000_000, 30);
-    requests = values.requests === undefined ? undefined : wholeNumberFlag('--requests', values.requests, 1, Number.MAX_SAFE_INTEGER);
-  } catch (error) {
-    if (error instanceof UsageError) return refuseUsage(error.message, USAGE);
-    throw error;
-  }
+  const top = wholeNumberFlag('--top', values.top, 1, 1_000_000, 30);
+  const requests = values.requests === undefined ? undefined : wholeNumberFlag('--requests', values.requests, 1, Number.MAX_SAFE_INTEGER);
   let profile: Profile;
   try {
     profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -151,4 +144,4 @@ export function summarize(file: string, profile: Profile, { top, requests }: { r
   return text;
 }
 
-runAsMain(import.meta.url, main);
+runAsMain(import.meta.url, main, { usage: USAGE });

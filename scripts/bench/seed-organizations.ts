@@ -15,7 +15,7 @@ import { onboardOrganization } from '../../server/onboarding.js';
 import { DEFAULT_SANDBOX_SEED, insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { openDatabase } from '../../server/store/connection.js';
 import type { Onboarded } from './database.js';
-import { parseFlags, refuseUsage, runAsMain, UsageError, wholeNumberFlag } from '../toolkit/cli.js';
+import { parseFlags, runAsMain, wholeNumberFlag } from '../toolkit/cli.js';
 
 const USAGE =
   'Usage: node --import tsx scripts/bench/seed-organizations.ts --organization ORG --more N --seeds S --transactions T --balance CENTS';
@@ -78,14 +78,10 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-async function run(argv: readonly string[]): Promise<number> {
-  try {
-    return await main(argv);
-  } catch (error) {
-    if (error instanceof UsageError) return refuseUsage(error.message, USAGE);
-    throw error;
-  }
-}
-
-// Any other failure is the benchmark's to report with this process's output: the stack says where.
-runAsMain(import.meta.url, run, { describeError: (error) => (error instanceof Error ? (error.stack ?? error.message) : error), end: 'drain' });
+// A failure other than the command line is the benchmark's to report with this process's output:
+// the stack says where.
+runAsMain(import.meta.url, main, {
+  usage: USAGE,
+  describeError: (error) => (error instanceof Error ? (error.stack ?? error.message) : error),
+  end: 'drain',
+});

@@ -21,7 +21,7 @@ import { routeList } from '../../generated/server.js';
 import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
 import type { OpenApiDocument } from '../toolkit/codegen/bundle.js';
 import { successAnswer } from '../toolkit/codegen/examples.js';
-import { parseFlags, refuseUsage, runAsMain, UsageError, wholeNumberFlag } from '../toolkit/cli.js';
+import { parseFlags, refuseUsage, runAsMain, wholeNumberFlag } from '../toolkit/cli.js';
 
 const USAGE = `Usage: npx tsx scripts/bench/validation.ts [--requests N] [--rounds N] [--responses] [--only NAME]
   --requests N    requests a round, to each app (default 2000)
@@ -146,15 +146,8 @@ async function main(argv: readonly string[]): Promise<number> {
     USAGE,
   );
   if (typeof values === 'number') return values;
-  let requests: number;
-  let rounds: number;
-  try {
-    requests = wholeNumberFlag('--requests', values.requests, 1, 10_000_000, 2_000);
-    rounds = wholeNumberFlag('--rounds', values.rounds, 1, 10_000, 15);
-  } catch (error) {
-    if (error instanceof UsageError) return refuseUsage(error.message, USAGE);
-    throw error;
-  }
+  const requests = wholeNumberFlag('--requests', values.requests, 1, 10_000_000, 2_000);
+  const rounds = wholeNumberFlag('--rounds', values.rounds, 1, 10_000, 15);
   if (values.only !== undefined && !PROBES.some((probe) => probe.name === values.only)) {
     return refuseUsage(`--only takes one of: ${PROBES.map((probe) => probe.name).join(', ')}.`, USAGE);
   }
@@ -198,4 +191,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-runAsMain(import.meta.url, main);
+runAsMain(import.meta.url, main, { usage: USAGE });

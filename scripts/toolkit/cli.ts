@@ -12,6 +12,8 @@ export interface RunAsMainOptions {
    * output piped to another program be written in full first.
    */
   readonly end?: 'exit' | 'drain';
+  /** Given, a UsageError that escapes `main` is refused with this usage (refuseUsage, exit code 2). */
+  readonly usage?: string;
 }
 
 /**
@@ -30,6 +32,7 @@ export function runAsMain(moduleUrl: string, main: (argv: readonly string[]) => 
       else process.exit(code);
     },
     (error: unknown) => {
+      if (options.usage !== undefined && error instanceof UsageError) process.exit(refuseUsage(error.message, options.usage));
       console.error(describe(error));
       process.exit(1);
     },
