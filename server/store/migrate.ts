@@ -14,6 +14,7 @@ import { dropOrganizationVersionsMigration } from './migrations/010-drop-organiz
 import { ledgerRecordsMigration } from './migrations/011-ledger-records.js';
 import { ledgerAnswersMigration } from './migrations/012-ledger-answers.js';
 import { cardRecordsMigration } from './migrations/013-card-records.js';
+import { moneyDomainsMigration } from './migrations/014-money-domains.js';
 import type { DB } from './schema.js';
 
 /**
@@ -35,6 +36,7 @@ export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '011-ledger-records': ledgerRecordsMigration,
   '012-ledger-answers': ledgerAnswersMigration,
   '013-card-records': cardRecordsMigration,
+  '014-money-domains': moneyDomainsMigration,
 });
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -20,7 +20,7 @@ export type SettlementOutcome = 'SUCCEEDED' | 'FAILED';
 export interface OrganizationsTable {
   id: string;
   name: string;
-  /** Available balance: start - sum(SUCCEEDED) - sum(PROCESSING); never negative (check constraint). */
+  /** Available balance: start - sum(SUCCEEDED) - sum(PROCESSING); never negative (its domain, available_balance_cents, migration 014). */
   balance_cents: number;
   created_at: number;
 }

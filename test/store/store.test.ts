@@ -383,6 +383,63 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         await older.close();
       }
     });
+
+    // Migration 014 moves the single-column rules of transfers and organizations to domains and
+    // checks a transfer's client against its organization: every rule still refuses what it
+    // refused, the rows already there stay, and its down brings back 013's constraints.
+    it('014 keeps every money rule as a domain, and a transfer\'s client is one of its organization', async () => {
+      const older = await createTestDatabaseOf(kind, { migrated: false });
+      try {
+        const migrateTo = migratingTo(older.db);
+        const constraints = async (): Promise<string[]> =>
+          (
+            await sql<{ name: string }>`
+              select conname as name from pg_constraint
+              where conrelid in ('transfers'::regclass, 'organizations'::regclass, 'clients'::regclass, 'idempotency_keys'::regclass) and contype in ('c', 'f', 'u')
+              union all select typname from pg_type where typtype = 'd' and typnamespace = 'public'::regnamespace
+              order by 1`.execute(older.db)
+          ).rows.map((row) => row.name);
+        await migrateTo('013-card-records');
+        const before = await constraints();
+        const owner = await seedOrganization(older.db, 5_000);
+        const other = await seedOrganization(older.db, 5_000);
+        const kept = newTransfer(owner, { amountCents: 1_234 });
+        await insertTransfer(older.db, kept);
+
+        await migrateTo('014-money-domains');
+        expect(await getTransfer(older.db, owner.organizationId, kept.id)).toMatchObject({ amountCents: 1_234, status: 'PENDING', currency: 'EGP' });
+        expect(await getBalance(older.db, owner.organizationId)).toBe(5_000);
+        const refused = async (statement: Promise<unknown>, code: string): Promise<void> => {
+          await expect(statement).rejects.toMatchObject({ code });
+        };
+        const byId = (id: string) => older.db.updateTable('transfers').where('id', '=', id);
+        await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 0 })), '23514');
+        await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 100_000_000_000 })), '23514');
+        await refused(insertTransfer(older.db, newTransfer(owner, { currency: 'USD' as 'EGP' })), '23514');
+        await refused(byId(kept.id).set({ status: 'LOST' as TransferStatus }).execute(), '23514');
+        await refused(byId(kept.id).set({ status: 'REJECTED', rejection_reason: '' }).execute(), '23514');
+        await refused(byId(kept.id).set({ status: 'REJECTED', rejection_reason: 'x'.repeat(501) }).execute(), '23514');
+        await refused(byId(kept.id).set({ status: 'PROCESSING' }).execute(), '23514');
+        await refused(older.db.updateTable('organizations').set((eb) => ({ balance_cents: eb('balance_cents', '-', 5_001) })).where('id', '=', owner.organizationId).execute(), '23514');
+        // Another organization's client, and an organization or client that does not exist.
+        await refused(insertTransfer(older.db, newTransfer({ organizationId: owner.organizationId, clientId: other.clientId })), '23503');
+        await refused(insertTransfer(older.db, newTransfer({ organizationId: newId('org'), clientId: owner.clientId })), '23503');
+        await refused(insertTransfer(older.db, newTransfer({ organizationId: owner.organizationId, clientId: newId('cli') })), '23503');
+        await byId(kept.id).set({ status: 'REJECTED', rejection_reason: 'x'.repeat(500) }).execute();
+        expect(await getTransfer(older.db, owner.organizationId, kept.id)).toMatchObject({ status: 'REJECTED', amountCents: 1_234 });
+        expect(await constraints()).not.toEqual(before);
+
+        await migrateTo('013-card-records');
+        expect(await constraints()).toEqual(before);
+        await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 0 })), '23514');
+        await migrateTo('014-money-domains');
+        // A statement of another text: one prepared before the domains were made again would fail once.
+        const { rows } = await sql<{ status: string; amount: number }>`select status, amount_cents as amount from transfers where id = ${kept.id}`.execute(older.db);
+        expect(rows).toEqual([{ status: 'REJECTED', amount: 1_234 }]);
+      } finally {
+        await older.close();
+      }
+    });
   });
 
   describe('int8 and constraints', () => {
