@@ -6,7 +6,7 @@ import type { Migration } from 'kysely/migration';
 // same rule, on the column's type instead of the table. PostgreSQL rebuilds a table's check
 // constraints from their stored text, and plans them again, in every statement that writes a row
 // of the table; a domain's checks are read once a connection and kept. Measured on the embedded
-// database, a signed create (one statement writing a transfer and its stored answer) took 15 %
+// database, a signed create (one statement writing a transfer and its stored answer) took 17 %
 // fewer instructions in the database's thread (scripts/bench/RESULTS.md, "2026-11-29 (later)").
 // A value outside a domain fails its statement with the same SQLSTATE as a check constraint
 // (23514, check_violation), and the columns read back as their base types (bigint and text).
