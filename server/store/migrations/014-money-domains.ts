@@ -65,15 +65,22 @@ const COLUMNS: readonly { table: string; column: string; domain: string; type: R
   },
 ];
 
+/** COLUMNS by their table. */
+function byTable(): Map<string, (typeof COLUMNS)[number][]> {
+  const tables = new Map<string, (typeof COLUMNS)[number][]>();
+  for (const column of COLUMNS) tables.set(column.table, [...(tables.get(column.table) ?? []), column]);
+  return tables;
+}
+
 export const moneyDomainsMigration: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    for (const { table, column, domain, type, rule, constraint } of COLUMNS) {
+    for (const { domain, type, rule } of COLUMNS) {
       await sql`create domain ${sql.id(domain)} as ${type} check (${rule(sql`value`)})`.execute(db);
-      await sql`
-        alter table ${sql.table(table)}
-          drop constraint ${sql.id(constraint)},
-          alter column ${sql.id(column)} type ${sql.id(domain)}
-      `.execute(db);
+    }
+    // One statement a table: each ALTER TABLE that changes a column's type rewrites the table once.
+    for (const [table, columns] of byTable()) {
+      const changes = columns.map(({ column, domain, constraint }) => sql`drop constraint ${sql.id(constraint)}, alter column ${sql.id(column)} type ${sql.id(domain)}`);
+      await sql`alter table ${sql.table(table)} ${sql.join(changes)}`.execute(db);
     }
 
     await sql`alter table clients add constraint clients_organization_id_id_key unique (organization_id, id)`.execute(db);
@@ -101,13 +108,10 @@ export const moneyDomainsMigration: Migration = {
     await sql`create index clients_organization_idx on clients (organization_id)`.execute(db);
     await sql`alter table clients drop constraint clients_organization_id_id_key`.execute(db);
 
-    for (const { table, column, domain, type, rule, constraint } of COLUMNS) {
-      await sql`
-        alter table ${sql.table(table)}
-          alter column ${sql.id(column)} type ${type},
-          add constraint ${sql.id(constraint)} check (${rule(sql.id(column))})
-      `.execute(db);
-      await sql`drop domain ${sql.id(domain)}`.execute(db);
+    for (const [table, columns] of byTable()) {
+      const changes = columns.map(({ column, type, rule, constraint }) => sql`alter column ${sql.id(column)} type ${type}, add constraint ${sql.id(constraint)} check (${rule(sql.id(column))})`);
+      await sql`alter table ${sql.table(table)} ${sql.join(changes)}`.execute(db);
     }
+    for (const { domain } of COLUMNS) await sql`drop domain ${sql.id(domain)}`.execute(db);
   },
 };
