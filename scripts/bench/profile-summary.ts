@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { refuseUsage, runAsMain, wholeNumberFlag } from '../toolkit/cli.js';
+import { runAsMain, UsageError, wholeNumberFlag } from '../toolkit/cli.js';
 
 const USAGE = 'Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [--top N] [--requests N]';
 
@@ -52,11 +52,12 @@ function label(node: ProfileNode): string {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  // A bad command line is a UsageError, which runAsMain refuses with USAGE (parseFlags takes no file).
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { top: { type: 'string' }, requests: { type: 'string' }, help: { type: 'boolean' } } });
   } catch (error) {
-    return refuseUsage(error instanceof Error ? error.message : String(error), USAGE);
+    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
   if (values.help === true) {
@@ -64,7 +65,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const [file, ...extra] = positionals;
-  if (file === undefined || extra.length > 0) return refuseUsage('Give one profile file.', USAGE);
+  if (file === undefined || extra.length > 0) throw new UsageError('Give one profile file.');
   const top = wholeNumberFlag('--top', values.top, 1, 1_000_000, 30);
   const requests = values.requests === undefined ? undefined : wholeNumberFlag('--requests', values.requests, 1, Number.MAX_SAFE_INTEGER);
   let profile: Profile;
