@@ -25,6 +25,7 @@ import type { Logger } from './logger.js';
 import type { Clock, IdGenerator } from './clock-and-ids.js';
 import type { DB } from './store/schema.js';
 import { createCardReads } from './store/card-reads.js';
+import { createRowsTogether } from './store/rows-together.js';
 import { getOrCreateSecret } from './store/secrets.js';
 import { createOpenApiValidation } from './toolkit/openapi-validation.js';
 
@@ -39,6 +40,8 @@ export interface AppConfig {
   readonly paymentNetworkDelayMs?: number;
   /** Card reads batched, one statement for those of a turn of the event loop (store/card-reads.ts); on unless false. */
   readonly batchCardReads?: boolean;
+  /** A write's statement over rows run with those of other writes of the turn (store/rows-together.ts); on unless false. */
+  readonly batchWrites?: boolean;
   /** The built dashboard pages (`.build/dashboard/`, `npm run build`) served at /dashboard; none when absent. */
   readonly dashboardPagesDir?: string;
   /**
@@ -89,6 +92,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     cursors: createCursorCodec(keys.cursorKey),
     paymentNetworkDelayMs: config.paymentNetworkDelayMs ?? DEFAULT_PAYMENT_NETWORK_DELAY_MS,
     readCard: createCardReads(db, { batched: config.batchCardReads ?? true }),
+    runOverRows: createRowsTogether(db, { together: config.batchWrites ?? true }),
   };
   const publicKeys = createPublicKeyCache(db, clock);
   const clientPolicies = createClientPolicyCache(db, clock);

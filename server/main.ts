@@ -9,7 +9,7 @@
  * EMBEDDED_DATABASE (`accept-no-fsync`: lets NODE_ENV=production run on the embedded database,
  * accepting that a power cut or a kernel crash may lose writes it has answered; see
  * embeddedDatabaseDurability below), DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD
- * (Config.mechanisms) and CARD_READ_BATCHING (Config.batchCardReads): `off` turns a speed mechanism
+ * (Config.mechanisms), CARD_READ_BATCHING (Config.batchCardReads) and WRITE_BATCHING (Config.batchWrites): `off` turns a speed mechanism
  * off, for the benchmark's measurements.
  */
 import cluster from 'node:cluster';
@@ -55,6 +55,8 @@ interface Config {
   };
   /** Card reads batched (store/card-reads.ts) unless CARD_READ_BATCHING is `off`, as the mechanisms above. */
   readonly batchCardReads: boolean;
+  /** Writes' statements over rows run together (store/rows-together.ts) unless WRITE_BATCHING is `off`. */
+  readonly batchWrites: boolean;
 }
 
 function integer(name: string, fallback: number, min: number, max: number): number {
@@ -141,6 +143,7 @@ function readConfig(): Config {
       ownThread: switchedOn('PGLITE_THREAD'),
     },
     batchCardReads: switchedOn('CARD_READ_BATCHING'),
+    batchWrites: switchedOn('WRITE_BATCHING'),
   };
 }
 
@@ -274,6 +277,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
       secureCookies: config.secureCookies,
       paymentNetworkDelayMs: config.paymentNetworkDelayMs,
       batchCardReads: config.batchCardReads,
+      batchWrites: config.batchWrites,
       dashboardPagesDir: DASHBOARD_PAGES_DIR,
       referenceUrls: references.urls,
     },

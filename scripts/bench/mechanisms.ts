@@ -9,7 +9,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseKind } from './database.js';
 
-export const MECHANISM_NAMES = ['none', 'last-statement', 'pipelining', 'pglite-prepared', 'database-thread', 'card-read-batching'] as const;
+export const MECHANISM_NAMES = ['none', 'last-statement', 'pipelining', 'pglite-prepared', 'database-thread', 'card-read-batching', 'write-batching'] as const;
 export type MechanismName = (typeof MECHANISM_NAMES)[number];
 
 export interface Mechanism {
@@ -52,6 +52,12 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
     what: 'the card reads of one turn of the event loop read in one statement (server/store/card-reads.ts)',
     databases: ['postgres', 'pglite'],
     off: { env: { CARD_READ_BATCHING: 'off' } },
+  },
+  'write-batching': {
+    name: 'write-batching',
+    what: "the statements over rows of one turn's writes (a create's insert and stored answer) run as one statement (server/store/rows-together.ts)",
+    databases: ['postgres', 'pglite'],
+    off: { env: { WRITE_BATCHING: 'off' } },
   },
   'database-thread': {
     name: 'database-thread',

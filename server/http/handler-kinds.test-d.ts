@@ -26,6 +26,7 @@ describe('handler kinds', () => {
     // Nor through its services: the transaction is its one way to the database.
     expectTypeOf<WriteContext['services']>().not.toHaveProperty('db');
     expectTypeOf<WriteContext['services']>().not.toHaveProperty('readCard');
+    expectTypeOf<WriteContext['services']>().not.toHaveProperty('runOverRows');
     expectTypeOf<WriteContext['principal']>().not.toBeUndefined();
     expectTypeOf<OperationContext['db']>().toEqualTypeOf<Kysely<DB>>();
     expectTypeOf<OperationContext>().not.toHaveProperty('tx');

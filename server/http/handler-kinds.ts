@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { AtCommit } from '../store/at-commit.js';
 import type { ReadCard } from '../store/card-reads.js';
+import type { RunOverRows } from '../store/rows-together.js';
 import type { DB } from '../store/schema.js';
 import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
 
@@ -31,6 +32,8 @@ export interface Services {
   readonly paymentNetworkDelayMs: number;
   /** A card with its usage, read on `db` with the other reads of the same moment (store/card-reads.ts). */
   readonly readCard: ReadCard;
+  /** Runs a write's statement over rows on `db`, with those of the writes of the same moment (store/rows-together.ts). */
+  readonly runOverRows: RunOverRows;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface Services {
  * transaction would wait for the transaction's end on the embedded database (one connection), and
  * on PostgreSQL hold a second connection of the pool while the first waits for it.
  */
-export type WriteServices = Omit<Services, 'db' | 'readCard'>;
+export type WriteServices = Omit<Services, 'db' | 'readCard' | 'runOverRows'>;
 
 interface RequestContext<S> {
   /** One clock reading for the whole request, in Unix milliseconds. */

@@ -49,7 +49,7 @@ const inFlight = (): ApiError =>
  */
 export function createInvoke(services: Services): Invoke<UnitOfWork> {
   // What a write handler gets of the services: not the database or what reads it (WriteServices).
-  const { db: _db, readCard: _readCard, ...writeServices } = services;
+  const { db: _db, readCard: _readCard, runOverRows: _runOverRows, ...writeServices } = services;
   const forWrites: WriteServices = writeServices;
   return async (route, req, res, run) => {
     const principal = (res.locals as AuthenticatedLocals)[PRINCIPAL];
@@ -81,6 +81,7 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
               serializedAs(answer.body, body);
               return storedAnswerStatement({ ...key, status: answer.status, body });
             },
+            services.runOverRows,
           );
         } catch (error) {
           if (error instanceof UnstoredAnswer) return error.answer as R;

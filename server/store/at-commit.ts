@@ -1,5 +1,21 @@
-import { CompiledQuery, sql, type Compilable, type Expression, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  sql,
+  type Compilable,
+  type Expression,
+  type Kysely,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RawBuilder,
+  type RootOperationNode,
+  type SqlBool,
+  type Transaction,
+  type UnknownRow,
+} from 'kysely';
 import { lastOfItsTransaction } from './last-statement.js';
+import { overRows, rowParametersOf, type RunOverRows } from './rows-together.js';
 import type { DB } from './schema.js';
 
 // A write's statement sent with its commit.
@@ -48,13 +64,14 @@ export function conditionHolds(held: Expression<SqlBool>, condition: string): Ra
 /** Runs a deferred statement as the last of its transaction: the transaction commits with it. */
 export async function executeAtCommit(tx: Transaction<DB>, statement: Compilable<unknown> | CompiledQuery): Promise<void> {
   const compiled = 'compile' in statement ? statement.compile() : statement;
-  try {
-    await tx.executeQuery(lastOfItsTransaction(compiled));
-  } catch (error) {
-    const e = error as { code?: unknown; detail?: unknown };
-    if (e.code === CONDITION_NOT_MET && typeof e.detail === 'string') throw new ConditionNotMet(e.detail);
-    throw error;
-  }
+  await tx.executeQuery(lastOfItsTransaction(compiled)).catch(throwConditionNotMet);
+}
+
+/** A failed deferred statement's error, as ConditionNotMet when its condition did not hold. */
+function throwConditionNotMet(error: unknown): never {
+  const e = error as { code?: unknown; detail?: unknown };
+  if (e.code === CONDITION_NOT_MET && typeof e.detail === 'string') throw new ConditionNotMet(e.detail);
+  throw error;
 }
 
 /** The name of the alongside statement's CTE in a deferred statement: unlikely to be one of its own. */
@@ -84,12 +101,32 @@ export function withAlongside(deferred: CompiledQuery, alongside: CompiledQuery)
     if (combinedTexts.size >= MAX_COMBINED_TEXTS) combinedTexts.clear();
     combinedTexts.set(key, text);
   }
-  return CompiledQuery.raw(text, [...deferred.parameters, ...alongside.parameters]);
+  const combined = CompiledQuery.raw(text, [...deferred.parameters, ...alongside.parameters]);
+  // Over rows when both are: then the statement's rows are both parts' (rows-together.ts).
+  const deferredRows = rowParametersOf(deferred);
+  const alongsideRows = rowParametersOf(alongside);
+  if (deferredRows === undefined || alongsideRows === undefined) return combined;
+  return overRows(combined, [...deferredRows, ...alongsideRows.map((index) => index + deferred.parameters.length)]);
 }
 
 /** Combined texts by their parts' texts (withAlongside), at most MAX_COMBINED_TEXTS. */
 const combinedTexts = new Map<string, string>();
 const MAX_COMBINED_TEXTS = 100;
+
+/** Counts the statements that ran through the Kysely instances it is added to (withPlugin). */
+class StatementCount implements KyselyPlugin {
+  ran = 0;
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+
+  // Kysely hands every statement's result here, a raw one's (executeQuery) too.
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    this.ran += 1;
+    return args.result;
+  }
+}
 
 /**
  * Runs `work` in a new transaction with an AtCommit, then the deferred statement with the commit,
@@ -97,14 +134,20 @@ const MAX_COMBINED_TEXTS = 100;
  * that statement is the statement sent with the commit. When the deferred statement's
  * condition does not hold, everything is rolled back, and `work` runs once more in a new
  * transaction, without an AtCommit.
+ *
+ * Given `overRows`, a transaction in which `work` ran no statement and whose statement at the commit
+ * is over rows (rows-together.ts) ends empty, and that statement runs by itself through
+ * `overRows`, with those of other writes of the moment.
  */
 export async function inTransactionWithStatementAtCommit<T>(
   db: Kysely<DB>,
   work: (tx: Transaction<DB>, atCommit: AtCommit | undefined) => Promise<T>,
   alongside?: (result: T) => CompiledQuery,
+  runOverRows?: RunOverRows,
 ): Promise<T> {
-  const attempt = (deferring: boolean): Promise<T> =>
-    db.transaction().execute(async (tx) => {
+  const attempt = async (deferring: boolean): Promise<T> => {
+    let byItself: CompiledQuery | undefined;
+    const result = await db.transaction().execute(async (tx) => {
       let last: Compilable<unknown> | undefined;
       const atCommit: AtCommit | undefined = deferring
         ? (statement) => {
@@ -112,12 +155,18 @@ export async function inTransactionWithStatementAtCommit<T>(
             last = statement;
           }
         : undefined;
-      const result = await work(tx, atCommit);
+      const count = runOverRows === undefined ? undefined : new StatementCount();
+      const result = await work(count === undefined ? tx : tx.withPlugin(count), atCommit);
       const also = alongside?.(result);
-      if (last !== undefined) await executeAtCommit(tx, also === undefined ? last : withAlongside(last.compile(), also));
-      else if (also !== undefined) await executeAtCommit(tx, also);
+      const final = last === undefined ? also : also === undefined ? last.compile() : withAlongside(last.compile(), also);
+      if (final === undefined) return result;
+      if (count?.ran === 0 && rowParametersOf(final) !== undefined) byItself = final;
+      else await executeAtCommit(tx, final);
       return result;
     });
+    if (byItself !== undefined && runOverRows !== undefined) await runOverRows(byItself).catch(throwConditionNotMet);
+    return result;
+  };
   try {
     return await attempt(true);
   } catch (error) {

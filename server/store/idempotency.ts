@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { DB } from './schema.js';
+import { overRows, rowsParameter } from './rows-together.js';
+import type { DB, IdempotencyKeyRow } from './schema.js';
 
 // Idempotency keys in the database. A key is stored only with its answer, by the last statement
 // of the write it answers, in that write's own transaction: the change, the key and its answer
@@ -67,37 +68,38 @@ export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | und
  * than the retention. When the key is taken it fails with the error idempotencyKeyTakenOf
  * recognizes, so that nothing of the write can commit. A data-modifying statement with no WITH of
  * its own and no `$` but its parameters' placeholders, so that it can also travel inside the
- * statement a write sends at its commit (withAlongside in at-commit.ts). Its text is the same for
- * every answer, so it is written once, not built each time.
+ * statement a write sends at its commit (withAlongside in at-commit.ts). A statement over rows
+ * (rows-together.ts), the answer its one row: its text is the same for every answer, so it is
+ * written once, not built each time, and the answers of writes of the same moment can go in one.
  */
 export function storedAnswerStatement(input: StoreAnswerInput): CompiledQuery {
-  const retentionMs = input.retentionMs ?? IDEMPOTENCY_RETENTION_MS;
-  return CompiledQuery.raw(STORE_ANSWER, [
-    input.clientId,
-    input.key,
-    input.fingerprint,
-    input.status,
-    input.body,
-    input.nowMs,
-    input.nowMs - retentionMs,
-  ]);
+  const answer = {
+    client_id: input.clientId,
+    key: input.key,
+    fingerprint: input.fingerprint,
+    response_status: input.status,
+    response_body: input.body,
+    created_at: input.nowMs,
+  } satisfies IdempotencyKeyRow;
+  return overRows(CompiledQuery.raw(STORE_ANSWERS, [rowsParameter([answer]), input.retentionMs ?? IDEMPOTENCY_RETENTION_MS]), [0]);
 }
 
-// One insert: its row exists only when the key's advisory lock was free (a CASE evaluates its
-// branches in order, so the lock is tried first and the statement fails at once when another
-// transaction holds it, never waiting on the key's index entry); a row already there is replaced
-// only when older than the retention ($7), and otherwise fails the statement (OR evaluates left to
-// right and stops at the first true).
-const STORE_ANSWER = `insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
-    select $1, $2, $3, $4, $5, $6
+// One insert over the answers ($1): a row exists only when its key's advisory lock was free (a
+// CASE evaluates its branches in order, so the lock is tried first and the statement fails at once
+// when another transaction holds it, never waiting on the key's index entry); a row already there
+// is replaced only when older than the retention ($2) at the new row's time, and otherwise fails
+// the statement (OR evaluates left to right and stops at the first true).
+const STORE_ANSWERS = `insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
+    select answer.client_id, answer.key, answer.fingerprint, answer.response_status, answer.response_body, answer.created_at
+    from json_populate_recordset(null::idempotency_keys, $1::json) as answer
     where case
-      when pg_try_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0)) then true
+      when pg_try_advisory_xact_lock(hashtextextended(answer.client_id || ' ' || answer.key, 0)) then true
       else idempotency_key_taken('in-flight')
     end
     on conflict (client_id, key) do update
       set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
           response_body = excluded.response_body, created_at = excluded.created_at
-      where idempotency_keys.created_at <= $7 or idempotency_key_taken('exists')`;
+      where idempotency_keys.created_at <= excluded.created_at - $2::bigint or idempotency_key_taken('exists')`;
 
 export type FoundAnswer =
   /** `body` is the stored JSON text, byte for byte as first sent. */

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type SqlBool } from 'kysely';
 import { conditionHolds, inTransactionWithStatementAtCommit, type AtCommit } from './at-commit.js';
+import { overRows, rowsParameter } from './rows-together.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import { canCancel, canExecute, canReject } from '../domain/transfer-state.js';
 import { inTransaction } from './in-transaction.js';
@@ -123,9 +124,12 @@ function newTransferRow(transfer: NewTransfer): TransferRow {
  */
 export async function insertTransfer(db: Kysely<DB>, transfer: NewTransfer, atCommit?: AtCommit): Promise<TransferRecord> {
   const row = newTransferRow(transfer);
-  const insert = CompiledQuery.raw(INSERT_TRANSFER, TRANSFER_COLUMNS.map((column) => row[column]));
-  if (atCommit === undefined) await db.executeQuery(insert);
-  else atCommit({ compile: () => insert });
+  if (atCommit === undefined) await db.executeQuery(CompiledQuery.raw(INSERT_TRANSFER, TRANSFER_COLUMNS.map((column) => row[column])));
+  else {
+    // A statement over rows (rows-together.ts): the creates of the same moment can go in one.
+    const insert = overRows(CompiledQuery.raw(INSERT_TRANSFERS, [rowsParameter([row])]), [0]);
+    atCommit({ compile: () => insert });
+  }
   return toTransfer(row);
 }
 
@@ -138,6 +142,8 @@ const TRANSFER_COLUMNS = Object.keys({
 } satisfies Record<keyof TransferRow, true>) as (keyof TransferRow)[];
 /** The same text for every new transfer, written once. */
 const INSERT_TRANSFER = `insert into transfers (${TRANSFER_COLUMNS.join(', ')}) values (${TRANSFER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+/** The same over the rows of $1, a JSON array of transfers' rows (rowsParameter). */
+const INSERT_TRANSFERS = `insert into transfers (${TRANSFER_COLUMNS.join(', ')}) select ${TRANSFER_COLUMNS.join(', ')} from json_populate_recordset(null::transfers, $1::json)`;
 
 /** The organization's transfer; undefined when unknown or another organization's (404 either way). */
 export async function getTransfer(db: Kysely<DB>, organizationId: string, id: string): Promise<TransferRecord | undefined> {

@@ -14,6 +14,7 @@ import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { conditionHolds } from '../../server/store/at-commit.js';
 import { createCardReads } from '../../server/store/card-reads.js';
+import { createRowsTogether } from '../../server/store/rows-together.js';
 
 import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
 import { getBalance } from '../../server/store/organizations.js';
@@ -49,6 +50,7 @@ beforeAll(async () => {
     cursors: createCursorCodec(key),
     paymentNetworkDelayMs: 0,
     readCard: createCardReads(database.db, { batched: true }),
+    runOverRows: createRowsTogether(database.db, { together: true }),
   };
   const invoke = createInvoke(services);
   const app = express();
