@@ -89,8 +89,9 @@ const LEADING_WITH = /^\s*with\s+(?:recursive\s+)?/i;
  * when it has one, as Kysely compiles it).
  */
 export function withAlongside(deferred: CompiledQuery, alongside: CompiledQuery): CompiledQuery {
-  const key = `${deferred.sql}\u0000${alongside.sql}`;
-  let text = combinedTexts.get(key);
+  // By both texts, as they are: a key built of the two would be a new string to hash every time.
+  let byAlongside = combinedTexts.get(deferred.sql);
+  let text = byAlongside?.get(alongside.sql);
   if (text === undefined) {
     const offset = deferred.parameters.length;
     const renumbered = alongside.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
@@ -98,8 +99,10 @@ export function withAlongside(deferred: CompiledQuery, alongside: CompiledQuery)
     const leading = LEADING_WITH.exec(deferred.sql);
     text = leading === null ? `with ${cte} ${deferred.sql}` : `${leading[0]}${cte}, ${deferred.sql.slice(leading[0].length)}`;
     // The texts are a handful of statement shapes; a bound keeps it so if a caller's are not.
-    if (combinedTexts.size >= MAX_COMBINED_TEXTS) combinedTexts.clear();
-    combinedTexts.set(key, text);
+    if (combinedTexts.size >= MAX_COMBINED_TEXTS || (byAlongside?.size ?? 0) >= MAX_COMBINED_TEXTS) combinedTexts.clear();
+    byAlongside = combinedTexts.get(deferred.sql) ?? new Map<string, string>();
+    byAlongside.set(alongside.sql, text);
+    combinedTexts.set(deferred.sql, byAlongside);
   }
   const combined = CompiledQuery.raw(text, [...deferred.parameters, ...alongside.parameters]);
   // Over rows when both are: then the statement's rows are both parts' (rows-together.ts).
@@ -109,8 +112,8 @@ export function withAlongside(deferred: CompiledQuery, alongside: CompiledQuery)
   return overRows(combined, [...deferredRows, ...alongsideRows.map((index) => index + deferred.parameters.length)]);
 }
 
-/** Combined texts by their parts' texts (withAlongside), at most MAX_COMBINED_TEXTS. */
-const combinedTexts = new Map<string, string>();
+/** Combined texts by the deferred statement's text, then the alongside's (withAlongside), at most MAX_COMBINED_TEXTS of each. */
+const combinedTexts = new Map<string, Map<string, string>>();
 const MAX_COMBINED_TEXTS = 100;
 
 /** Counts the statements that ran through the Kysely instances it is added to (withPlugin). */

@@ -42,8 +42,12 @@ export function rowParametersOf(compiled: CompiledQuery): readonly number[] | un
  * and PostgreSQL's JSON refuses) goes as the drivers encode a bound text: that half becomes U+FFFD.
  */
 export function rowsParameter(rows: readonly object[]): string {
-  return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? value.toWellFormed() : value));
+  const json = JSON.stringify(rows);
+  // Such a half is written \udXXX; a text that merely holds a backslash and "ud" only costs the check.
+  return json.includes('\\ud') ? JSON.stringify(rows, wellFormed) : json;
 }
+
+const wellFormed = (_key: string, value: unknown): unknown => (typeof value === 'string' ? value.toWellFormed() : value);
 
 /** Runs a statement over rows by itself, outside any transaction: with others of its text when batching is on. */
 export type RunOverRows = (statement: CompiledQuery) => Promise<void>;

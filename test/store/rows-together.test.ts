@@ -151,8 +151,11 @@ describe('writes run together', () => {
   it('stores half of a surrogate pair as a bound text stores it, U+FFFD', async () => {
     const together = transferOf(randomUUID(), 'a\ud800b\udc00c');
     const bound = transferOf(randomUUID(), 'a\ud800b\udc00c');
-    await inOneMoment(createRowsTogether(database.db, { together: true }), [together, transferOf(randomUUID())]);
+    // A backslash before "ud" is text, kept as sent.
+    const backslash = transferOf(randomUUID(), 'C:\\udata \\ud800');
+    await inOneMoment(createRowsTogether(database.db, { together: true }), [together, backslash]);
     await insertTransfer(database.db, bound);
+    expect((await storedTransfer(backslash.id))?.memo).toBe('C:\\udata \\ud800');
     expect((await storedTransfer(together.id))?.memo).toBe('a\ufffdb\ufffdc');
     expect((await storedTransfer(bound.id))?.memo).toBe('a\ufffdb\ufffdc');
   });
