@@ -1,10 +1,11 @@
 /**
  * Statements over rows, run together. A write whose transaction runs nothing but the statement it
  * sends at its commit (at-commit.ts: a create's insert with its stored answer) sends that
- * statement by itself, without begin and commit. The writes of one turn of the server's event loop
- * whose statements have the same text then go to the database as one statement over all their
- * rows, through DataLoader (as card-reads.ts batches reads): one round trip, one statement to start
- * and one commit to flush for several writes, which is most of what a create costs the database.
+ * statement by itself, without begin and commit. It goes at once when no other is under way; the
+ * statements that come meanwhile go when that one is done, those of one text as one statement over
+ * all their rows (DataLoader, as card-reads.ts batches reads): one round trip, one statement to
+ * start and one commit to flush for several writes, which is most of what a create costs the
+ * database, and nothing added to a lone write's wait.
  *
  * A statement over rows takes its rows as JSON arrays of row objects (rowsParameter), one parameter
  * per table it writes, and does for each row what it would do for that row alone: several such
@@ -64,11 +65,31 @@ export function createRowsTogether(db: Kysely<DB>, { together }: { readonly toge
     await db.executeQuery(statement);
   };
   if (!together) return alone;
-  const loader = new DataLoader<CompiledQuery, undefined>((statements) => runAll(statements, alone), {
-    cache: false,
-    maxBatchSize: MAX_STATEMENTS_TOGETHER,
-    batchScheduleFn: (run) => setImmediate(run),
-  });
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const loader = new DataLoader<CompiledQuery, undefined>(
+    async (statements) => {
+      running += 1;
+      try {
+        return await runAll(statements, alone);
+      } finally {
+        running -= 1;
+        waiting.shift()?.();
+      }
+    },
+    {
+      cache: false,
+      maxBatchSize: MAX_STATEMENTS_TOGETHER,
+      // A statement goes at once when no run is under way, so a lone write waits for nothing; those
+      // that come while one is under way wait for its end and go together, as a database's group
+      // commit does. (Once the turn's synchronous code has run: DataLoader adds the first statement
+      // to the run after asking when to send it.)
+      batchScheduleFn: (send) => {
+        if (running === 0) queueMicrotask(send);
+        else waiting.push(send);
+      },
+    },
+  );
   return async (statement) => {
     if (rowParametersOf(statement) === undefined) throw new Error('Only a statement over rows (overRows) runs with others.');
     await loader.load(statement);
