@@ -102,6 +102,34 @@ describe('writes run together', () => {
     }
   });
 
+  it('sends a lone statement at once; those that come while it runs go together after it', async () => {
+    let statements = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The first statement's run ends only when the test says so.
+    const plugin: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        statements += 1;
+        if (statements === 1) await held;
+        return args.result;
+      },
+    };
+    const run = createRowsTogether(database.db.withPlugin(plugin), { together: true });
+    const [lone, ...later] = [transferOf(randomUUID()), transferOf(randomUUID()), transferOf(randomUUID()), transferOf(randomUUID())];
+    const first = run(await createStatement(lone as NewTransfer));
+    const laterStatements = await Promise.all(later.map((transfer) => createStatement(transfer)));
+    for (let turns = 0; turns < 50 && statements === 0; turns += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(statements).toBe(1);
+    const rest = laterStatements.map((statement) => run(statement));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(statements).toBe(1);
+    release();
+    await Promise.all([first, ...rest]);
+    expect(statements).toBe(2);
+    for (const transfer of [lone, ...later]) expect((await storedTransfer((transfer as NewTransfer).id))?.id).toBe((transfer as NewTransfer).id);
+  });
+
   it('runs each alone when not together, and apart when their other parameters differ', async () => {
     const apart = counted(database.db);
     await inOneMoment(createRowsTogether(apart.db, { together: false }), [transferOf(randomUUID()), transferOf(randomUUID()), transferOf(randomUUID())]);
