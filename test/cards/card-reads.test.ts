@@ -1,10 +1,9 @@
-import type { Kysely, KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cairoPeriods } from '../../server/domain/available-balance.js';
 import { createCardReads, MAX_CARD_READS_A_STATEMENT } from '../../server/store/card-reads.js';
 import { findCardWithUsage } from '../../server/store/cards.js';
-import type { DB } from '../../server/store/schema.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
+import { counted } from '../helpers/statement-count.js';
 import { addCard, addHolder, addOrganization, addRecords } from '../helpers/ledger.js';
 
 // Card reads of one turn of the event loop go to the database as one statement
@@ -13,19 +12,6 @@ import { addCard, addHolder, addOrganization, addRecords } from '../helpers/ledg
 
 const MARCH_12 = Date.parse('2025-03-12T10:00:00Z');
 const MARCH_13 = Date.parse('2025-03-13T10:00:00Z');
-
-/** The database with every statement it runs counted. */
-function counted(db: Kysely<DB>): { db: Kysely<DB>; statements: () => number } {
-  let statements = 0;
-  const plugin: KyselyPlugin = {
-    transformQuery: (args) => args.node,
-    transformResult: async (args) => {
-      statements += 1;
-      return args.result;
-    },
-  };
-  return { db: db.withPlugin(plugin), statements: () => statements };
-}
 
 describe('card reads batched', () => {
   let database: TestDatabase;

@@ -1,31 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { CompiledQuery, Kysely, KyselyPlugin } from 'kysely';
+import type { CompiledQuery, KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { inTransactionWithStatementAtCommit, withAlongside } from '../../server/store/at-commit.js';
 import { idempotencyKeyTakenOf, storedAnswerStatement } from '../../server/store/idempotency.js';
 import { createRowsTogether, type RunOverRows } from '../../server/store/rows-together.js';
-import type { DB } from '../../server/store/schema.js';
 import { insertTransfer, type NewTransfer } from '../../server/store/transfers.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
+import { counted } from '../helpers/statement-count.js';
 
 // The writes of one turn of the event loop whose transactions run nothing but their statement at
 // the commit go as one statement over all their rows (server/store/rows-together.ts): each write
 // must end as it would alone, whatever else shares its statement.
-
-/** The database with every statement that ran counted (a failed one is not). */
-function counted(db: Kysely<DB>): { db: Kysely<DB>; statements: () => number } {
-  let statements = 0;
-  const plugin: KyselyPlugin = {
-    transformQuery: (args) => args.node,
-    transformResult: async (args) => {
-      statements += 1;
-      return args.result;
-    },
-  };
-  return { db: db.withPlugin(plugin), statements: () => statements };
-}
 
 describe('writes run together', () => {
   let database: TestDatabase;
