@@ -55,7 +55,12 @@ interface Config {
   };
   /** Card reads batched (store/card-reads.ts) unless CARD_READ_BATCHING is `off`, as the mechanisms above. */
   readonly batchCardReads: boolean;
-  /** Writes' statements over rows run together (store/rows-together.ts) unless WRITE_BATCHING is `off`. */
+  /**
+   * Writes' statements over rows run together (store/rows-together.ts) on PostgreSQL, unless
+   * WRITE_BATCHING is `off`. Not on the embedded database: it runs one statement at a time, so a
+   * statement held back for the next run waits in its line twice, and partners' mixed traffic ran
+   * a fifth slower with it (scripts/bench/RESULTS.md, "the creates of one moment").
+   */
   readonly batchWrites: boolean;
 }
 
@@ -277,7 +282,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
       secureCookies: config.secureCookies,
       paymentNetworkDelayMs: config.paymentNetworkDelayMs,
       batchCardReads: config.batchCardReads,
-      batchWrites: config.batchWrites,
+      batchWrites: config.batchWrites && database.kind === 'postgres',
       dashboardPagesDir: DASHBOARD_PAGES_DIR,
       referenceUrls: references.urls,
     },

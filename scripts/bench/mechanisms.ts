@@ -56,7 +56,7 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
   'write-batching': {
     name: 'write-batching',
     what: "the statements over rows of one turn's writes (a create's insert and stored answer) run as one statement (server/store/rows-together.ts)",
-    databases: ['postgres', 'pglite'],
+    databases: ['postgres'],
     off: { env: { WRITE_BATCHING: 'off' } },
   },
   'database-thread': {
