@@ -109,11 +109,13 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function serve(db: Kysely<DB>, clock: TestClock, options: TestAppOptions): Promise<Served> {
+async function serve(db: Kysely<DB>, kind: DatabaseKind, clock: TestClock, options: TestAppOptions): Promise<Served> {
   const app = await createApp({
     config: {
       validateResponses: true,
       paymentNetworkDelayMs: options.paymentNetworkDelayMs ?? 2000,
+      // As server/main.ts runs it: writes together on PostgreSQL only.
+      batchWrites: kind === 'postgres',
       ...(options.dashboardPagesDir !== undefined ? { dashboardPagesDir: options.dashboardPagesDir } : {}),
     },
     db,
@@ -138,7 +140,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const databaseOptions = options.bounds === undefined ? {} : { bounds: options.bounds };
   const database = await (options.database === undefined ? createTestDatabase(databaseOptions) : createTestDatabaseOf(options.database, databaseOptions));
   const clock = options.clock ?? testClock();
-  const served = await serve(database.db, clock, options);
+  const served = await serve(database.db, database.kind, clock, options);
   const { baseUrl } = served;
   const instances = new Set<TestInstance>();
 
@@ -163,7 +165,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
           ? await openDatabase({ url: database.url, maxConnections: 20 })
           : undefined;
       const db = second?.db ?? database.db;
-      const other = await serve(db, clock, options);
+      const other = await serve(db, database.kind, clock, options);
       const instance: TestInstance = {
         baseUrl: other.baseUrl,
         db,
