@@ -40,7 +40,7 @@ export interface AppConfig {
   readonly paymentNetworkDelayMs?: number;
   /** Card reads batched, one statement for those of a turn of the event loop (store/card-reads.ts); on unless false. */
   readonly batchCardReads?: boolean;
-  /** A write's statement over rows run with those of other writes of the turn (store/rows-together.ts); on unless false. */
+  /** A write's statement over rows run with those of the writes of the same moment (store/rows-together.ts); on unless false (server/main.ts: PostgreSQL only). */
   readonly batchWrites?: boolean;
   /** The built dashboard pages (`.build/dashboard/`, `npm run build`) served at /dashboard; none when absent. */
   readonly dashboardPagesDir?: string;

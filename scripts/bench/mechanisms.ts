@@ -55,7 +55,7 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
   },
   'write-batching': {
     name: 'write-batching',
-    what: "the statements over rows of one turn's writes (a create's insert and stored answer) run as one statement (server/store/rows-together.ts)",
+    what: "a create's statement (its insert and stored answer) run with those of the creates that come while one is under way, as one statement (server/store/rows-together.ts)",
     databases: ['postgres'],
     off: { env: { WRITE_BATCHING: 'off' } },
   },

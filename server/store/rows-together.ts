@@ -57,8 +57,8 @@ export type RunOverRows = (statement: CompiledQuery) => Promise<void>;
 export const MAX_STATEMENTS_TOGETHER = 50;
 
 /**
- * Runs statements over rows on `db`, those of one turn together unless `together` is false (the
- * benchmark's measure of what it buys): then each is its own statement.
+ * Runs statements over rows on `db`, those that come while one runs together, unless `together` is
+ * false (the benchmark's measure of what it buys): then each is its own statement.
  */
 export function createRowsTogether(db: Kysely<DB>, { together }: { readonly together: boolean }): RunOverRows {
   const alone = async (statement: CompiledQuery): Promise<void> => {
