@@ -25,6 +25,7 @@ import { startSettlementWorker } from './settlement-worker.js';
 import { DEFAULT_MAX_CONNECTIONS, openDatabase, type Database } from './store/connection.js';
 import { SERVER_BOUNDS } from './store/bounds.js';
 import { migrateToLatest } from './store/migrate.js';
+import { WRITES_TOGETHER } from './store/rows-together.js';
 import { onboardDemoOrganization, type DemoOrganization } from './sandbox/first-run.js';
 
 interface Config {
@@ -55,12 +56,7 @@ interface Config {
   };
   /** Card reads batched (store/card-reads.ts) unless CARD_READ_BATCHING is `off`, as the mechanisms above. */
   readonly batchCardReads: boolean;
-  /**
-   * Writes' statements over rows run together (store/rows-together.ts) on PostgreSQL, unless
-   * WRITE_BATCHING is `off`. Not on the embedded database: it runs one statement at a time, so a
-   * statement held back for the next run waits in its line twice, and partners' mixed traffic ran
-   * a fifth slower with it (scripts/bench/RESULTS.md, "the creates of one moment").
-   */
+  /** Writes' statements over rows run together where WRITES_TOGETHER says (store/rows-together.ts), unless WRITE_BATCHING is `off`. */
   readonly batchWrites: boolean;
 }
 
@@ -282,7 +278,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
       secureCookies: config.secureCookies,
       paymentNetworkDelayMs: config.paymentNetworkDelayMs,
       batchCardReads: config.batchCardReads,
-      batchWrites: config.batchWrites && database.kind === 'postgres',
+      batchWrites: config.batchWrites && WRITES_TOGETHER[database.kind],
       dashboardPagesDir: DASHBOARD_PAGES_DIR,
       referenceUrls: references.urls,
     },

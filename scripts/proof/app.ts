@@ -12,6 +12,7 @@ import { openDatabase, type DatabaseKind } from '../../server/store/connection.j
 import type { DatabaseBounds } from '../../server/store/bounds.js';
 import { revokeClientTokens } from '../../server/store/organizations.js';
 import type { DB } from '../../server/store/schema.js';
+import { WRITES_TOGETHER } from '../../server/store/rows-together.js';
 import { createTestDatabase, createTestDatabaseOf } from './database.js';
 
 /** A clock tests can pin and move; it starts at the real time so tokens and timestamps look normal. */
@@ -114,8 +115,8 @@ async function serve(db: Kysely<DB>, kind: DatabaseKind, clock: TestClock, optio
     config: {
       validateResponses: true,
       paymentNetworkDelayMs: options.paymentNetworkDelayMs ?? 2000,
-      // As server/main.ts runs it: writes together on PostgreSQL only.
-      batchWrites: kind === 'postgres',
+      // As server/main.ts runs it.
+      batchWrites: WRITES_TOGETHER[kind],
       ...(options.dashboardPagesDir !== undefined ? { dashboardPagesDir: options.dashboardPagesDir } : {}),
     },
     db,

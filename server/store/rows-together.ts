@@ -16,6 +16,7 @@
  */
 import DataLoader from 'dataloader';
 import { CompiledQuery, type Kysely } from 'kysely';
+import type { DatabaseKind } from './connection.js';
 import type { DB } from './schema.js';
 
 /** The indexes of a statement's parameters that are rows (JSON arrays of row objects). */
@@ -49,6 +50,14 @@ export function rowsParameter(rows: readonly object[]): string {
 }
 
 const wellFormed = (_key: string, value: unknown): unknown => (typeof value === 'string' ? value.toWellFormed() : value);
+
+/**
+ * Where statements over rows run together (server/main.ts, and the proofs' app as it). Not on the
+ * embedded database: it runs one statement at a time, and partners' mixed traffic ran a fifth to a
+ * third slower with them together, for 8 % more creates alone (scripts/bench/RESULTS.md, "the
+ * creates of one moment").
+ */
+export const WRITES_TOGETHER: Readonly<Record<DatabaseKind, boolean>> = { postgres: true, pglite: false };
 
 /** Runs a statement over rows by itself, outside any transaction: with others of its text when batching is on. */
 export type RunOverRows = (statement: CompiledQuery) => Promise<void>;

@@ -114,8 +114,9 @@ function newTransferRow(transfer: NewTransfer): TransferRow {
 
 /**
  * Inserts a new transfer and returns it as stored. Its text is written once, the same for every
- * new transfer (INSERT_TRANSFER), rather than built with the query builder: it runs with every
- * create, and building the insert cost more than a tenth of a create's CPU.
+ * new transfer (INSERT_TRANSFERS), rather than built with the query builder: it runs with every
+ * create, and building the insert cost more than a tenth of a create's CPU. A statement over rows
+ * (rows-together.ts), the transfer its one row, so that the creates of the same moment can go in one.
  *
  * Given `atCommit`, the insert is the transaction's last statement, sent with its commit
  * (at-commit.ts): nothing the answer holds comes from the database, so a create is one round trip
@@ -124,25 +125,20 @@ function newTransferRow(transfer: NewTransfer): TransferRow {
  */
 export async function insertTransfer(db: Kysely<DB>, transfer: NewTransfer, atCommit?: AtCommit): Promise<TransferRecord> {
   const row = newTransferRow(transfer);
-  if (atCommit === undefined) await db.executeQuery(CompiledQuery.raw(INSERT_TRANSFER, TRANSFER_COLUMNS.map((column) => row[column])));
-  else {
-    // A statement over rows (rows-together.ts): the creates of the same moment can go in one.
-    const insert = overRows(CompiledQuery.raw(INSERT_TRANSFERS, [rowsParameter([row])]), [0]);
-    atCommit({ compile: () => insert });
-  }
+  const insert = overRows(CompiledQuery.raw(INSERT_TRANSFERS, [rowsParameter([row])]), [0]);
+  if (atCommit === undefined) await db.executeQuery(insert);
+  else atCommit({ compile: () => insert });
   return toTransfer(row);
 }
 
-/** Every column of a transfer, in the order of INSERT_TRANSFER's values (one missing or unknown does not compile). */
+/** Every column of a transfer, each written by INSERT_TRANSFERS (one missing or unknown does not compile). */
 const TRANSFER_COLUMNS = Object.keys({
   id: true, organization_id: true, client_id: true, idempotency_key: true, amount_cents: true, currency: true,
   status: true, category: true, submission_date: true, reviewed_at: true, cancelled_at: true, settle_after: true,
   settled_at: true, bank_id: true, account_number: true, account_name: true, memo: true, note: true,
   reviewed_by_operator_id: true, rejection_reason: true,
 } satisfies Record<keyof TransferRow, true>) as (keyof TransferRow)[];
-/** The same text for every new transfer, written once. */
-const INSERT_TRANSFER = `insert into transfers (${TRANSFER_COLUMNS.join(', ')}) values (${TRANSFER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
-/** The same over the rows of $1, a JSON array of transfers' rows (rowsParameter). */
+/** The same text for every new transfer, written once: the rows of $1, a JSON array of transfers' rows (rowsParameter). */
 const INSERT_TRANSFERS = `insert into transfers (${TRANSFER_COLUMNS.join(', ')}) select ${TRANSFER_COLUMNS.join(', ')} from json_populate_recordset(null::transfers, $1::json)`;
 
 /** The organization's transfer; undefined when unknown or another organization's (404 either way). */

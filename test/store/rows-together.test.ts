@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CompiledQuery, KyselyPlugin } from 'kysely';
+import { sql, type CompiledQuery, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { onboardOrganization } from '../../server/onboarding.js';
@@ -164,15 +164,18 @@ describe('writes run together', () => {
   });
 
   it('stores half of a surrogate pair as a bound text stores it, U+FFFD', async () => {
-    const together = transferOf(randomUUID(), 'a\ud800b\udc00c');
-    const bound = transferOf(randomUUID(), 'a\ud800b\udc00c');
+    const text = 'a\ud800b\udc00c';
+    const together = transferOf(randomUUID(), text);
+    const alone = transferOf(randomUUID(), text);
     // A backslash before "ud" is text, kept as sent.
     const backslash = transferOf(randomUUID(), 'C:\\udata \\ud800');
     await inOneMoment(createRowsTogether(database.db, { together: true }), [together, backslash]);
-    await insertTransfer(database.db, bound);
+    await insertTransfer(database.db, alone);
+    const { rows } = await sql<{ memo: string }>`select ${text}::text as memo`.execute(database.db);
+    expect(rows[0]?.memo).toBe('a\ufffdb\ufffdc');
+    expect((await storedTransfer(together.id))?.memo).toBe(rows[0]?.memo);
+    expect((await storedTransfer(alone.id))?.memo).toBe(rows[0]?.memo);
     expect((await storedTransfer(backslash.id))?.memo).toBe('C:\\udata \\ud800');
-    expect((await storedTransfer(together.id))?.memo).toBe('a\ufffdb\ufffdc');
-    expect((await storedTransfer(bound.id))?.memo).toBe('a\ufffdb\ufffdc');
   });
 
   it('hands over the statement of a write whose transaction ran nothing else; sends one in place after another statement', async () => {

@@ -642,6 +642,8 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       // A second answer for the key is not stored, whatever its request.
       expect(await store({ clientId, key: k, fingerprint: 'A', nowMs: T0 + 2, body: '{"second":true}' })).toBe('exists');
       expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: T0 + 2 })).toBe('exists');
+      // Nor in the retention's last millisecond (IDEMPOTENCY_RETENTION_MS, 24 hours).
+      expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 })).toBe('exists');
       expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 3 })).toEqual({ kind: 'replay', status: 200, body });
     });
 
