@@ -1,17 +1,24 @@
 // The layers of the project, as import rules: `npm run lint:imports`, and
 // test/architecture/imports.test.ts. The paths are relative to the root cruised (the project, or
 // the planted tree under test/fixtures/layers/ that proves the rules bite).
-const TOOLKIT = ['^scripts/toolkit/', '^server/toolkit/'];
+const TOOLKIT = ['^toolkit/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
       name: 'toolkit-not-service',
-      comment: 'The OpenAPI toolkit (generator, contract server, validation) works on any document: it uses nothing of the Partner Payments Service.',
+      comment: 'The OpenAPI toolkit (the contract-first package in toolkit/) works on any document: it uses nothing of the Partner Payments Service.',
       severity: 'error',
       from: { path: TOOLKIT },
       to: { path: ['^server/', '^client/', '^openapi/', '^generated/', '^scripts/', '^test/'], pathNot: TOOLKIT },
+    },
+    {
+      name: 'service-not-into-toolkit',
+      comment: "The service uses the toolkit as any project does: by the package's name and exports (contract-first, contract-first/runtime, …), never a path into its files.",
+      severity: 'error',
+      from: { path: ['^server/', '^client/', '^generated/', '^scripts/', '^test/'] },
+      to: { path: '^toolkit/', pathNot: '^toolkit/dist/' },
     },
     {
       name: 'server-not-outside',
@@ -92,16 +99,16 @@ module.exports = {
     },
     {
       name: 'generated-self-contained',
-      comment: 'generated/ imports only itself, the toolkit\'s runtime (server/toolkit/) and packages: nothing of the service.',
+      comment: 'generated/ imports only itself, the toolkit\'s runtime (contract-first/runtime) and packages: nothing of the service.',
       severity: 'error',
       from: { path: '^generated/' },
-      to: { dependencyTypes: ['local'], pathNot: ['^generated/', '^server/toolkit/'] },
+      to: { dependencyTypes: ['local'], pathNot: ['^generated/', '^toolkit/dist/runtime/'] },
     },
   ],
   options: {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: '^node_modules/' },
-    exclude: { path: ['^test/fixtures/', '^node_modules/', '^scripts/toolkit/new-api/template/'] },
+    exclude: { path: ['^test/fixtures/', '^node_modules/', '^toolkit/template/', '^toolkit/test/fixtures/'] },
   },
 };

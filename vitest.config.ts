@@ -11,8 +11,8 @@ const UNIT = [
   'server/**/*.test.ts',
   'client/**/*.test.ts',
   'scripts/**/*.test.ts',
+  'toolkit/src/**/*.test.ts',
   'test/contract/document.test.ts',
-  'test/contract/scaffold.test.ts',
   'test/architecture/*.test.ts',
   'test/readme.test.ts',
 ];
@@ -34,9 +34,8 @@ const TOOLING = [
   'test/sdk/transport.test.ts',
   'test/store/pglite-patches.test.ts',
   'test/store/pglite-thread.test.ts',
-  'test/toolkit/*.test.ts',
   'test/new-api/*.test.ts',
-  'test/check/*.test.ts',
+  'toolkit/test/**/*.test.ts',
 ];
 /** The long proofs: fuzz, crash, several instances, security. */
 const PROOF = ['test/proof/**/*.test.ts'];
@@ -52,7 +51,7 @@ const TYPES = ['{server,client,scripts,test}/**/*.test-d.ts'];
  * alone at the end), then the tests of the service, then the unit tests, larger files first.
  */
 const KIND_ORDER = ['new-api', 'proof', 'tooling', 'integration', 'unit'];
-const NEW_API_TESTS = 'test/new-api/';
+const NEW_API_TESTS = ['test/new-api/', 'toolkit/test/new-project/'];
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const { cache, config } = this.ctx;
@@ -63,14 +62,14 @@ class LongestFirst extends BaseSequencer {
       return [...files].sort((a, b) => (byFile.get(b) ?? 0) - (byFile.get(a) ?? 0));
     }
     const kind = (spec: TestSpecification) =>
-      KIND_ORDER.indexOf(relative(config.root, spec.moduleId).startsWith(NEW_API_TESTS) ? 'new-api' : spec.project.name);
+      KIND_ORDER.indexOf(NEW_API_TESTS.some((folder) => relative(config.root, spec.moduleId).startsWith(folder)) ? 'new-api' : spec.project.name);
     const size = (spec: TestSpecification) => cache.getFileStats(key(spec))?.size ?? 0;
     return [...files].sort((a, b) => kind(a) - kind(b) || size(b) - size(a));
   }
 }
 
-/** The files a new project is given (scripts/toolkit/new-api/template/): tested in the projects made from them. */
-const TEMPLATE = 'scripts/toolkit/new-api/template/**';
+/** The files a new project is given (toolkit/template/): tested in the projects made from them. */
+const TEMPLATE = 'toolkit/template/**';
 
 export default defineConfig({
   test: {

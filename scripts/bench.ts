@@ -88,7 +88,7 @@ import {
 } from './bench/scenarios.js';
 import type { StatementLoopInput, StatementLoopResult, StatementRead } from './bench/statements.js';
 import { Rotation, WALK_FILTER_SETS, interleaveCards } from './bench/traffic.js';
-import { refuseUsage, UsageError } from './toolkit/cli.js';
+import { refuseUsage, UsageError } from './cli.js';
 
 /** A benchmark of errors measures nothing: more than this share of non-2xx fails it. */
 const MAX_NON_2XX_SHARE = 0.01;

@@ -16,7 +16,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { parseFlags, runAsMain } from './toolkit/cli.js';
+import { parseFlags, runAsMain } from './cli.js';
 
 const USAGE = `Usage: npm run build:dashboard [-- --out DIR]
 

@@ -4,7 +4,7 @@
 // settle, and checks the invariants (scripts/proof/crash-schedule.ts says exactly what).
 import { runCrashSchedule } from './proof/crash-schedule.js';
 import { seedFrom } from './proof/seed.js';
-import { parseFlags, refuseUsage, runAsMain } from './toolkit/cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './cli.js';
 
 const USAGE = `Usage: tsx scripts/crash.ts [--kills N] [--seed N] [--clients N] [--database postgres|pglite]
 On PostgreSQL when DATABASE_URL is set (a fresh database on that server, dropped afterwards), else

@@ -4,7 +4,7 @@
 import { startTestApp } from './proof/app.js';
 import { runFuzz } from './proof/fuzz-runner.js';
 import { seedFrom } from './proof/seed.js';
-import { parseFlags, refuseUsage, runAsMain } from './toolkit/cli.js';
+import { parseFlags, refuseUsage, runAsMain } from './cli.js';
 
 const USAGE = `Usage: tsx scripts/fuzz.ts [--runs N] [--seed N] [--lanes N]
 On PostgreSQL when DATABASE_URL is set (a new database on that server, dropped afterwards), else

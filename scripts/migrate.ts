@@ -3,7 +3,7 @@
 // database under ./.data/ (which must not be open in a running server at the same time).
 import { openDatabase } from '../server/store/connection.js';
 import { migrateToLatest } from '../server/store/migrate.js';
-import { parseFlags, runAsMain } from './toolkit/cli.js';
+import { parseFlags, runAsMain } from './cli.js';
 
 const USAGE = `Usage: npm run migrate
 

@@ -16,7 +16,7 @@ import { openDatabase, type Database } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
 import { insertBulkTransactions, seedSandboxData, type SandboxSummary } from '../server/sandbox/demo-organization.js';
-import { refuseUsage, UsageError, wholeNumberFlag } from './toolkit/cli.js';
+import { refuseUsage, UsageError, wholeNumberFlag } from './cli.js';
 
 /** EGP 1,000,000.00 of sandbox money unless --balance says otherwise. */
 const DEFAULT_BALANCE_CENTS = 100_000_000;

@@ -11,7 +11,7 @@ import { openDatabase } from '../server/store/connection.js';
 import { DatabaseLockedError } from '../server/store/lock.js';
 import { migrateToLatest } from '../server/store/migrate.js';
 import type { OperatorRecord } from '../server/store/operators.js';
-import { refuseUsage, runAsMain, UsageError } from './toolkit/cli.js';
+import { refuseUsage, runAsMain, UsageError } from './cli.js';
 
 export const USAGE = `Usage:
   npm run operator -- add --organization ORG_ID --username NAME [--role viewer|approver]

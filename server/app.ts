@@ -27,7 +27,7 @@ import type { DB } from './store/schema.js';
 import { createCardReads } from './store/card-reads.js';
 import { createRowsTogether } from './store/rows-together.js';
 import { getOrCreateSecret } from './store/secrets.js';
-import { createOpenApiValidation } from './toolkit/openapi-validation.js';
+import { createOpenApiValidation } from 'contract-first/runtime';
 
 /** The bundled document every request (and, in development, response) is validated against. */
 const API_SPEC_PATH = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));

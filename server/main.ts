@@ -19,7 +19,7 @@ import path from 'node:path';
 import { createApp } from './app.js';
 import { answerHttpParserErrors } from './http/http-parser-errors.js';
 import { createLogger, type Logger } from './logger.js';
-import { createHttpServer } from './toolkit/http-server.js';
+import { createHttpServer } from 'contract-first/runtime';
 import { randomIds, systemClock } from './clock-and-ids.js';
 import { startSettlementWorker } from './settlement-worker.js';
 import { DEFAULT_MAX_CONNECTIONS, openDatabase, type Database } from './store/connection.js';

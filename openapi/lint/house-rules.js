@@ -1,5 +1,5 @@
 // The house rules of this service's contract that neither Redocly's configurable rules nor the
-// toolkit's (scripts/toolkit/lint/contract-rules.js) say, as a Redocly plugin: redocly.yaml lists
+// toolkit's (toolkit/lint/contract-rules.js) say, as a Redocly plugin: redocly.yaml lists
 // it under `plugins` and sets each rule's severity. README, "House rules (lint)", lists every rule
 // with its message and the fixture that makes it fire.
 import path from 'node:path';
@@ -32,7 +32,7 @@ const FIX_403 = "`'403': $ref: ../components/responses/Forbidden.yaml`";
 /**
  * An operation that needs credentials (its own security, else the document's) answers 403: every
  * credential of this service carries scopes, and one without the operation's scope is refused.
- * (Its 401 is contract-first/operation-401-when-secured's, scripts/toolkit/lint/contract-rules.js.)
+ * (Its 401 is contract-first/operation-401-when-secured's, toolkit/lint/contract-rules.js.)
  */
 function Operation403WhenSecured() {
   let documentSecurity = [];

@@ -1,7 +1,7 @@
 /**
  * `baseline-express-validated`: Express served as the toolkit serves it (its HTTP server,
- * server/toolkit/http-server.ts) with the toolkit's request validation
- * (server/toolkit/openapi-validation.ts, express-openapi-validator) of the service's bundled
+ * contract-first/runtime) with the toolkit's request validation
+ * (contract-first/runtime, express-openapi-validator) of the service's bundled
  * document mounted as the service mounts it, answering GET /v1/bank with the service's own bank
  * list: the toolkit's part of a request and nothing else. Beside the service's bank list in the
  * same run, it shows what the service adds to it. Usage: baseline-express-validated.ts PORT BODY_FILE.
@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { createHttpServer } from '../../server/toolkit/http-server.js';
-import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
+import { createHttpServer } from 'contract-first/runtime';
+import { createOpenApiValidation } from 'contract-first/runtime';
 
 const [port, bodyFile] = process.argv.slice(2);
 if (port === undefined || bodyFile === undefined) throw new Error('usage: baseline-express-validated.ts PORT BODY_FILE');

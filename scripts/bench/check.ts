@@ -1,6 +1,6 @@
 /**
  * How fast `npm run check` checks a server, and whether its memory stays flat: `npm run serve` of
- * Redocly's Museum document (../shared/third-party-openapi, copied to test/fixtures/third-party) in
+ * Redocly's Museum document (../shared/third-party-openapi, copied to toolkit/test/fixtures/third-party) in
  * a child process, and the checker in this one, sending at least --requests requests (default
  * 100,000). It prints the checked requests a second, and the checker's heap after a garbage
  * collection every 10 % of the run: flat means the last is within a few MB of the first.
@@ -10,17 +10,17 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runCheck } from '../toolkit/check/run.js';
-import { runAsMain } from '../toolkit/cli.js';
-import { PROJECT_ROOT } from '../toolkit/generate.js';
+import { runCheck } from 'contract-first/check';
+import { runAsMain } from '../cli.js';
+import { PROJECT_ROOT } from './processes.js';
 
-const MUSEUM = path.join(PROJECT_ROOT, 'test/fixtures/third-party/redocly-museum.yaml');
+const MUSEUM = path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party/redocly-museum.yaml');
 /** Requests the checker sends per valid case of the Museum document's 8 operations (valid, invalid, without credentials, sequences), measured. */
 const REQUESTS_PER_CASE = 16;
 
 /** Starts `npm run serve` on a free port; resolves with its URL once it prints it. */
 function startServe(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts/toolkit/serve.ts'), '--input', MUSEUM, '--port', '0'], {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'), 'serve', '--input', MUSEUM, '--port', '0'], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,6 @@
 /**
  * How long `npm run dev` takes from a save to a server answering on what was saved, on a copy of
- * the project (scripts/toolkit/dev/project-copy.ts): for a document change (a new optional query parameter
+ * the project (scripts/project-copy.ts): for a document change (a new optional query parameter
  * of GET /v1/bank, a new name each run, so that the types change each time) and for a change to
  * the server's code alone (the bank list's Cache-Control). Each run is timed from just before the
  * file is saved to the first answer that shows the change; the dev process's own split of the time
@@ -13,9 +13,9 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseFlags } from '../toolkit/cli.js';
-import { saveFile, startDevProcess, type DevProcess } from '../toolkit/dev/harness.js';
-import { copyProject } from '../toolkit/dev/project-copy.js';
+import { parseFlags } from '../cli.js';
+import { saveFile, startDevProcess, type DevProcess } from 'contract-first/testing';
+import { copyProject } from '../project-copy.js';
 
 const USAGE = `Usage: npx tsx scripts/bench/dev-loop.ts [--runs N] [--json]
 

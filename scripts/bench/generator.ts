@@ -11,9 +11,10 @@ import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { scaffoldHandlers } from '../toolkit/codegen/scaffold.js';
-import { runAsMain } from '../toolkit/cli.js';
-import { generate, PROJECT_ROOT } from '../toolkit/generate.js';
+import { scaffoldHandlers } from 'contract-first';
+import { runAsMain } from '../cli.js';
+import { generate } from 'contract-first';
+import { PROJECT_ROOT } from './processes.js';
 
 const run = promisify(execFile);
 

@@ -11,8 +11,8 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { runAsMain } from '../toolkit/cli.js';
-import { PROJECT_ROOT } from '../toolkit/generate.js';
+import { runAsMain } from '../cli.js';
+import { PROJECT_ROOT } from './processes.js';
 import { largeDocument } from './generator.js';
 
 const run = promisify(execFile);
@@ -35,7 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
     await writeFile(input, JSON.stringify(largeDocument(Number(values.paths ?? 84), Number(values.schemas ?? 1000)), null, 2));
     const size = (await stat(input)).size;
     const project = path.join(work, 'large-api');
-    const made = await timed(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts/toolkit/new-api.ts'), '--input', input, '--out', project], PROJECT_ROOT);
+    const made = await timed(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'), 'new', '--input', input, '--out', project], PROJECT_ROOT);
     if (!made.ok) throw new Error(`new-api failed:\n${made.output.slice(-4000)}`);
     const installed = await timed('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
     if (!installed.ok) throw new Error(`npm ci failed:\n${installed.output.slice(-4000)}`);

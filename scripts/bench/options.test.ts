@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../toolkit/cli.js';
+import { UsageError } from '../cli.js';
 import { RUN_NAMES, RUN_TRAFFIC, parseBenchArgs } from './options.js';
 
 describe('parseBenchArgs', () => {

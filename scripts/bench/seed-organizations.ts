@@ -15,7 +15,7 @@ import { onboardOrganization } from '../../server/onboarding.js';
 import { DEFAULT_SANDBOX_SEED, insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { openDatabase } from '../../server/store/connection.js';
 import type { Onboarded } from './database.js';
-import { parseFlags, runAsMain, wholeNumberFlag } from '../toolkit/cli.js';
+import { parseFlags, runAsMain, wholeNumberFlag } from '../cli.js';
 
 const USAGE =
   'Usage: node --import tsx scripts/bench/seed-organizations.ts --organization ORG --more N --seeds S --transactions T --balance CENTS';

@@ -1,6 +1,6 @@
 /**
  * The CPU a request spends in validation alone: the same requests through two Express apps built
- * from the bundled document, one with the toolkit's validation (server/toolkit/) and one without,
+ * from the bundled document, one with the toolkit's validation (contract-first/runtime) and one without,
  * each route answering the document's own example. Requests go over loopback on one kept-alive
  * connection from this same process, one after another (no database), and the process's CPU time
  * is read around each batch: client, sockets and Express cost the same for both apps, so the
@@ -18,10 +18,10 @@ import express, { type Express, type RequestHandler } from 'express';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { routeList } from '../../generated/server.js';
-import { createOpenApiValidation } from '../../server/toolkit/openapi-validation.js';
-import type { OpenApiDocument } from '../toolkit/codegen/bundle.js';
-import { successAnswer } from '../toolkit/codegen/examples.js';
-import { parseFlags, refuseUsage, runAsMain, wholeNumberFlag } from '../toolkit/cli.js';
+import { createOpenApiValidation } from 'contract-first/runtime';
+import type { OpenApiDocument } from 'contract-first';
+import { successAnswer } from 'contract-first';
+import { parseFlags, refuseUsage, runAsMain, wholeNumberFlag } from '../cli.js';
 
 const USAGE = `Usage: npx tsx scripts/bench/validation.ts [--requests N] [--rounds N] [--responses] [--only NAME]
   --requests N    requests a round, to each app (default 2000)

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { createApp } from '../../server/app.js';
 import { answerHttpParserErrors } from '../../server/http/http-parser-errors.js';
-import { createHttpServer } from '../../server/toolkit/http-server.js';
+import { createHttpServer } from 'contract-first/runtime';
 import { CLIENT_POLICY_CACHE_MS } from '../../server/http/token-policy-cache.js';
 import { silentLogger, type Logger } from '../../server/logger.js';
 import { onboardOrganization, type OnboardingRequest, type OnboardingResult } from '../../server/onboarding.js';

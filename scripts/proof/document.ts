@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isReference, resolveLocal, type OpenApiDocument } from '../toolkit/codegen/bundle.js';
-import { atPointer, readOperations, requiresCredentials } from '../toolkit/check/document.js';
+import { isReference, resolveLocal, type OpenApiDocument } from 'contract-first';
+import { atPointer, readOperations, requiresCredentials } from 'contract-first/check';
 
 // The bundled contract (generated/openapi.json) as the fuzz and security proofs read it. The
 // operations, parameters, bodies, responses and security come from the toolkit's reader
-// (scripts/toolkit/check/document.ts); what is added here is the service's own: schemas with
+// (contract-first/check); what is added here is the service's own: schemas with
 // their references resolved (the proofs walk them as plain objects), the write operations (those
 // with an Idempotency-Key header), the scopes, and the ErrorType table (type → statuses) that the
 // document states in prose.

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { insideBounds, outsideBounds, shapeTypes, wrongTypes } from '../toolkit/check/bounds.js';
-import { clientWireText } from '../toolkit/check/serialize.js';
-import { flatten } from '../toolkit/check/shape.js';
-import { valuesOf, type Channel } from '../toolkit/check/values.js';
+import { insideBounds, outsideBounds, shapeTypes, wrongTypes } from 'contract-first/check';
+import { clientWireText } from 'contract-first/check';
+import { flatten } from 'contract-first/check';
+import { valuesOf, type Channel } from 'contract-first/check';
 import { loadDocument, type JsonSchema, type OperationSpec, type ParameterSpec } from './document.js';
 
 // Fuzz cases built from the document. Each case is one request: a valid
@@ -166,7 +166,7 @@ export function baseline(operationId: string, id: IdKind): Outcome[] {
 // ---------------------------------------------------------------------------------------------
 // Values from schemas
 
-// Valid values are the toolkit's (scripts/toolkit/check/values.ts), ordinary ones only: a valid
+// Valid values are the toolkit's (contract-first/check's valuesOf), ordinary ones only: a valid
 // request of a family must be one the service takes, so no NUL or control characters in text.
 
 /** The schema's JSON types, as the toolkit reads them (an `enum` without `type`: its values' types). */

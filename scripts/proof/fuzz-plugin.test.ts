@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Answer } from '../toolkit/check/requests.js';
+import type { Answer } from 'contract-first/check';
 import { OPERATIONS, type FuzzCase } from './fuzz-cases.js';
 import { checkAnswer, checkExpected, compareSnapshots, type HistoryEntry, type Prepared, type Snapshot, type WriteSent } from './fuzz-plugin.js';
 

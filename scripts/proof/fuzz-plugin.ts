@@ -7,15 +7,15 @@ import type { OnboardingResult } from '../../server/onboarding.js';
 import type { Clock } from '../../server/clock-and-ids.js';
 import type { DB } from '../../server/store/schema.js';
 import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
-import type { OutgoingRequest } from '../toolkit/check/cases.js';
-import type { CheckAuth } from '../toolkit/check/auth.js';
-import type { CaseContext, CheckPlugin, PluginExchange, PluginStream, PluginVerdict } from '../toolkit/check/plugin.js';
-import type { Answer } from '../toolkit/check/requests.js';
+import type { OutgoingRequest } from 'contract-first/check';
+import type { CheckAuth } from 'contract-first/check';
+import type { CaseContext, CheckPlugin, PluginExchange, PluginStream, PluginVerdict } from 'contract-first/check';
+import type { Answer } from 'contract-first/check';
 import { loadDocument, type OperationSpec } from './document.js';
 import { baseline, caseFor, OPERATIONS, type FuzzCase, type Outcome, type TimestampFormat } from './fuzz-cases.js';
 import type { RawRequest } from './raw-http.js';
 
-// The service's plug-in for the toolkit's contract checker (scripts/toolkit/check/plugin.ts):
+// The service's plug-in for the toolkit's contract checker (contract-first/check, CheckPlugin):
 // what only this service knows, around the checker's generic drawing, sending, judging,
 // shrinking and replaying.
 // - Lanes: organizations with their own data (sandbox cards and transactions, 15 transfers,

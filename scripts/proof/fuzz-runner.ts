@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { runCheckDetailed } from '../toolkit/check/run.js';
+import { runCheckDetailed } from 'contract-first/check';
 import { OPERATIONS } from './fuzz-cases.js';
 import { fuzzPlugin, type FuzzApp } from './fuzz-plugin.js';
 
-// The fuzz proof: the toolkit's contract checker (scripts/toolkit/check/) run against the app
+// The fuzz proof: the toolkit's contract checker (contract-first/check) run against the app
 // with the service's plug-in (fuzz-plugin.ts): the checker draws each operation's cases from the
 // plug-in's stream (the case families of fuzz-cases.ts) with fast-check from one seed, sends them,
 // reports a 5xx, a hang or a failed connection, and shrinks a failure; the plug-in runs each case on

@@ -12,7 +12,7 @@ import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { DB } from '../store/schema.js';
 import { getOrCreateSecret } from '../store/secrets.js';
-import { createOpenApiValidation } from '../toolkit/openapi-validation.js';
+import { createOpenApiValidation } from 'contract-first/runtime';
 import { createDashboardInvoke, type DashboardServices } from './context.js';
 import { dashboardHandlers } from './handlers/index.js';
 import { sessionChecks } from './session.js';

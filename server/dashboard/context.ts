@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { DB } from '../store/schema.js';
 import { SESSION, sessionTokenOf, type RequestSession, type SessionLocals } from './session.js';
-import { sendResult } from '../toolkit/send-result.js';
+import { sendResult } from 'contract-first/runtime';
 
 /** Long-lived parts the dashboard's handlers use. */
 export interface DashboardServices {

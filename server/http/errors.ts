@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi-types.js';
 import type { Logger } from '../logger.js';
 import { passedItsBound } from '../store/bounds.js';
-import { validationFailureOf, type ValidationFailure } from '../toolkit/openapi-validation.js';
+import { validationFailureOf, type ValidationFailure } from 'contract-first/runtime';
 
 export type ErrorType = components['schemas']['ErrorType'];
 export type ErrorBody = components['schemas']['Error'];

@@ -8,7 +8,7 @@ import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
 import { ApiError } from './errors.js';
 import type { OperationContext, Services, UnitOfWork, WriteContext, WriteServices } from './handler-kinds.js';
 import { isSignedWrite } from './route-policy.js';
-import { sendResult, serializedAs } from '../toolkit/send-result.js';
+import { sendResult, serializedAs } from 'contract-first/runtime';
 
 /**
  * The idempotency fingerprint: method, path (as signed: no query string) and a SHA-256 of the

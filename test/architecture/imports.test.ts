@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
 const PLANTED = path.join(ROOT, 'test/fixtures/layers');
-const FOLDERS = ['server', 'client', 'scripts', 'generated', 'test'];
+const FOLDERS = ['server', 'client', 'scripts', 'generated', 'test', 'toolkit'];
 
 /** Each violation of the rules in the tree under `baseDir`, as `from → to (rule)`. */
 async function violations(baseDir: string): Promise<string[]> {
@@ -34,13 +34,14 @@ describe('import layers', () => {
       'client/sdk.ts → server/domain/rule.ts (client-alone)',
       'generated/skeleton.ts → server/domain/rule.ts (generated-self-contained)',
       'scripts/tool.ts → test/helper.ts (scripts-not-test)',
+      'scripts/tool.ts → toolkit/src/codegen/emit.ts (service-not-into-toolkit)',
       'server/app.ts → client/sdk.ts (server-not-outside)',
       'server/domain/rule.ts → server/http/route.ts (domain-below-http-and-store)',
       'server/http/route.ts → server/dashboard/api.ts (partner-api-not-dashboard)',
       'server/sandbox/demo.ts → server/http/route.ts (sandbox-below-http)',
       'server/settlement-worker.ts → server/http/route.ts (worker-not-http)',
       'server/store/table.ts → server/http/route.ts (store-below-http)',
-      'server/toolkit/validation.ts → server/store/table.ts (toolkit-not-service)',
+      'toolkit/src/runtime/validation.ts → server/store/table.ts (toolkit-not-service)',
     ]);
     // A rule added to the configuration needs its wrong-way import planted here too.
     const { ruleSet } = await extractDepcruiseOptions(CONFIG);

@@ -15,7 +15,7 @@ import createClient from 'openapi-fetch';
 import { createRequestSigner } from '../../client/signing.js';
 import { createTokenCache, tokenRequester } from '../../client/tokens.js';
 import type { paths } from '../../generated/openapi-types.js';
-import type { CheckAuth } from '../../scripts/toolkit/check/auth.js';
+import type { CheckAuth } from 'contract-first/check';
 
 export interface PartnerCredentials {
   readonly baseUrl: string;

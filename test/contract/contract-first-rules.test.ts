@@ -1,14 +1,14 @@
-// The toolkit's lint rules on their own (scripts/toolkit/lint/contract-first.yaml), as a new
+// The toolkit's lint rules on their own (toolkit/lint/contract-first.yaml), as a new
 // project and `generate`, `serve` and `new-api` run them: public documents we never wrote give no
 // error (a project made from one passes `npm run lint`), and each of the toolkit's rules fires on
 // its fixture with its own words, at its own severity.
 import path from 'node:path';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
-import { lintDocument, type LintFinding } from '../../scripts/toolkit/lint/lint-document.js';
+import { PROJECT_ROOT } from '../helpers/project-root.js';
+import { lintDocument, type LintFinding } from 'contract-first';
 
-const PUBLIC = path.join(PROJECT_ROOT, 'test/fixtures/third-party');
+const PUBLIC = path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party');
 const FIXTURES = path.join(PROJECT_ROOT, 'test/fixtures/lint');
 
 /** The fixtures' one server is on localhost, which Redocly's no-server-example.com warns of. */

@@ -1,5 +1,5 @@
 // The house rules of the contract live in the linter (redocly.yaml: configurable rules, the
-// toolkit's plugin scripts/toolkit/lint/contract-rules.js with this service's fixes, and the plugin
+// toolkit's plugin toolkit/lint/contract-rules.js with this service's fixes, and the plugin
 // openapi/lint/house-rules.js). Each has a fixture under test/fixtures/lint/<rule>/ that makes it
 // fire; this test runs the project's Redocly CLI, as `npm run lint` does, on
 // every fixture and on the project's documents (openapi/openapi.yaml, the partner API, and
@@ -8,8 +8,8 @@ import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
-import { runRedocly } from '../../scripts/toolkit/redocly.js';
+import { PROJECT_ROOT } from '../helpers/project-root.js';
+import { runRedocly } from 'contract-first';
 
 const CONFIG = 'redocly.yaml';
 const DOCUMENTS = ['openapi/openapi.yaml', 'openapi/dashboard/dashboard.yaml'];

@@ -3,16 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
-import { serve, servingLines, type Serving } from '../../scripts/toolkit/serve.js';
+import { PROJECT_ROOT } from '../helpers/project-root.js';
+import { serve, servingLines, type Serving } from 'contract-first';
 
 /**
- * `npm run serve` on a document whose server has a path (Redocly's museum, test/fixtures/third-party/):
+ * `npm run serve` on a document whose server has a path (Redocly's museum, toolkit/test/fixtures/third-party/):
  * by default the paths are served as the document writes them, with --under-servers under the
  * server's path, and a documented path asked for under the other base is answered with a 404 that
  * says where it is served.
  */
-const MUSEUM = path.join(PROJECT_ROOT, 'test/fixtures/third-party/redocly-museum.yaml');
+const MUSEUM = path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party/redocly-museum.yaml');
 const BASE = '/_mock/docs/openapi/museum-api';
 // The museum's operations ask for HTTP Basic credentials, which the contract server only checks are there.
 const credentials = { Authorization: `Basic ${Buffer.from('user:password').toString('base64')}` };
@@ -85,7 +85,7 @@ describe('npm run serve --under-servers', () => {
   });
 
   it('prints each base it serves under, from the command line', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts/toolkit/serve.ts'), '--input', MUSEUM, '--port', '0', '--under-servers'], {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'), 'serve', '--input', MUSEUM, '--port', '0', '--under-servers'], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, INIT_CWD: PROJECT_ROOT },
     });
@@ -110,7 +110,7 @@ describe('npm run serve --under-servers', () => {
 
 describe('npm run serve with no --input', () => {
   it("serves the project's first document of redocly.yaml, having printed what the toolkit's lint rules find", async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts/toolkit/serve.ts'), '--port', '0'], {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'), 'serve', '--port', '0'], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, INIT_CWD: PROJECT_ROOT },
     });

@@ -8,7 +8,7 @@ import { assertType, describe, expectTypeOf, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import type { AnswerBody, Handlers, OperationHandler, OperationId, OperationInput, OperationResult } from '../../generated/server.js';
 import { routes } from '../../generated/server.js';
-import { jsonText } from '../../server/toolkit/send-result.js';
+import { jsonText } from 'contract-first/runtime';
 
 type Ctx = { readonly organizationId: string };
 type Schemas = components['schemas'];

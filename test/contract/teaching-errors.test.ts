@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileDiagnostics } from '../../scripts/toolkit/codegen/compile-diagnostics.js';
-import { PROJECT_ROOT } from '../../scripts/toolkit/generate.js';
+import { compileDiagnostics } from 'contract-first/testing';
+import { PROJECT_ROOT } from '../helpers/project-root.js';
 
 /**
  * What a developer reads when a handler answers off the contract: handlers written in a temporary

@@ -5,17 +5,18 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
-import { createContractApp, type ContractRoute, type ContractSecurityScheme } from '../../server/toolkit/contract-server.js';
+import { createContractApp, type ContractRoute, type ContractSecurityScheme } from 'contract-first/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaffoldHandlers } from '../../scripts/toolkit/codegen/scaffold.js';
-import { generate, PROJECT_ROOT, type Generation } from '../../scripts/toolkit/generate.js';
-import { serve, type Serving } from '../../scripts/toolkit/serve.js';
-import { sampleRequestWithAnyCredentials } from '../../scripts/toolkit/testing/sample-request.js';
+import { scaffoldHandlers } from 'contract-first';
+import { generate, type Generation } from 'contract-first';
+import { PROJECT_ROOT } from '../helpers/project-root.js';
+import { serve, type Serving } from 'contract-first';
+import { sampleRequestWithAnyCredentials } from 'contract-first/testing';
 import { rawRequest } from '../../scripts/proof/raw-http.js';
 
 /**
- * Public OpenAPI 3.1 documents that are not ours (test/fixtures/third-party/, with their sources and
- * licences in SOURCES.md), and the generator's own edge cases and slips (test/fixtures/generator/):
+ * Public OpenAPI 3.1 documents that are not ours (toolkit/test/fixtures/third-party/, with their sources and
+ * licences in SOURCES.md), and the generator's own edge cases and slips (toolkit/test/fixtures/generator/):
  * each is generated and scaffolded, the output type-checks with the project's strict settings, and
  * served (at the paths as the document writes them, serve's default), each operation the document
  * gives enough valid examples for answers a valid request from its stub
@@ -24,10 +25,10 @@ import { rawRequest } from '../../scripts/proof/raw-http.js';
  */
 const FIXTURES = [
   ...['redocly-museum', 'oai-tictactoe', 'readme-petstore', 'readme-petstore-simple', 'readme-parameters-style', 'readme-webhooks'].map(
-    (name) => path.join(PROJECT_ROOT, 'test/fixtures/third-party', `${name}.yaml`),
+    (name) => path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party', `${name}.yaml`),
   ),
-  path.join(PROJECT_ROOT, 'test/fixtures/generator/slips.yaml'),
-  path.join(PROJECT_ROOT, 'test/fixtures/generator/edge-cases.yaml'),
+  path.join(PROJECT_ROOT, 'toolkit/test/fixtures/generator/slips.yaml'),
+  path.join(PROJECT_ROOT, 'toolkit/test/fixtures/generator/edge-cases.yaml'),
 ];
 
 const run = promisify(execFile);

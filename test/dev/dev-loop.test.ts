@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevProcess, saveFile, type DevProcess } from '../../scripts/toolkit/dev/harness.js';
-import { copyProject, type ProjectCopy } from '../../scripts/toolkit/dev/project-copy.js';
+import { startDevProcess, saveFile, type DevProcess } from 'contract-first/testing';
+import { copyProject, type ProjectCopy } from '../../scripts/project-copy.js';
 
-// `npm run dev` on a copy of the project (scripts/toolkit/dev/project-copy.ts): the document is edited
+// `npm run dev` on a copy of the project (scripts/project-copy.ts): the document is edited
 // there, the loop lints, generates, type-checks and restarts the copy's server on the copy's
 // embedded database, and the requests go through the dev process's port.
 

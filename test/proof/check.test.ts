@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../scripts/proof/app.js';
 import { checkInvariants, processingCount } from '../../scripts/proof/invariants.js';
 import { seedFrom } from '../../scripts/proof/seed.js';
-import { runCheck } from '../../scripts/toolkit/check/run.js';
+import { runCheck } from 'contract-first/check';
 import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { partnerAuth } from '../check/partner-auth.js';
 
-// The toolkit's contract checker (`npm run check`, scripts/toolkit/check/) against this service,
+// The toolkit's contract checker (`npm run check`, contract-first/check) against this service,
 // as a partner's integration would meet it: requests drawn from openapi/openapi.yaml, signed and
 // authorized through the SDK (test/check/partner-auth.ts), on PostgreSQL when DATABASE_URL is set,
 // else on the embedded database. No finding is allowed, and the funds invariants hold afterwards.

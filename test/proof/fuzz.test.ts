@@ -7,7 +7,7 @@ import { seedFrom } from '../../scripts/proof/seed.js';
 
 // Fuzz in CI: FUZZ_RUNS cases (default 1,000) built from the document, on PostgreSQL when
 // DATABASE_URL is set, else on the embedded database: the toolkit's contract checker
-// (scripts/toolkit/check/) with the service's plug-in. What is generated: the checker's own
+// (contract-first/check) with the service's plug-in. What is generated: the checker's own
 // requests and the case families of scripts/proof/fuzz-cases.ts; what is checked: the checker's
 // judgement and scripts/proof/fuzz-plugin.ts (its header lists each check); the wiring:
 // scripts/proof/fuzz-runner.ts. The long run: `tsx scripts/fuzz.ts --runs 10000 --seed N`.

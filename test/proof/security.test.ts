@@ -13,7 +13,7 @@ import { addOperatorAndLogin, dashboardFetch, loginFirstOperator, type Operator 
 // database). Where a test walks "every operation", the list comes from the document, so an
 // operation added later is covered without touching this file. Deviations these proofs found,
 // each now fixed and pinned here: JSON body values coerced to the schema's types (bodies are
-// validated as sent: no body coercion in server/toolkit/openapi-validation.ts), U+0000 in a text answered 500
+// validated as sent: no body coercion in contract-first/runtime), U+0000 in a text answered 500
 // (server/http/nul-text.ts), OPTIONS answered 200 by Express, requests Node's parser refuses
 // answered without a body (server/http/http-parser-errors.ts), paths matched without regard to case,
 // reserved characters left raw in a free-text query value refused (the document's `merchant`

@@ -4,7 +4,7 @@ import type { OperationInput } from '../../../generated/server.js';
 import type { CursorCodec } from '../../domain/cursor.js';
 import type { DB } from '../../store/schema.js';
 import { findTransaction, listTransactions as listStoredTransactions, positionOfRecord, type TransactionFilters } from '../../store/transactions.js';
-import { jsonText } from '../../toolkit/send-result.js';
+import { jsonText } from 'contract-first/runtime';
 import { operation, organizationOf } from '../handler-kinds.js';
 import { pageOf, pageRequest } from '../pagination.js';
 

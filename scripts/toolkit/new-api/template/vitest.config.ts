@@ -1,9 +1,0 @@
-import { configDefaults, defineConfig } from 'vitest/config';
-
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts', 'server/**/*.test.ts', 'client/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, 'scripts/toolkit/new-api/template/**'],
-    testTimeout: 30_000,
-  },
-});

@@ -1,0 +1,301 @@
+import type { TLSSocket } from 'node:tls';
+import cookieParser from 'cookie-parser';
+import express, { type ErrorRequestHandler, type Express, type IRouter, type Request, type RequestHandler, type Response } from 'express';
+import { servedElsewhere, type Mounts } from './misdirected.js';
+import { createOpenApiValidation, validationFailureOf, type SecurityHandler } from './openapi-validation.js';
+import { schemesWithoutVerifier, verifyingSecurityHandlers, type AnyVerifier } from './security.js';
+import { refusalForms } from './refusal-media.js';
+import { isJsonMediaType, sendResult } from './send-result.js';
+
+/**
+ * A server for any document, from what the generator writes for it (the route table and
+ * `mountOperations` of its server.ts) and a handler for each operation: the same validation as the
+ * service's (routing, security, parameters and body, and every answer in development), the body
+ * parsers the operations' media types need, and answers written as the handlers return them.
+ * A project made by `npm run new-api` runs it with its handlers and its verifiers of the document's
+ * security schemes; `npm run serve` runs it on scaffolded stubs, checking only that credentials
+ * are there. It knows nothing of any one document.
+ */
+
+/** What this server reads of a generated route. */
+export interface ContractRoute {
+  readonly operationId: string;
+  readonly method: string;
+  /** The path as the document writes it. */
+  readonly path: string;
+  /** Alternatives; one that names a scheme `securitySchemes` lacks can never be met. */
+  readonly security: ReadonlyArray<Readonly<Record<string, readonly string[]>>>;
+  readonly parameters: { readonly cookie: readonly string[] };
+  readonly requestContentTypes: readonly string[];
+}
+
+/** What this server reads of a generated security scheme. */
+export interface ContractSecurityScheme {
+  readonly type: string;
+  readonly scheme?: string;
+  readonly in?: string;
+  readonly name?: string;
+}
+
+export interface ContractResult {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly contentType?: string | undefined;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One of this server's own refusals: a request off the contract, credentials missing or refused, a
+ * path or method it does not serve, an answer off the contract, a handler that failed.
+ */
+export interface Refusal {
+  readonly status: number;
+  /** What is wrong, in words for the client. */
+  readonly message: string;
+  /** The value refused (`query.limit`, `body.items.0.name`), when it is one. */
+  readonly field?: string;
+  /** The operation asked for, when the request reached one. */
+  readonly operationId?: string;
+}
+
+type Invoke<R, Ctx> = (route: R, req: Request, res: Response, run: (ctx: Ctx) => Promise<ContractResult>) => Promise<void>;
+
+export interface ContractServerOptions<R extends ContractRoute, H, Ctx = undefined> {
+  /** The bundled document (openapi.json of the generated folder). */
+  readonly apiSpec: string;
+  readonly routeList: readonly R[];
+  readonly securitySchemes: Readonly<Record<string, ContractSecurityScheme>>;
+  readonly mountOperations: (router: IRouter, handlers: H, invoke: Invoke<R, Ctx>, before: (route: R) => readonly RequestHandler[]) => void;
+  readonly handlers: H;
+  /** What each handler receives besides its input, built for its request; `undefined` without. */
+  readonly context?: (req: Request) => Ctx;
+  /**
+   * One verifier per security scheme (runtime/security.ts): a scheme without one, or whose
+   * verifier is `notConfigured`, refuses every request that needs it. Without this option the
+   * server checks only that credentials are there, as `npm run serve` does.
+   */
+  readonly verifiers?: Readonly<Record<string, AnyVerifier>>;
+  /** Check every answer against the document (on for development and tests). */
+  readonly validateResponses: boolean;
+  /** Where failures that are not the client's go. */
+  readonly log?: (line: string) => void;
+  /**
+   * Where the operations are mounted and the base paths of the document's servers: a documented
+   * path asked for under another base is answered with a 404 that says where it is served.
+   */
+  readonly mounts?: Mounts;
+  /**
+   * The base paths of the document's servers, under which the operations are mounted (the route
+   * table's): without `mounts`, a documented path asked for without its base is answered with a
+   * 404 that says where it is served.
+   */
+  readonly serverBases?: readonly string[];
+  /**
+   * The JSON body of this server's refusals where the document declares a JSON answer for their
+   * status: the document's error shape (`{ code, message }`, RFC 9457's `{ type, title, status,
+   * detail }`). Default: `{ message, field }`. A stub not written yet still says so in words.
+   */
+  readonly refusalBody?: (refusal: Refusal) => unknown;
+}
+
+/** The body of a refusal when the project gives no `refusalBody`: `{ message, field }`. */
+export function defaultRefusalBody({ message, field }: Refusal): unknown {
+  return { message, ...(field === undefined ? {} : { field }) };
+}
+
+/** Bodies a client may send at most. */
+const BODY_LIMIT = '1mb';
+
+
+/** The body parsers an operation's media types need (multipart is the validator's). */
+function bodyParsers(mediaTypes: readonly string[]): RequestHandler[] {
+  const types = mediaTypes.map((type) => type.split(';')[0]?.trim().toLowerCase() ?? '');
+  const json = types.filter(isJsonMediaType);
+  const form = types.filter((type) => type === 'application/x-www-form-urlencoded');
+  const text = types.filter((type) => type.startsWith('text/'));
+  const raw = types.filter((type) => !isJsonMediaType(type) && type !== 'application/x-www-form-urlencoded' && !type.startsWith('text/') && type !== 'multipart/form-data');
+  return [
+    // Any JSON value: a document may take a string or a number as a body, not only an object or array.
+    ...(json.length > 0 ? [express.json({ type: json, limit: BODY_LIMIT, strict: false })] : []),
+    ...(form.length > 0 ? [express.urlencoded({ type: form, extended: true, limit: BODY_LIMIT })] : []),
+    ...(text.length > 0 ? [express.text({ type: text, limit: BODY_LIMIT })] : []),
+    ...(raw.length > 0 ? [express.raw({ type: raw.map((type) => (type === '*/*' ? () => true : type)) as never, limit: BODY_LIMIT })] : []),
+  ];
+}
+
+/**
+ * Without verifiers: the validator checks that an API key or an Authorization header of the scheme
+ * is there; these say what else each kind of scheme needs here: a bearer token for OAuth 2.0 and
+ * OpenID Connect (which the validator leaves to the server), a verified client certificate for
+ * mutual TLS. Nothing is verified beyond that: this server knows no tokens.
+ */
+function presenceHandlers(schemes: Readonly<Record<string, ContractSecurityScheme>>): Record<string, SecurityHandler> {
+  const bearer = (req: Request): boolean => /^Bearer \S/i.test(req.get('authorization') ?? '');
+  return Object.fromEntries(
+    Object.entries(schemes).map(([name, scheme]): [string, SecurityHandler] => {
+      switch (scheme.type) {
+        case 'oauth2':
+        case 'openIdConnect':
+          return [name, (req) => bearer(req)];
+        case 'mutualTLS':
+          return [name, (req) => (req.socket as Partial<TLSSocket>).authorized === true];
+        default:
+          return [name, () => true];
+      }
+    }),
+  );
+}
+
+/** The challenge of a 401, from the schemes the operation accepts. */
+function challenges(route: ContractRoute | undefined, schemes: Readonly<Record<string, ContractSecurityScheme>>): string | undefined {
+  const names = new Set((route?.security ?? []).flatMap((requirement) => Object.keys(requirement)));
+  const values = new Set<string>();
+  for (const name of names) {
+    const scheme = schemes[name];
+    if (scheme?.type === 'http' && scheme.scheme !== undefined) values.add(scheme.scheme.charAt(0).toUpperCase() + scheme.scheme.slice(1).toLowerCase());
+    if (scheme?.type === 'oauth2' || scheme?.type === 'openIdConnect') values.add('Bearer');
+  }
+  return values.size === 0 ? undefined : [...values].join(', ');
+}
+
+/**
+ * The schemes of the operation's security the document does not define, when every alternative
+ * names one: no request can meet it (the generator keeps such an alternative only when the
+ * operation has no other, so that it is refused rather than open).
+ */
+function unmeetable(route: ContractRoute, schemes: Readonly<Record<string, ContractSecurityScheme>>): string[] | undefined {
+  const missing = route.security.map((requirement) => Object.keys(requirement).filter((name) => !Object.hasOwn(schemes, name)));
+  if (route.security.length === 0 || missing.some((names) => names.length === 0)) return undefined;
+  return [...new Set(missing.flat())];
+}
+
+interface StatusError {
+  readonly status?: unknown;
+  readonly operationId?: unknown;
+  readonly message?: unknown;
+}
+
+export function createContractApp<R extends ContractRoute, H, Ctx>(options: ContractServerOptions<R, H, Ctx>): Express {
+  const log = options.log ?? (() => undefined);
+  const multipart = options.routeList.some((route) => route.requestContentTypes.some((type) => type.toLowerCase().startsWith('multipart/form-data')));
+  const { verifiers } = options;
+  if (verifiers !== undefined) {
+    for (const name of schemesWithoutVerifier(options.securitySchemes, verifiers)) {
+      log(`security scheme ${name} has no verifier (server/security.ts): every request that needs it is refused with 401`);
+    }
+  }
+  const validation = createOpenApiValidation({
+    apiSpec: options.apiSpec,
+    validateResponses: options.validateResponses,
+    securityHandlers: verifiers === undefined ? presenceHandlers(options.securitySchemes) : verifyingSecurityHandlers(options.securitySchemes, verifiers),
+    multipart,
+  });
+  const routeOf = new WeakMap<Request, R>();
+  const refusalForm = refusalForms(options.apiSpec);
+
+  const app = express();
+  app.set('case sensitive routing', true);
+  app.set('query parser', 'simple');
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(...validation.routing);
+
+  const contextOf = options.context ?? ((): Ctx => undefined as Ctx);
+  const mounts: Mounts | undefined =
+    options.mounts ??
+    (options.serverBases === undefined
+      ? undefined
+      : { mountedUnder: options.serverBases, serverBases: options.serverBases, note: "this server mounts the paths under the path of the document's servers" });
+  const invoke: Invoke<R, Ctx> = async (_route, req, res, run) => {
+    sendResult(res, await run(contextOf(req)));
+  };
+  options.mountOperations(app, options.handlers, invoke, (route) => {
+    const missing = unmeetable(route, options.securitySchemes);
+    // Refused before the validator's security, which would fail on the undefined scheme with a 500.
+    const refuse: RequestHandler[] =
+      missing === undefined
+        ? []
+        : [
+            () => {
+              const names = missing.map((name) => JSON.stringify(name)).join(' and ');
+              throw Object.assign(new Error(`${route.method.toUpperCase()} ${route.path} refuses every request: its security names ${names}, which the document does not define`), { status: 403 });
+            },
+          ];
+    return [
+      (req, _res, next) => {
+        routeOf.set(req, route);
+        next();
+      },
+      ...refuse,
+      ...(route.parameters.cookie.length > 0 || route.security.length > 0 ? [cookieParser()] : []),
+      ...validation.security,
+      ...bodyParsers(route.requestContentTypes),
+      ...validation.operation,
+    ];
+  });
+
+  // A refusal of this server's own (a request off the contract, a stub not written yet) is not one
+  // of the document's answers: it is sent outside response validation, in a plain shape.
+  const errors: ErrorRequestHandler = (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const failure = validationFailureOf(error);
+    const e = (typeof error === 'object' && error !== null ? error : {}) as StatusError;
+    let status: number;
+    let message: string;
+    let field: string | undefined;
+    if (failure !== undefined) {
+      status = failure.status;
+      message = failure.of === 'response' ? `The answer is off the contract: ${failure.message}` : failure.message;
+      field = failure.field;
+      res.set(failure.headers);
+      if (failure.of === 'response') log(`answer off the contract replaced by a 500: ${req.method} ${req.path}: ${failure.message}`);
+      if (status === 401) {
+        const challenge = challenges(routeOf.get(req), options.securitySchemes);
+        if (challenge !== undefined) res.set('WWW-Authenticate', challenge);
+      }
+    } else if (e.status === 501 && typeof e.operationId === 'string') {
+      status = 501;
+      message = `${e.operationId} is not implemented yet: write its handler.`;
+    } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      status = e.status;
+      message = typeof e.message === 'string' ? e.message : 'The request is invalid.';
+    } else {
+      status = 500;
+      message = 'The handler failed.';
+      log(`unexpected error: ${req.method} ${req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+    if (status === 404 && mounts !== undefined) {
+      const elsewhere = servedElsewhere(options.routeList, mounts, req.method, req.path);
+      if (elsewhere !== undefined) [message, field] = [elsewhere, undefined];
+    }
+    const route = routeOf.get(req);
+    Object.assign(req, { openapi: undefined });
+    // A stub not written yet says so in JSON whatever the document declares: it is not one of the
+    // document's answers, and the developer needs the words.
+    const stub = status === 501 && failure === undefined;
+    const form = stub ? ({ kind: 'json', mediaType: 'application/json' } as const) : refusalForm(route, status);
+    res.status(status);
+    if (form.kind === 'empty') res.end();
+    else if (form.kind === 'text') res.type(form.mediaType).send(message);
+    else res.type(form.mediaType).send(JSON.stringify(stub ? { message } : refusalBodyOf({ status, message, ...(field === undefined ? {} : { field }), ...(route === undefined ? {} : { operationId: route.operationId }) })));
+  };
+  const refusalBodyOf = (refusal: Refusal): unknown => {
+    if (options.refusalBody === undefined) return defaultRefusalBody(refusal);
+    try {
+      return options.refusalBody(refusal);
+    } catch (error) {
+      // The refusal still goes out, in the plain shape, and the failure is the server's to fix.
+      log(`refusalBody failed: ${error instanceof Error ? error.message : String(error)}`);
+      return defaultRefusalBody(refusal);
+    }
+  };
+  app.use(() => {
+    // An operation the generator skipped (it says why when it runs): the document has it, no route serves it.
+    throw Object.assign(new Error('No handler serves this request.'), { status: 404 });
+  });
+  app.use(errors);
+  return app;
+}

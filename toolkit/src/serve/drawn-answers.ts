@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { isJsonMediaType } from '../runtime/send-result.js';
+import type { OpenApiDocument } from '../codegen/bundle.js';
+import type { OperationInfo } from '../codegen/operations.js';
+import { atPointer, follow, readOperations, type MediaSpec, type OperationSpec } from '../check/document.js';
+import { Schemas } from '../check/schemas.js';
+import { valuesOf } from '../check/values.js';
+
+/**
+ * What `npm run serve` answers for an operation whose document gives no example of a success
+ * answer, where a stub would answer 501: a value drawn from the schema of its first success
+ * response (else of its `2XX` or `default` one, sent as 200), by the checker's drawing
+ * (check/values.ts), kept only when it matches that schema, drawn when first
+ * needed and the same value on every call; a response without content is answered without a
+ * body, and in a media type other than JSON, text or bytes (otherAnswer). An operation that
+ * declares no responses is answered 200 without a body. Undefined where nothing can be drawn (a
+ * response with required headers): the stub's 501 stands then. The document is read as the
+ * checker reads it (check/document.ts).
+ */
+export interface DrawnAnswer {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly contentType?: string;
+}
+
+
+/**
+ * A value drawn from the schema at `pointer` that matches it; undefined where none is found. Values
+ * with every property first, else the smallest (required properties only): in a large schema one
+ * of many optional properties drawn off it (a value two `oneOf` branches both take) spoils the whole.
+ */
+function drawn(document: OpenApiDocument, schemas: Schemas, pointer: string, seed: number): unknown {
+  for (const minimal of [false, true]) {
+    const arbitrary = valuesOf(document, { $ref: pointer }, { channel: 'body', direction: 'response', ordinary: true, minimal });
+    const found = arbitrary === undefined ? undefined : fc.sample(arbitrary, { numRuns: 50, seed }).find((value) => schemas.valid('response', pointer, value));
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The smallest images of their kind, 1×1 and transparent, so that a client that shows them can. */
+const IMAGES: Readonly<Record<string, string>> = {
+  'image/png': 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR42mNgAAIAAAUAAen63NgAAAAASUVORK5CYII=',
+  'image/gif': 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7',
+};
+
+/**
+ * An answer in the first media type other than JSON: text (`text/…`, or a string schema that is
+ * not `format: binary`) drawn from its schema, else bytes: a 1×1 image for PNG and GIF, else 16
+ * bytes drawn by the seed. A wildcard type (`image/*`) is sent as `application/octet-stream`.
+ */
+function otherAnswer(document: OpenApiDocument, schemas: Schemas, media: MediaSpec, seed: number): { body: string | Buffer; contentType: string } | undefined {
+  const contentType = media.type.includes('*') ? 'application/octet-stream' : media.type;
+  let declared: Record<string, unknown> | undefined;
+  try {
+    declared = media.schemaPointer === undefined ? undefined : follow(document, atPointer(document, media.schemaPointer), media.schemaPointer).value;
+  } catch {
+    // A schema that is not an object (`true`) says nothing of the bytes.
+  }
+  const binary = declared?.['format'] === 'binary' || declared?.['contentEncoding'] !== undefined || declared?.['contentMediaType'] !== undefined;
+  if (!binary && (/^text\//i.test(media.type) || declared?.['type'] === 'string')) {
+    const text = media.schemaPointer === undefined ? 'ok' : drawn(document, schemas, media.schemaPointer, seed);
+    return typeof text === 'string' ? { body: text, contentType } : undefined;
+  }
+  const image = IMAGES[contentType.toLowerCase()];
+  const bytes = image === undefined ? Buffer.from(fc.sample(fc.uint8Array({ minLength: 16, maxLength: 16 }), { numRuns: 1, seed })[0] ?? []) : Buffer.from(image, 'base64');
+  return { body: bytes, contentType };
+}
+
+/** The answers serve draws, each drawn the first time it is asked for and kept. */
+export interface DrawnAnswers {
+  get(operationKey: string): DrawnAnswer | undefined;
+}
+
+export function drawnAnswers(document: OpenApiDocument, operations: readonly OperationInfo[], seed = 1): DrawnAnswers {
+  let read: ReadonlyMap<string, OperationSpec> | undefined;
+  let schemas: Schemas | undefined;
+  const byKey = new Map(operations.map((operation) => [operation.key, operation]));
+  const answers = new Map<string, DrawnAnswer | undefined>();
+  const answer = (operation: OperationInfo): DrawnAnswer | undefined => {
+    read ??= new Map(readOperations(document).operations.map((spec) => [`${spec.method} ${spec.path}`, spec]));
+    const spec = read.get(`${operation.method.toUpperCase()} ${operation.path}`);
+    if (spec === undefined) return undefined;
+    if (spec.responses.length === 0) return { status: 200 };
+    // The first success code it declares; else its `2XX` or `default` answer, sent as 200.
+    const success =
+      spec.responses.filter((response) => /^2\d\d$/.test(response.key)).sort((a, b) => a.key.localeCompare(b.key))[0] ??
+      spec.responses.find((response) => response.key.toUpperCase() === '2XX') ??
+      spec.responses.find((response) => response.key === 'default');
+    if (success === undefined || success.headers.some((header) => header.required)) return undefined;
+    const status = /^\d+$/.test(success.key) ? Number(success.key) : 200;
+    const [first] = success.media;
+    if (first === undefined) return { status };
+    schemas ??= new Schemas(document);
+    const json = success.media.find((media) => isJsonMediaType(media.type));
+    if (json === undefined) {
+      const other = otherAnswer(document, schemas, first, seed);
+      return other === undefined ? undefined : { status, ...other };
+    }
+    if (json.schemaPointer === undefined) return undefined;
+    const body = drawn(document, schemas, json.schemaPointer, seed);
+    return body === undefined ? undefined : { status, body, contentType: json.type };
+  };
+  const get = (operationKey: string): DrawnAnswer | undefined => {
+    if (!answers.has(operationKey)) {
+      const operation = byKey.get(operationKey);
+      answers.set(operationKey, operation === undefined ? undefined : answer(operation));
+    }
+    return answers.get(operationKey);
+  };
+  return { get };
+}

@@ -1,0 +1,103 @@
+/**
+ * The server against its document, for every operation, with requests built from the document's
+ * own examples (contract-first/testing), and every answer checked against the
+ * document (response validation on):
+ * - a valid request gets an answer the operation declares, never a 5xx;
+ * - the same request with a parameter the operation does not declare gets 400, and its handler
+ *   does not run;
+ * - an operation that needs credentials refuses a request without them (401), and one whose
+ *   verifier is not written yet (server/security.ts) refuses every request.
+ * A handler still a stub without an example answers 501: its case is skipped until it is written.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeList } from '../generated/server.js';
+import { createApp } from '../server/app.js';
+import { handlers } from '../server/handlers/index.js';
+import { verifiers } from '../server/security.js';
+import { createHttpServer } from 'contract-first/runtime';
+import { contractCases, declares, withUndeclaredParameter, type SampleRequest } from 'contract-first/testing';
+import { credentials } from './credentials.js';
+
+const cases = contractCases({
+  document: fileURLToPath(new URL('../generated/openapi.json', import.meta.url)),
+  routes: routeList,
+  verified: new Set(Object.entries(verifiers).filter(([, verifier]) => typeof verifier === 'function').map(([name]) => name)),
+  credentials,
+});
+
+/** The operations whose handler ran, in order. */
+const ran: string[] = [];
+const recorded = Object.fromEntries(
+  Object.entries(handlers).map(([operationId, handler]) => [
+    operationId,
+    (input: never, ctx: never) => {
+      ran.push(operationId);
+      return (handler as (input: never, ctx: never) => Promise<unknown>)(input, ctx);
+    },
+  ]),
+) as unknown as typeof handlers;
+
+let server: Server;
+let baseUrl = '';
+beforeAll(async () => {
+  server = createHttpServer(createApp({ validateResponses: true, handlers: recorded }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+async function send(request: SampleRequest): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${baseUrl}${request.target}`, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+it.runIf(cases.length === 0)('has no operation to test: the document declares none', () => {
+  expect(routeList).toEqual([]);
+});
+
+describe.each(cases)('$title ($operationId)', (contractCase) => {
+  it('answers a valid request as the document declares', async (context) => {
+    const { request } = contractCase;
+    if ('skip' in request) return context.skip(request.skip);
+    if (contractCase.access === 'no-credential') return context.skip('test/credentials.ts gives no credential its verifier accepts');
+    const answer = await send(request);
+    if (contractCase.access === 'refused') {
+      expect(answer.status, `${answer.text}: its verifier is not written, so it is refused`).toBe(401);
+      return;
+    }
+    if (contractCase.access === 'unmeetable') {
+      expect(answer.status, `${answer.text}: its security names a scheme the document does not define`).toBe(403);
+      return;
+    }
+    if (answer.status === 501 && answer.text.includes('not implemented yet')) return context.skip('its handler is not written yet');
+    expect(answer.status, answer.text).toBeLessThan(500);
+    expect(declares(contractCase, answer.status), `${answer.status} is not declared: ${answer.text}`).toBe(true);
+  });
+
+  it('refuses a request off the contract before its handler runs', async (context) => {
+    const { request } = contractCase;
+    if ('skip' in request) return context.skip(request.skip);
+    const before = ran.length;
+    const answer = await send(withUndeclaredParameter(request));
+    // Without credentials it can meet, security answers first.
+    expect(answer.status, answer.text).toBe(contractCase.access === 'open' ? 400 : contractCase.access === 'unmeetable' ? 403 : 401);
+    expect(ran.length).toBe(before);
+  });
+
+  it.runIf(contractCase.anonymous !== undefined)('refuses a request without credentials', async () => {
+    const before = ran.length;
+    const answer = await send(contractCase.anonymous as SampleRequest);
+    expect(answer.status, answer.text).toBe(contractCase.access === 'unmeetable' ? 403 : 401);
+    expect(ran.length).toBe(before);
+  });
+});

@@ -1,0 +1,232 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as checkMain } from '../../src/check.js';
+import { LIBRARY_API_KEY, LIBRARY_DEFECTS, LIBRARY_DOCUMENT, startLibraryServer, type LibraryDefect, type LibraryServer } from './fixtures/library-server.js';
+
+/**
+ * The contract checker (`npm run check`, scripts/toolkit/check.ts) against a hand-written server
+ * of library.openapi.yaml with one planted defect at a time: it must exit 1 with a finding of the
+ * defect's kind on the defect's operation, the finding's curl line must show the defect again
+ * when run, and the finding's replay command must find it again. Against the same server without
+ * a defect it must exit 0 with no finding.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const DOCUMENT = path.relative(ROOT, LIBRARY_DOCUMENT);
+
+interface Finding {
+  readonly kind: string;
+  readonly operation: string;
+  readonly message: string;
+  readonly status: number | null;
+  readonly request: { readonly method: string; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: string | null };
+  readonly curl: string;
+  readonly seed: number;
+  readonly replay: string;
+}
+
+interface Report {
+  readonly seed: number;
+  readonly requests: number;
+  readonly findings: readonly Finding[];
+  readonly notes: readonly string[];
+}
+
+interface Run {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/** Runs a command to its end; its stdout and stderr together, for the failure messages. */
+function run(command: string, args: readonly string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/**
+ * At most this many checker runs at once (here or as a replay's process): the servers they
+ * question all answer from this one test process on a machine of two cores.
+ */
+const RUNS_AT_ONCE = 2;
+let running = 0;
+const waiting: Array<() => void> = [];
+async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= RUNS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  try {
+    return await work();
+  } finally {
+    running -= 1;
+    waiting.shift()?.();
+  }
+}
+
+let reports: string;
+let reportCount = 0;
+beforeAll(() => {
+  reports = mkdtempSync(path.join(tmpdir(), 'check-defects-'));
+});
+afterAll(() => {
+  rmSync(reports, { recursive: true, force: true });
+});
+
+/**
+ * `npm run check` on the library document against `server`, and the JSON report it wrote: the
+ * command's own `main` (scripts/toolkit/check.ts), run in this process to spare a Node start per
+ * defect; the replay below runs the printed command in a shell. The seed and case count are fixed
+ * so that a run draws the same requests every time; the time limit only caps a run on a busy
+ * machine (the 30 cases take a few seconds when it is idle).
+ */
+async function check(server: LibraryServer): Promise<Run & { report: Report | undefined }> {
+  const file = path.join(reports, `report-${(reportCount += 1)}.json`);
+  const args = [
+    ...['--input', DOCUMENT, '--base-url', server.url, '--seed', '1', '--cases', '30'],
+    ...['--timeout-ms', '1000', '--time-limit', '10', '--report-json', file, '--header', `X-Api-Key: ${LIBRARY_API_KEY}`],
+  ];
+  let output = '';
+  const sink = { stdout: (text: string) => (output += text), stderr: (text: string) => (output += text) };
+  const code = await oneAtATime(() => checkMain(args, sink, ROOT));
+  return { code, output, report: readReport(file) };
+}
+
+/** The finding's replay command, run by the shell as printed, writing its report where we read it. */
+async function replay(finding: Finding): Promise<Run & { report: Report | undefined }> {
+  const file = path.join(reports, `report-${(reportCount += 1)}.json`);
+  const result = await oneAtATime(() => run('sh', ['-c', `${finding.replay} --report-json '${file}'`]));
+  return { ...result, report: readReport(file) };
+}
+
+function readReport(file: string): Report | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Report;
+  } catch {
+    return undefined;
+  }
+}
+
+interface CurlAnswer {
+  /** curl's exit code: 28 when no answer came within --max-time. */
+  readonly exit: number | null;
+  readonly status: number;
+  readonly headers: ReadonlyMap<string, string>;
+  readonly body: string;
+}
+
+/**
+ * The finding's curl line, run by the shell as printed; `curl` is a shell function that adds what
+ * reads the answer back (the status line and headers, and a deadline for a hanging server).
+ */
+async function curl(finding: Finding): Promise<CurlAnswer> {
+  const { code, output } = await run('sh', ['-c', `curl() { command curl -sS -i --max-time 3 "$@"; }\n${finding.curl}`]);
+  // Skip the interim answers (100 Continue) to the final one.
+  let rest = output;
+  let head = '';
+  do {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) return { exit: code, status: 0, headers: new Map(), body: output };
+    head = rest.slice(0, end);
+    rest = rest.slice(end + 4);
+  } while (/^HTTP\/\S+ 1\d\d/.test(head));
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()] as const));
+  return { exit: code, status: Number(statusLine.split(' ')[1]), headers, body: rest };
+}
+
+/** The answer's body as JSON, whatever its Content-Type says; empty when it is not JSON. */
+function json(answer: CurlAnswer): Record<string, unknown> {
+  try {
+    return JSON.parse(answer.body) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+const isJson = (answer: CurlAnswer): boolean => answer.headers.get('content-type')?.startsWith('application/json') ?? false;
+
+interface Expectation {
+  /** The finding kind the checker must report. */
+  readonly kind: string;
+  /** The operation the finding names, when not the one the defect is planted in. */
+  readonly reportedOn?: string;
+  /** Whether the answer to the finding's curl line shows the defect. */
+  readonly shows: (answer: CurlAnswer, finding: Finding, server: LibraryServer) => boolean | Promise<boolean>;
+}
+
+const EXPECTED: { readonly [D in LibraryDefect]: Expectation } = {
+  'undeclared-status': { kind: 'undeclared-status', shows: (answer) => answer.status === 202 },
+  'missing-required-field': { kind: 'response-body', shows: (answer) => answer.status === 200 && 'id' in json(answer) && !('name' in json(answer)) },
+  'wrong-nested-type': {
+    kind: 'response-body',
+    shows: (answer) => answer.status === 200 && ((json(answer).items ?? []) as Array<{ publisher: { founded: unknown } }>).some((book) => typeof book.publisher.founded === 'string'),
+  },
+  'error-on-long-string': { kind: 'server-error', shows: (answer) => answer.status === 500 },
+  'accepts-outside-enum': { kind: 'accepted-invalid', shows: (answer) => answer.status === 201 && !['fiction', 'history', 'poetry', 'science'].includes(String(json(answer).genre)) },
+  'extra-property': { kind: 'response-body', shows: (answer) => answer.status === 201 && 'createdAt' in json(answer) },
+  'wrong-content-type': { kind: 'content-type', shows: (answer) => answer.status === 200 && !isJson(answer) },
+  'missing-required-header': { kind: 'response-header', shows: (answer) => answer.status === 200 && !answer.headers.has('x-rate-limit') },
+  'open-without-credentials': { kind: 'accepted-without-credentials', shows: (answer, finding) => answer.status === 201 && !Object.keys(finding.request.headers).some((name) => name.toLowerCase() === 'x-api-key') },
+  'created-not-found': {
+    kind: 'created-not-found',
+    // The defect is in createBook; what answers 404 is the read that follows it.
+    reportedOn: 'getBook',
+    // The curl line is the read that answered 404, or the create whose book is then not found.
+    shows: async (answer, _finding, server) => {
+      if (answer.status !== 201) return answer.status === 404;
+      const read = await fetch(`${server.url}/books/${String(json(answer).id)}`);
+      return read.status === 404;
+    },
+  },
+  hang: { kind: 'hang', shows: (answer) => answer.exit === 28 },
+};
+
+/** The finding in a form that says what went wrong when an expectation fails. */
+const brief = (finding: Finding): string => `${finding.kind} on ${finding.operation} (${finding.status}): ${finding.message}`;
+
+describe.concurrent('npm run check against the library server', () => {
+  for (const defect of Object.keys(LIBRARY_DEFECTS) as LibraryDefect[]) {
+    const { kind, shows, reportedOn } = EXPECTED[defect];
+    const operation = reportedOn ?? LIBRARY_DEFECTS[defect];
+    it(`finds ${defect} as ${kind} on ${operation}, replayable by its curl line and its replay command`, async () => {
+      const server = await startLibraryServer({ defect });
+      try {
+        const result = await check(server);
+        expect(result.code, result.output).toBe(1);
+        const findings = result.report?.findings ?? [];
+        const finding = findings.find((found) => found.kind === kind && found.operation === operation);
+        expect(finding, `findings: ${findings.map(brief).join('; ')}\n${result.output}`).toBeDefined();
+        if (finding === undefined) return;
+
+        const answer = await curl(finding);
+        expect(await shows(answer, finding, server), `${finding.curl}\nanswered ${answer.exit}: ${answer.status} ${answer.body.slice(0, 500)}`).toBe(true);
+
+        const again = await replay(finding);
+        expect(again.report, `${finding.replay}\nwrote no report:\n${again.output}`).toBeDefined();
+        expect(again.code, again.output).toBe(1);
+        const foundAgain = again.report?.findings ?? [];
+        expect(foundAgain.map((found) => [found.kind, found.operation]), `${finding.replay}\n${again.output}`).toContainEqual([kind, operation]);
+      } finally {
+        await server.close();
+      }
+    }, 90_000);
+  }
+
+  it('finds nothing on the server without a defect', async () => {
+    const server = await startLibraryServer();
+    try {
+      const result = await check(server);
+      expect((result.report?.findings ?? []).map(brief), result.output).toEqual([]);
+      expect(result.code, result.output).toBe(0);
+      expect(result.report?.requests).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
+});
