@@ -74,13 +74,26 @@ export function createRowsTogether(db: Kysely<DB>, { together }: { readonly toge
     await db.executeQuery(statement);
   };
   if (!together) return alone;
+  // A failed statement's error arrives before the database has ended its transaction, which holds
+  // the advisory locks of every key it stored until then: a statement after it on the same
+  // connection runs only once that transaction has ended, so the rows run again alone find no key
+  // still locked by the statement that failed.
+  const joinedAlone = (statement: CompiledQuery): Promise<void> =>
+    db.connection().execute(async (connection) => {
+      try {
+        await connection.executeQuery(statement);
+      } catch (error) {
+        await connection.executeQuery(CompiledQuery.raw('select 1'));
+        throw error;
+      }
+    });
   let running = 0;
   const waiting: (() => void)[] = [];
   const loader = new DataLoader<CompiledQuery, undefined>(
     async (statements) => {
       running += 1;
       try {
-        return await runAll(statements, alone);
+        return await runAll(statements, alone, joinedAlone);
       } finally {
         running -= 1;
         waiting.shift()?.();
@@ -106,7 +119,11 @@ export function createRowsTogether(db: Kysely<DB>, { together }: { readonly toge
 }
 
 /** One turn's statements: each group of one text and the same other parameters as one statement. */
-async function runAll(statements: readonly CompiledQuery[], alone: (statement: CompiledQuery) => Promise<void>): Promise<(Error | undefined)[]> {
+async function runAll(
+  statements: readonly CompiledQuery[],
+  alone: (statement: CompiledQuery) => Promise<void>,
+  joinedAlone: (statement: CompiledQuery) => Promise<void>,
+): Promise<(Error | undefined)[]> {
   const groups = new Map<string, number[]>();
   statements.forEach((statement, place) => {
     const rows = rowParametersOf(statement) ?? [];
@@ -127,7 +144,7 @@ async function runAll(statements: readonly CompiledQuery[], alone: (statement: C
       const members = places.map((place) => statements[place] as CompiledQuery);
       if (members.length === 1) return outcomeOf(places[0] as number, alone(members[0] as CompiledQuery));
       try {
-        await alone(joined(members));
+        await joinedAlone(joined(members));
       } catch {
         // One statement fails as a whole: each runs again by itself, for its own answer.
         await Promise.all(places.map((place, index) => outcomeOf(place, alone(members[index] as CompiledQuery))));
