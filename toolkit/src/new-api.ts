@@ -20,8 +20,8 @@ import { generate } from './generate.js';
 import { lintDocument, lintReport, type LintFinding } from './lint/lint-document.js';
 import { pinned, PROJECT_DEPENDENCIES, PROJECT_DEV_DEPENDENCIES, type Manifest } from './new-api/dependencies.js';
 import { documentFiles } from './new-api/document-files.js';
-import { npmCommand, PACKAGE_ROOT, packToolkit } from './new-api/pack.js';
-import { packageNameOf, projectFiles } from './new-api/project-files.js';
+import { npmCommand, PACKAGE_ROOT, stageToolkit, type StagedToolkit } from './new-api/pack.js';
+import { packageNameOf, projectFiles, projectManifest } from './new-api/project-files.js';
 
 export const USAGE = `Usage: contract-first new --input FILE --out DIR [--name NAME] [--toolkit SPEC]
 
@@ -114,21 +114,12 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
   const out = path.resolve(options.out);
   if (!existsSync(input)) throw new NewApiError(`${options.input} does not exist`);
   if (existsSync(out) && readdirSync(out).length > 0) throw new NewApiError(`${options.out} is not empty: name a new folder`);
-
-  // The toolkit's rules, printed; the generator then says whether it can carry the document.
-  const linting = lintDocument(input, process.cwd()).catch((error: unknown) => error);
-  const probe = await generate(input, path.join(out, 'generated'), path.dirname(input));
-  const findings = await linting;
-  for (const line of lintReport(options.input, findings)) output.warn(line);
-  for (const warning of probe.warnings) output.warn(`warning: ${warning.pointer}: ${warning.message}`);
-
-  const info = (probe.document['info'] ?? {}) as { title?: unknown };
-  const title = typeof info.title === 'string' && info.title.trim() !== '' ? info.title.trim() : path.basename(input).replace(/\.[^.]+$/, '');
-  const name = options.name ?? packageNameOf(title);
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new NewApiError(`--name ${name} is not an npm package name: lower-case letters, digits, '.', '_' and '-'`);
+  const spec = options.toolkit ?? '';
+  const isVersion = spec !== '' && !spec.endsWith('.tgz');
+  if (!isVersion && spec !== '' && !existsSync(spec)) throw new NewApiError(`--toolkit ${spec} does not exist: name a packed contract-first (.tgz) or a version`);
 
   // The document's files, where they lie relative to each other, under openapi/.
-  const sources = documentFiles(input);
+  const { files: sources, root } = documentFiles(input);
   const base = commonFolder(sources);
   const single = sources.length === 1;
   const documentPath = single ? `openapi/openapi${path.extname(input) || '.yaml'}` : `openapi/${path.relative(base, input).split(path.sep).join('/')}`;
@@ -136,63 +127,85 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
     path: single ? documentPath : `openapi/${path.relative(base, source).split(path.sep).join('/')}`,
     content: readFileSync(source),
   }));
+  const info = (root as { info?: { title?: unknown } } | undefined)?.info;
+  const title = typeof info?.title === 'string' && info.title.trim() !== '' ? info.title.trim() : path.basename(input).replace(/\.[^.]+$/, '');
+  const name = options.name ?? packageNameOf(title);
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new NewApiError(`--name ${name} is not an npm package name: lower-case letters, digits, '.', '_' and '-'`);
 
-  // Findings name the files as the project holds them.
-  const copyOf = new Map(sources.map((source, index) => [source, documentCopies[index]?.path ?? source]));
-  const slips = Array.isArray(findings) ? slipsOf(findings as LintFinding[], probe.warnings, (file) => copyOf.get(path.resolve(file)) ?? file) : {};
-  if (Object.keys(slips).length > 0) {
-    output.warn(`lint: the generator works around these errors; the new project's redocly.yaml makes ${Object.keys(slips).join(', ')} warnings until they are mended`);
-  }
-
-  // This package: a registry version, or a packed file in vendor/.
   const manifest = readJson<Manifest>(path.join(PACKAGE_ROOT, 'package.json'));
-  const spec = options.toolkit ?? '';
-  const isVersion = spec !== '' && !spec.endsWith('.tgz');
-  let packed: string | undefined;
+  const devDependencies = pinned(PROJECT_DEV_DEPENDENCIES, manifest);
+  const engines = manifest.engines ?? {};
   let packing: string | undefined;
-  if (!isVersion) {
-    if (spec !== '' && !existsSync(spec)) throw new NewApiError(`--toolkit ${spec} does not exist: name a packed contract-first (.tgz) or a version`);
-    packing = spec === '' ? await mkdtemp(path.join(os.tmpdir(), 'contract-first-new-')) : undefined;
-    packed = spec === '' ? await packToolkit(packing as string) : spec;
-  }
-  const dependency = packed === undefined ? spec : `file:vendor/${path.basename(packed)}`;
-
-  const owned = projectFiles({
-    name,
-    title,
-    document: documentPath,
-    securitySchemes: probe.model.securitySchemes,
-    operations: probe.model.operations.map((op) => ({ method: op.method, path: op.path, key: op.key })),
-    serverBase: probe.model.serverBases[0] ?? '',
-    dependencies: { 'contract-first': dependency, ...pinned(PROJECT_DEPENDENCIES, manifest) },
-    devDependencies: pinned(PROJECT_DEV_DEPENDENCIES, manifest),
-    engines: manifest.engines ?? {},
-    slips,
-  });
-
   let lockfileError: string | undefined;
+  let locking: Promise<string | undefined> | undefined;
+  let staged: StagedToolkit | undefined;
+  let operations: number;
   await mkdir(out, { recursive: true });
   try {
     await writeAll(out, documentCopies);
-    await writeAll(out, owned);
-    if (packed !== undefined) {
-      await mkdir(path.join(out, 'vendor'), { recursive: true });
-      await copyFile(packed, path.join(out, 'vendor', path.basename(packed)));
-    }
-    // generated/, from the project's own copy of the document.
+    // Together: the toolkit's rules and the generator on the project's copy of the document, and
+    // this package packed for the project's vendor/ (unless it names a registry version or a file),
+    // then the lock file, which needs only package.json and the package. The package's files are
+    // staged first: the generator keeps this thread busy, npm packs and locks in processes of its own.
+    packing = isVersion || spec !== '' ? undefined : await mkdtemp(path.join(os.tmpdir(), 'contract-first-new-'));
+    staged = packing === undefined ? undefined : await stageToolkit();
+    const packed = packing === undefined || staged === undefined ? Promise.resolve(isVersion ? undefined : spec) : staged.pack(packing);
+    const dependencies = packed.then((file) => ({
+      'contract-first': file === undefined ? spec : `file:vendor/${path.basename(file)}`,
+      ...pinned(PROJECT_DEPENDENCIES, manifest),
+    }));
+    locking = Promise.all([packed, dependencies]).then(async ([file, declared]) => {
+      await writeAll(out, [{ path: 'package.json', content: projectManifest({ name, title, document: documentPath, engines, dependencies: declared, devDependencies }) }]);
+      if (file !== undefined) {
+        await mkdir(path.join(out, 'vendor'), { recursive: true });
+        await copyFile(file, path.join(out, 'vendor', path.basename(file)));
+      }
+      // The lock file, as npm writes it: from its cache where it can, else from the registry.
+      return npm(['install', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], out);
+    });
+    const copy = path.join(out, documentPath);
+    const linting = lintDocument(copy, process.cwd()).catch((error: unknown) => error);
     const generation = await generate(documentPath, 'generated', out);
+    operations = generation.model.operations.length;
+
+    const findings = await linting;
+    for (const line of lintReport(path.relative(process.cwd(), copy), findings)) output.warn(line);
+    for (const warning of generation.warnings) output.warn(`warning: ${warning.pointer}: ${warning.message}`);
+    // Findings name the files as the project holds them.
+    const slips = Array.isArray(findings) ? slipsOf(findings as LintFinding[], generation.warnings, (file) => path.relative(out, path.resolve(file)).split(path.sep).join('/')) : {};
+    if (Object.keys(slips).length > 0) {
+      output.warn(`lint: the generator works around these errors; the new project's redocly.yaml makes ${Object.keys(slips).join(', ')} warnings until they are mended`);
+    }
+    const facts = {
+      name,
+      title,
+      document: documentPath,
+      securitySchemes: generation.model.securitySchemes,
+      operations: generation.model.operations.map((op) => ({ method: op.method, path: op.path, key: op.key })),
+      serverBase: generation.model.serverBases[0] ?? '',
+      dependencies: await dependencies,
+      devDependencies,
+      engines,
+      slips,
+    };
+    await writeAll(
+      out,
+      projectFiles(facts).filter((file) => file.path !== 'package.json'),
+    );
     await writeAll(out, generation.files);
     await scaffoldHandlers(generation, path.join(out, 'server/handlers'), path.join(out, 'generated'), { contextType: { name: 'Context', from: '../context.js' } });
-    // The lock file, as npm writes it: from its cache where it can, else from the registry.
-    lockfileError = await npm(['install', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], out);
+    lockfileError = await locking;
+    staged = undefined;
   } catch (error) {
+    await locking?.catch(() => undefined);
+    await staged?.discard();
     await rm(out, { recursive: true, force: true });
     throw error;
   } finally {
     if (packing !== undefined) await rm(packing, { recursive: true, force: true });
   }
   const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
-  return { root: out, name, operations: probe.model.operations.length, files, milliseconds: performance.now() - started, ...(lockfileError === undefined ? {} : { lockfileError }) };
+  return { root: out, name, operations, files, milliseconds: performance.now() - started, ...(lockfileError === undefined ? {} : { lockfileError }) };
 }
 
 export async function main(argv: readonly string[]): Promise<number> {

@@ -110,13 +110,22 @@ export function npmCommand(args: readonly string[]): { readonly command: string;
   return cli !== undefined && /npm-cli\.js$/.test(cli) ? { command: process.execPath, args: [cli, ...args] } : { command: 'npm', args };
 }
 
+/** This package's files, staged for `npm pack` in a folder of their own; `pack` then writes the file. */
+export interface StagedToolkit {
+  /** Packs the staged files into `destination` (a folder), returns the file's path and removes the staging folder. */
+  pack(destination: string): Promise<string>;
+  /** Removes the staging folder without packing. */
+  discard(): Promise<void>;
+}
+
 /**
- * Packs this package into `destination` (a folder) and returns the file's path. Its package.json
- * goes without its scripts: the package is built already.
+ * Stages this package for packing: its files and the bundled packages. Its package.json goes
+ * without its scripts: the package is built already.
  */
-export async function packToolkit(destination: string, root: string = PACKAGE_ROOT): Promise<string> {
+export async function stageToolkit(root: string = PACKAGE_ROOT): Promise<StagedToolkit> {
   const manifest = await readManifest(root);
   const staging = await mkdtemp(path.join(os.tmpdir(), 'contract-first-pack-'));
+  const discard = () => rm(staging, { recursive: true, force: true });
   try {
     const { copies, peers } = await bundledClosure(root, manifest.bundleDependencies ?? [], new Set(Object.keys(manifest.peerDependencies ?? {})));
     // npm pack bundles what bundled packages depend on, not their peers: those are bundled by name.
@@ -135,13 +144,28 @@ export async function packToolkit(destination: string, root: string = PACKAGE_RO
     for (const [from, to] of copies) {
       await cp(from, path.join(staging, 'node_modules', to), { recursive: true, verbatimSymlinks: true, filter: (source) => path.basename(source) !== '.bin' });
     }
-    await mkdir(destination, { recursive: true });
-    const npm = npmCommand(['pack', '--json', '--ignore-scripts', '--pack-destination', path.resolve(destination)]);
-    const report = JSON.parse(await run(npm.command, npm.args, staging)) as ReadonlyArray<{ readonly filename: string }>;
-    const [file] = report;
-    if (file === undefined) throw new Error('npm pack reported no file');
-    return path.join(path.resolve(destination), file.filename);
-  } finally {
-    await rm(staging, { recursive: true, force: true });
+  } catch (error) {
+    await discard();
+    throw error;
   }
+  return {
+    discard,
+    async pack(destination) {
+      try {
+        await mkdir(destination, { recursive: true });
+        const npm = npmCommand(['pack', '--json', '--ignore-scripts', '--pack-destination', path.resolve(destination)]);
+        const report = JSON.parse(await run(npm.command, npm.args, staging)) as ReadonlyArray<{ readonly filename: string }>;
+        const [file] = report;
+        if (file === undefined) throw new Error('npm pack reported no file');
+        return path.join(path.resolve(destination), file.filename);
+      } finally {
+        await discard();
+      }
+    },
+  };
+}
+
+/** Packs this package into `destination` (a folder) and returns the file's path. */
+export async function packToolkit(destination: string, root: string = PACKAGE_ROOT): Promise<string> {
+  return (await stageToolkit(root)).pack(destination);
 }

@@ -64,7 +64,8 @@ export function packageNameOf(title: string): string {
   return name === '' ? 'api' : name;
 }
 
-function packageJson(facts: ProjectFacts): string {
+/** The project's package.json: what npm needs to write its lock file, before the rest is known. */
+export function projectManifest(facts: Pick<ProjectFacts, 'name' | 'title' | 'document' | 'engines' | 'dependencies' | 'devDependencies'>): string {
   const manifest = {
     name: facts.name,
     version: '0.1.0',
@@ -307,7 +308,7 @@ function toolkitSource(facts: ProjectFacts): string {
 export function projectFiles(facts: ProjectFacts): ProjectFile[] {
   return [
     ...templateFiles(),
-    { path: 'package.json', content: packageJson(facts) },
+    { path: 'package.json', content: projectManifest(facts) },
     { path: 'redocly.yaml', content: redoclyYaml(facts) },
     { path: 'README.md', content: readme(facts) },
     { path: 'server/security.ts', content: securityTs(facts) },

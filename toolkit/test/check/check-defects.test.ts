@@ -7,7 +7,7 @@ import { main as checkMain } from '../../src/check.js';
 import { LIBRARY_API_KEY, LIBRARY_DEFECTS, LIBRARY_DOCUMENT, startLibraryServer, type LibraryDefect, type LibraryServer } from './fixtures/library-server.js';
 
 /**
- * The contract checker (`npm run check`, scripts/toolkit/check.ts) against a hand-written server
+ * The contract checker (`npm run check`, src/check.ts) against a hand-written server
  * of library.openapi.yaml with one planted defect at a time: it must exit 1 with a finding of the
  * defect's kind on the defect's operation, the finding's curl line must show the defect again
  * when run, and the finding's replay command must find it again. Against the same server without
@@ -81,7 +81,7 @@ afterAll(() => {
 
 /**
  * `npm run check` on the library document against `server`, and the JSON report it wrote: the
- * command's own `main` (scripts/toolkit/check.ts), run in this process to spare a Node start per
+ * command's own `main` (src/check.ts), run in this process to spare a Node start per
  * defect; the replay below runs the printed command in a shell. The seed and case count are fixed
  * so that a run draws the same requests every time; the time limit only caps a run on a busy
  * machine (the 30 cases take a few seconds when it is idle).

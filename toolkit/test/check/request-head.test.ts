@@ -11,7 +11,7 @@ import { serve, type Serving } from '../../src/serve.js';
  * have such: a code of at most 152,133 characters). Node's HTTP parser refuses a request head
  * longer than 16 KiB with 431 and no body, before the server's code runs; the checker must not
  * report that refusal as the server breaking its document, so it never sends a head longer than
- * MAX_HEAD_OCTETS (scripts/toolkit/check/requests.ts) and counts such a request as not sendable.
+ * MAX_HEAD_OCTETS (src/check/requests.ts) and counts such a request as not sendable.
  */
 const DOCUMENT = {
   openapi: '3.1.0',

@@ -3,7 +3,7 @@ import { startValidatedServer, type ValidatedServer } from './validated-server.j
 
 /**
  * A request that fails a `oneOf`/`anyOf` is answered with the error of the branch it was meant for
- * (server/toolkit/branch-errors.ts): by discriminator, by a `const`/`enum` tag, else by the fewest
+ * (src/runtime/branch-errors.ts): by discriminator, by a `const`/`enum` tag, else by the fewest
  * errors; a tag no branch takes is named with the values allowed. Each body below is refused with
  * 400; the answer names the intended branch's field and reason, where the validator's first error
  * is another branch's (the member branch's, the cat's, the bank transfer's…).

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/runtime/index.js';
 
 // The toolkit's HTTP server builds requests and responses with the app's prototypes, so that
-// Express has none to change (server/toolkit/http-server.ts).
+// Express has none to change (src/runtime/http-server.ts).
 
 let server: Server | undefined;
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });

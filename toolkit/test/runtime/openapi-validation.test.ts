@@ -4,7 +4,7 @@ import { jsonText, serializedAs } from '../../src/runtime/index.js';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
 
 /**
- * The toolkit's validation (express-openapi-validator, configured in server/toolkit/) on a
+ * The toolkit's validation (express-openapi-validator, configured in src/runtime/) on a
  * document of the OpenAPI 3.1 constructs the service's document uses, one assertion each.
  */
 const PROBLEM = { $ref: '#/components/responses/Problem' };

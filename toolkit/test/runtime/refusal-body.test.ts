@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractApp, type ContractResult, type ContractRoute, type Refusal } from '../../src/runtime/index.js';
 
 /**
- * The body of the contract server's own refusals (server/toolkit/contract-server.ts), shaped by
+ * The body of the contract server's own refusals (src/runtime/contract-server.ts), shaped by
  * the project (`refusalBody`, server/refusals.ts of a new project) as its document's errors are:
  * here `{ code, message }`, which the document declares for 4XX.
  */
