@@ -32,8 +32,8 @@ const TOOLING = [
   'test/dashboard/pages.test.ts',
   'test/sdk/tokens.test.ts',
   'test/sdk/transport.test.ts',
-  'test/store/pglite-patches.test.ts',
-  'test/store/pglite-thread.test.ts',
+  'test/database/pglite-patches.test.ts',
+  'test/database/embedded-thread.test.ts',
   'test/new-api/*.test.ts',
   'toolkit/test/**/*.test.ts',
 ];
@@ -62,7 +62,11 @@ class LongestFirst extends BaseSequencer {
       return [...files].sort((a, b) => (byFile.get(b) ?? 0) - (byFile.get(a) ?? 0));
     }
     const kind = (spec: TestSpecification) =>
-      KIND_ORDER.indexOf(NEW_API_TESTS.some((folder) => relative(config.root, spec.moduleId).startsWith(folder)) ? 'new-api' : spec.project.name);
+      KIND_ORDER.indexOf(
+        NEW_API_TESTS.some((folder) => relative(config.root, spec.moduleId).startsWith(folder))
+          ? 'new-api'
+          : spec.project.name,
+      );
     const size = (spec: TestSpecification) => cache.getFileStats(key(spec))?.size ?? 0;
     return [...files].sort((a, b) => kind(a) - kind(b) || size(b) - size(a));
   }
@@ -85,18 +89,35 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: UNIT, exclude: [...configDefaults.exclude, TEMPLATE], pool: 'threads', isolate: false },
+        test: {
+          name: 'unit',
+          include: UNIT,
+          exclude: [...configDefaults.exclude, TEMPLATE],
+          pool: 'threads',
+          isolate: false,
+        },
       },
       {
         extends: true,
         // One process per worker for all its files (isolate: false): each file starts its own app
         // on its own database, and none mocks or changes what another reads; importing the service
         // once a worker instead of once a file spares a sixth of the project's time.
-        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, TEMPLATE, ...UNIT, ...TOOLING, ...PROOF], pool: 'forks', isolate: false },
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, TEMPLATE, ...UNIT, ...TOOLING, ...PROOF],
+          pool: 'forks',
+          isolate: false,
+        },
       },
       {
         extends: true,
-        test: { name: 'tooling', include: TOOLING, exclude: [...configDefaults.exclude, TEMPLATE, ...UNIT], pool: 'forks' },
+        test: {
+          name: 'tooling',
+          include: TOOLING,
+          exclude: [...configDefaults.exclude, TEMPLATE, ...UNIT],
+          pool: 'forks',
+        },
       },
       {
         extends: true,

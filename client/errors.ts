@@ -15,7 +15,10 @@ export function isApiError(value: unknown): value is ApiErrorBody {
  * Narrows an openapi-fetch `error` on its `type`:
  * `if (isErrorType(error, 'InsufficientFunds')) { ...error.message }`.
  */
-export function isErrorType<E, T extends ErrorType>(error: E, type: T): error is Extract<E, ApiErrorBody> & { type: T } {
+export function isErrorType<E, T extends ErrorType>(
+  error: E,
+  type: T,
+): error is Extract<E, ApiErrorBody> & { type: T } {
   return isApiError(error) && error.type === type;
 }
 
@@ -40,7 +43,9 @@ export class PartnerApiError extends Error {
 
   constructor(status: number, body: unknown, requestId?: string | null) {
     const type = errorTypeOf(body);
-    const detail = isApiError(body) ? `${body.type}: ${body.message}${body.details !== undefined ? ` ${body.details}` : ''}` : `HTTP ${status}`;
+    const detail = isApiError(body)
+      ? `${body.type}: ${body.message}${body.details !== undefined ? ` ${body.details}` : ''}`
+      : `HTTP ${status}`;
     super(`${detail}${requestId ? ` (request id ${requestId})` : ''}`);
     this.status = status;
     this.body = body;

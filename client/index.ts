@@ -80,13 +80,16 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     if (error instanceof TypeError && error.message.startsWith('baseUrl')) throw error;
     throw new TypeError(`baseUrl "${options.baseUrl}" is not a URL; pass one such as http://localhost:3000.`);
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new TypeError(`baseUrl must be http or https, not ${baseUrl.protocol}`);
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
+    throw new TypeError(`baseUrl must be http or https, not ${baseUrl.protocol}`);
   const clientId = nonEmpty('clientId', options.clientId);
   const clientSecret = nonEmpty('clientSecret', options.clientSecret);
   const signer = createRequestSigner(nonEmpty('privateKeyPem', options.privateKeyPem));
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new TypeError(`maxRetries must be a whole number from 0, not ${maxRetries}.`);
-  const scope = typeof options.scope === 'string' || options.scope === undefined ? options.scope : options.scope.join(' ');
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    throw new TypeError(`maxRetries must be a whole number from 0, not ${maxRetries}.`);
+  const scope =
+    typeof options.scope === 'string' || options.scope === undefined ? options.scope : options.scope.join(' ');
 
   const fetch: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
   const clock = options.clock ?? { now: () => Date.now() };
@@ -102,7 +105,10 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
   // only API calls.
   const tokenClient = createClient<paths>({ baseUrl: root, fetch });
   tokenClient.use(retryMiddleware(retry));
-  const tokens = createTokenCache({ clock, request: tokenRequester({ client: tokenClient, clientId, clientSecret, scope }) });
+  const tokens = createTokenCache({
+    clock,
+    request: tokenRequester({ client: tokenClient, clientId, clientSecret, scope }),
+  });
 
   const client = createClient<PartnerPaths>({
     baseUrl: root,
@@ -110,7 +116,9 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     // Array filters are one comma-separated value (the document's `explode: false`): statuses=SUCCEEDED,DECLINED.
     querySerializer: { array: { style: 'form', explode: false } },
   });
-  client.use(partnerMiddleware({ ...retry, tokens, signer, newIdempotencyKey: options.idempotencyKey ?? (() => randomUUID()) }));
+  client.use(
+    partnerMiddleware({ ...retry, tokens, signer, newIdempotencyKey: options.idempotencyKey ?? (() => randomUUID()) }),
+  );
 
   return {
     ...client,

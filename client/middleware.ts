@@ -162,7 +162,13 @@ function callMiddleware(options: RetryOptions, credentials: CallCredentials | un
       if ('response' in outcome) {
         const { response } = outcome;
         if (outcome.final === true) return outcome;
-        if (response.status === 401 && plan.tokens !== undefined && !refreshed && plan.token !== undefined && (await isBearerRejection(response))) {
+        if (
+          response.status === 401 &&
+          plan.tokens !== undefined &&
+          !refreshed &&
+          plan.token !== undefined &&
+          (await isBearerRejection(response))
+        ) {
           // Revoked or expired early: one new token and one more try, never a loop.
           refreshed = true;
           plan.tokens.invalidate(plan.token);
@@ -189,7 +195,14 @@ function callMiddleware(options: RetryOptions, credentials: CallCredentials | un
       } else {
         if (plan.signal.aborted) return outcome;
         const decision = shouldRetry(
-          { attempt: retries, maxRetries: options.maxRetries, method: plan.method, networkError: true, idempotencyKey: plan.write, repeatable: plan.repeatable },
+          {
+            attempt: retries,
+            maxRetries: options.maxRetries,
+            method: plan.method,
+            networkError: true,
+            idempotencyKey: plan.write,
+            repeatable: plan.repeatable,
+          },
           options.retryPolicy,
           options.random,
         );
@@ -207,12 +220,16 @@ function callMiddleware(options: RetryOptions, credentials: CallCredentials | un
       const write = isWriteOperation(request.method, schemaPath);
       const authenticated = !PUBLIC_PATHS.has(schemaPath);
       if ((write || authenticated) && credentials === undefined) {
-        throw new TypeError(`${request.method} ${schemaPath} needs a bearer token: send it through the partner client, not the token client.`);
+        throw new TypeError(
+          `${request.method} ${schemaPath} needs a bearer token: send it through the partner client, not the token client.`,
+        );
       }
       const headers = new Headers(request.headers);
-      if (write && credentials !== undefined && !headers.has('Idempotency-Key')) headers.set('Idempotency-Key', credentials.newIdempotencyKey());
+      if (write && credentials !== undefined && !headers.has('Idempotency-Key'))
+        headers.set('Idempotency-Key', credentials.newIdempotencyKey());
       const body = request.body === null ? undefined : await request.text();
-      if (body !== undefined && MERGE_PATCH_PATHS.has(schemaPath)) headers.set('Content-Type', 'application/merge-patch+json');
+      if (body !== undefined && MERGE_PATCH_PATHS.has(schemaPath))
+        headers.set('Content-Type', 'application/merge-patch+json');
       const plan: CallPlan = {
         method: request.method,
         url: request.url,
@@ -247,7 +264,9 @@ function callMiddleware(options: RetryOptions, credentials: CallCredentials | un
       plans.delete(id);
       const outcome = await settle(plan, { error });
       if ('response' in outcome) return outcome.response;
-      return outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error), { cause: outcome.error });
+      return outcome.error instanceof Error
+        ? outcome.error
+        : new Error(String(outcome.error), { cause: outcome.error });
     },
   };
 }

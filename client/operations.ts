@@ -5,14 +5,20 @@ type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
 /** `METHOD /path` of every operation whose document declares the `X-Partner-Signature` header. */
 type SignedOperation = {
   [P in keyof paths]: {
-    [M in Method & keyof paths[P]]: paths[P][M] extends { parameters: { header: { 'X-Partner-Signature': string } } } ? `${Uppercase<M>} ${P}` : never;
+    [M in Method & keyof paths[P]]: paths[P][M] extends { parameters: { header: { 'X-Partner-Signature': string } } }
+      ? `${Uppercase<M>} ${P}`
+      : never;
   }[Method & keyof paths[P]];
 }[keyof paths];
 
 /** Paths whose request body the document gives as `application/merge-patch+json` only. */
 type MergePatchPath = {
   [P in keyof paths]: {
-    [M in Method & keyof paths[P]]: paths[P][M] extends { requestBody: { content: { 'application/merge-patch+json': unknown } } } ? P : never;
+    [M in Method & keyof paths[P]]: paths[P][M] extends {
+      requestBody: { content: { 'application/merge-patch+json': unknown } };
+    }
+      ? P
+      : never;
   }[Method & keyof paths[P]];
 }[keyof paths];
 

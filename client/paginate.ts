@@ -35,7 +35,10 @@ export async function* paginate<P extends ListPath>(
   let cursor: string | undefined;
   do {
     const query: Record<string, unknown> = { ...options.query, ...(cursor !== undefined ? { cursor } : {}) };
-    const { data, error, response } = await get(path, { params: { query }, ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+    const { data, error, response } = await get(path, {
+      params: { query },
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    });
     if (data === undefined) throw new PartnerApiError(response.status, error, response.headers.get('x-request-id'));
     const page = data as RawPage;
     const items = page[key];
@@ -43,7 +46,8 @@ export async function* paginate<P extends ListPath>(
     for (const item of items as ListItem<P>[]) yield item;
     const next = page.nextCursor;
     // A server answering the cursor it was given would loop forever: stop loudly instead.
-    if (next !== undefined && next === cursor) throw new TypeError(`The ${path} list returned the same nextCursor twice.`);
+    if (next !== undefined && next === cursor)
+      throw new TypeError(`The ${path} list returned the same nextCursor twice.`);
     cursor = next;
   } while (cursor !== undefined);
 }

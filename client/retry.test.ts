@@ -11,21 +11,45 @@ describe('shouldRetry', () => {
   it.each<[string, RetryInput, { retry: boolean; delayMs: number }]>([
     ['network error on a read', { ...read, attempt: 0, networkError: true }, { retry: true, delayMs: 250 }],
     ['network error on a keyed write', { ...write, attempt: 0, networkError: true }, { retry: true, delayMs: 250 }],
-    ['network error on an unkeyed POST', { method: 'POST', maxRetries: 2, attempt: 0, networkError: true }, { retry: false, delayMs: 0 }],
-    ['network error on an unkeyed PATCH', { method: 'PATCH', maxRetries: 2, attempt: 0, networkError: true }, { retry: false, delayMs: 0 }],
-    ['network error on a repeatable POST (token request)', { method: 'POST', maxRetries: 2, attempt: 0, networkError: true, repeatable: true }, { retry: true, delayMs: 250 }],
+    [
+      'network error on an unkeyed POST',
+      { method: 'POST', maxRetries: 2, attempt: 0, networkError: true },
+      { retry: false, delayMs: 0 },
+    ],
+    [
+      'network error on an unkeyed PATCH',
+      { method: 'PATCH', maxRetries: 2, attempt: 0, networkError: true },
+      { retry: false, delayMs: 0 },
+    ],
+    [
+      'network error on a repeatable POST (token request)',
+      { method: 'POST', maxRetries: 2, attempt: 0, networkError: true, repeatable: true },
+      { retry: true, delayMs: 250 },
+    ],
     ['network error after the last retry', { ...read, attempt: 2, networkError: true }, { retry: false, delayMs: 0 }],
     ['second retry doubles the ceiling', { ...write, attempt: 1, status: 503 }, { retry: true, delayMs: 500 }],
     ['429 on a read', { ...read, attempt: 0, status: 429 }, { retry: true, delayMs: 250 }],
-    ['429 on an unkeyed POST (refused before running)', { method: 'POST', maxRetries: 2, attempt: 0, status: 429 }, { retry: true, delayMs: 250 }],
+    [
+      '429 on an unkeyed POST (refused before running)',
+      { method: 'POST', maxRetries: 2, attempt: 0, status: 429 },
+      { retry: true, delayMs: 250 },
+    ],
     ['409 idempotency key in flight', { ...write, attempt: 0, status: 409 }, { retry: true, delayMs: 250 }],
     ['409 without an idempotency key', { ...read, attempt: 0, status: 409 }, { retry: false, delayMs: 0 }],
     ['500 on a keyed write (key released)', { ...write, attempt: 0, status: 500 }, { retry: true, delayMs: 250 }],
     ['502 on a read', { ...read, attempt: 0, status: 502 }, { retry: true, delayMs: 250 }],
-    ['500 on an unkeyed POST', { method: 'POST', maxRetries: 2, attempt: 0, status: 500 }, { retry: false, delayMs: 0 }],
+    [
+      '500 on an unkeyed POST',
+      { method: 'POST', maxRetries: 2, attempt: 0, status: 500 },
+      { retry: false, delayMs: 0 },
+    ],
     ['501 never changes', { ...read, attempt: 0, status: 501 }, { retry: false, delayMs: 0 }],
     ['500 after the last retry', { ...write, attempt: 2, status: 500 }, { retry: false, delayMs: 0 }],
-    ['maxRetries 0 turns retries off', { ...write, maxRetries: 0, attempt: 0, status: 503 }, { retry: false, delayMs: 0 }],
+    [
+      'maxRetries 0 turns retries off',
+      { ...write, maxRetries: 0, attempt: 0, status: 503 },
+      { retry: false, delayMs: 0 },
+    ],
     ['200 is no failure', { ...read, attempt: 0, status: 200 }, { retry: false, delayMs: 0 }],
     ['304 is no failure', { ...read, attempt: 0, status: 304 }, { retry: false, delayMs: 0 }],
     ['400 would fail again', { ...write, attempt: 0, status: 400 }, { retry: false, delayMs: 0 }],
@@ -36,11 +60,31 @@ describe('shouldRetry', () => {
     ['413 would fail again', { ...write, attempt: 0, status: 413 }, { retry: false, delayMs: 0 }],
     ['415 would fail again', { ...write, attempt: 0, status: 415 }, { retry: false, delayMs: 0 }],
     ['422 key reused with another body', { ...write, attempt: 0, status: 422 }, { retry: false, delayMs: 0 }],
-    ['Retry-After longer than the backoff wins', { ...read, attempt: 0, status: 429, retryAfterMs: 3_000 }, { retry: true, delayMs: 3_000 }],
-    ['backoff longer than Retry-After wins', { ...read, attempt: 1, status: 503, retryAfterMs: 100 }, { retry: true, delayMs: 500 }],
-    ['Retry-After at the limit is honoured', { ...read, attempt: 0, status: 429, retryAfterMs: 60_000 }, { retry: true, delayMs: 60_000 }],
-    ['Retry-After past the limit goes back to the caller', { ...read, attempt: 0, status: 429, retryAfterMs: 60_001 }, { retry: false, delayMs: 0 }],
-    ['Retry-After does not make a 400 retryable', { ...write, attempt: 0, status: 400, retryAfterMs: 1_000 }, { retry: false, delayMs: 0 }],
+    [
+      'Retry-After longer than the backoff wins',
+      { ...read, attempt: 0, status: 429, retryAfterMs: 3_000 },
+      { retry: true, delayMs: 3_000 },
+    ],
+    [
+      'backoff longer than Retry-After wins',
+      { ...read, attempt: 1, status: 503, retryAfterMs: 100 },
+      { retry: true, delayMs: 500 },
+    ],
+    [
+      'Retry-After at the limit is honoured',
+      { ...read, attempt: 0, status: 429, retryAfterMs: 60_000 },
+      { retry: true, delayMs: 60_000 },
+    ],
+    [
+      'Retry-After past the limit goes back to the caller',
+      { ...read, attempt: 0, status: 429, retryAfterMs: 60_001 },
+      { retry: false, delayMs: 0 },
+    ],
+    [
+      'Retry-After does not make a 400 retryable',
+      { ...write, attempt: 0, status: 400, retryAfterMs: 1_000 },
+      { retry: false, delayMs: 0 },
+    ],
   ])('%s', (_name, input, want) => {
     const decision = shouldRetry(input, DEFAULT_RETRY_POLICY, half);
     expect({ retry: decision.retry, delayMs: decision.delayMs }).toEqual(want);
@@ -48,7 +92,9 @@ describe('shouldRetry', () => {
   });
 
   it('method case does not matter', () => {
-    expect(shouldRetry({ method: 'get', maxRetries: 1, attempt: 0, status: 503 }, DEFAULT_RETRY_POLICY, half).retry).toBe(true);
+    expect(
+      shouldRetry({ method: 'get', maxRetries: 1, attempt: 0, status: 503 }, DEFAULT_RETRY_POLICY, half).retry,
+    ).toBe(true);
   });
 });
 

@@ -62,7 +62,11 @@ function stop(reason: string): RetryDecision {
  * Jitter"): a uniformly random wait in [0, min(cap, base * 2^attempt)), which spreads the retries
  * of many clients instead of synchronising them.
  */
-export function backoffDelay(attempt: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   return Math.floor(random() * ceiling);
 }
@@ -77,9 +81,14 @@ export function backoffDelay(attempt: number, policy: RetryPolicy = DEFAULT_RETR
  * Every other 4xx (400, 401, 403, 404, 405, 413, 415, 422) would fail again and is never retried;
  * the single token refresh on 401 is the transport's business, not a retry.
  */
-export function shouldRetry(input: RetryInput, policy: RetryPolicy = DEFAULT_RETRY_POLICY, random: () => number = Math.random): RetryDecision {
+export function shouldRetry(
+  input: RetryInput,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  random: () => number = Math.random,
+): RetryDecision {
   if (input.attempt >= input.maxRetries) return stop('retries exhausted');
-  const repeatable = IDEMPOTENT_METHODS.has(input.method.toUpperCase()) || input.idempotencyKey === true || input.repeatable === true;
+  const repeatable =
+    IDEMPOTENT_METHODS.has(input.method.toUpperCase()) || input.idempotencyKey === true || input.repeatable === true;
   const status = input.status;
 
   if (input.networkError === true || status === undefined) {
@@ -97,7 +106,8 @@ export function shouldRetry(input: RetryInput, policy: RetryPolicy = DEFAULT_RET
 
   let delayMs = backoffDelay(input.attempt, policy, random);
   if (input.retryAfterMs !== undefined) {
-    if (input.retryAfterMs > policy.maxRetryAfterMs) return stop(`Retry-After ${input.retryAfterMs} ms is longer than the client waits`);
+    if (input.retryAfterMs > policy.maxRetryAfterMs)
+      return stop(`Retry-After ${input.retryAfterMs} ms is longer than the client waits`);
     delayMs = Math.max(delayMs, input.retryAfterMs);
   }
   return { retry: true, delayMs, reason };

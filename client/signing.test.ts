@@ -14,7 +14,13 @@ function verifies(message: string, signature: string): boolean {
 describe('signatureMessage', () => {
   it.each([
     ['create', 'POST', '/v1/transfer', '1717000000', 'POST/v1/transfer1717000000'],
-    ['cancel carries the id', 'post', '/v1/transfer/trf_abc/cancel', '1717000000', 'POST/v1/transfer/trf_abc/cancel1717000000'],
+    [
+      'cancel carries the id',
+      'post',
+      '/v1/transfer/trf_abc/cancel',
+      '1717000000',
+      'POST/v1/transfer/trf_abc/cancel1717000000',
+    ],
     ['limits PATCH', 'patch', '/v1/card/crd_1/limits', '42', 'PATCH/v1/card/crd_1/limits42'],
   ])('%s', (_name, method, path, timestamp, want) => {
     expect(signatureMessage(method, path, timestamp)).toBe(want);
@@ -47,8 +53,18 @@ describe('createRequestSigner', () => {
   it.each([
     ['not a PEM', 'hello', /not a readable private key/],
     ['a public key', publicKey.export({ type: 'spki', format: 'pem' }).toString(), /private key|RSA key/],
-    ['an EC key', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), /RSA key of at least 2048 bits; this one is ec/],
-    ['a short RSA key', generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), /1024 bits/],
+    [
+      'an EC key',
+      generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      /RSA key of at least 2048 bits; this one is ec/,
+    ],
+    [
+      'a short RSA key',
+      generateKeyPairSync('rsa', { modulusLength: 1024 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString(),
+      /1024 bits/,
+    ],
   ])('refuses %s when the client is built', (_name, pem, message) => {
     expect(() => createRequestSigner(pem)).toThrow(message);
   });

@@ -28,11 +28,15 @@ export function createRequestSigner(privateKeyPem: string): RequestSigner {
     key = createPrivateKey(privateKeyPem);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new TypeError(`privateKeyPem is not a readable private key (${reason}). Pass the PEM text you were given at onboarding, "-----BEGIN PRIVATE KEY-----" line included.`);
+    throw new TypeError(
+      `privateKeyPem is not a readable private key (${reason}). Pass the PEM text you were given at onboarding, "-----BEGIN PRIVATE KEY-----" line included.`,
+    );
   }
   const bits = key.asymmetricKeyDetails?.modulusLength;
   if (key.asymmetricKeyType !== 'rsa' || bits === undefined || bits < MIN_RSA_BITS) {
-    throw new TypeError(`privateKeyPem must be an RSA key of at least ${MIN_RSA_BITS} bits; this one is ${key.asymmetricKeyType ?? 'unknown'}${bits !== undefined ? ` of ${bits} bits` : ''}.`);
+    throw new TypeError(
+      `privateKeyPem must be an RSA key of at least ${MIN_RSA_BITS} bits; this one is ${key.asymmetricKeyType ?? 'unknown'}${bits !== undefined ? ` of ${bits} bits` : ''}.`,
+    );
   }
   return {
     sign(method, path, timestamp) {

@@ -104,17 +104,34 @@ describe('tokenRequester', () => {
     };
     const client = createClient<paths>({ baseUrl: 'http://partner.test', fetch });
     client.use(
-      retryMiddleware({ fetch, clock: { now: () => 0 }, maxRetries: 2, retryPolicy: DEFAULT_RETRY_POLICY, sleep: async (ms) => void delays.push(ms), random: () => 0.5 }),
+      retryMiddleware({
+        fetch,
+        clock: { now: () => 0 },
+        maxRetries: 2,
+        retryPolicy: DEFAULT_RETRY_POLICY,
+        sleep: async (ms) => void delays.push(ms),
+        random: () => 0.5,
+      }),
     );
     return { client, sent, delays };
   }
-  const json = (status: number, body: unknown, headers: Record<string, string> = {}) => () =>
-    new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+  const json =
+    (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    () =>
+      new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
   const granted = json(200, { access_token: 'tok', token_type: 'Bearer', expires_in: 3600, scope: 'cards:read' });
 
   it('posts the form openapi-fetch serializes, and the middleware retries it on 503 after Retry-After', async () => {
-    const { client, sent, delays } = tokenClient([json(503, { type: 'InternalError', message: 'busy' }, { 'Retry-After': '1' }), granted]);
-    const request = tokenRequester({ client, clientId: 'cli 1', clientSecret: 'a:b+c', scope: 'cards:read transfers:read' });
+    const { client, sent, delays } = tokenClient([
+      json(503, { type: 'InternalError', message: 'busy' }, { 'Retry-After': '1' }),
+      granted,
+    ]);
+    const request = tokenRequester({
+      client,
+      clientId: 'cli 1',
+      clientSecret: 'a:b+c',
+      scope: 'cards:read transfers:read',
+    });
     expect(await request()).toEqual({ accessToken: 'tok', expiresInSeconds: 3600, scope: 'cards:read' });
     expect(delays).toEqual([1_000]);
     expect(sent).toHaveLength(2);
@@ -128,10 +145,23 @@ describe('tokenRequester', () => {
   });
 
   it('throws the refusal as a PartnerApiError, without a retry', async () => {
-    const { client, sent, delays } = tokenClient([json(401, { type: 'Unauthorized', message: 'Client authentication failed.', error: 'invalid_client' }, { 'X-Request-Id': 'req_7' })]);
-    const failure = await tokenRequester({ client, clientId: 'c', clientSecret: 's' })().catch((thrown: unknown) => thrown);
+    const { client, sent, delays } = tokenClient([
+      json(
+        401,
+        { type: 'Unauthorized', message: 'Client authentication failed.', error: 'invalid_client' },
+        { 'X-Request-Id': 'req_7' },
+      ),
+    ]);
+    const failure = await tokenRequester({ client, clientId: 'c', clientSecret: 's' })().catch(
+      (thrown: unknown) => thrown,
+    );
     expect(failure).toBeInstanceOf(PartnerApiError);
-    expect(failure).toMatchObject({ status: 401, type: 'Unauthorized', requestId: 'req_7', body: { error: 'invalid_client' } });
+    expect(failure).toMatchObject({
+      status: 401,
+      type: 'Unauthorized',
+      requestId: 'req_7',
+      body: { error: 'invalid_client' },
+    });
     expect(sent).toHaveLength(1);
     expect(delays).toEqual([]);
   });

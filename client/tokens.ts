@@ -34,7 +34,11 @@ export interface TokenCache {
  * Caches the access token and refreshes it shortly before it expires. However many calls wait
  * for a token, at most one token request is in flight: they all await the same promise.
  */
-export function createTokenCache(options: { request: () => Promise<TokenGrant>; clock: Clock; refreshMarginMs?: number }): TokenCache {
+export function createTokenCache(options: {
+  request: () => Promise<TokenGrant>;
+  clock: Clock;
+  refreshMarginMs?: number;
+}): TokenCache {
   const margin = options.refreshMarginMs ?? REFRESH_MARGIN_MS;
   let cached: { token: string; refreshAt: number } | undefined;
   let inFlight: Promise<string> | undefined;
@@ -98,7 +102,9 @@ function formEncode(value: string): string {
 export function tokenRequester(options: TokenRequestOptions): () => Promise<TokenGrant> {
   const authorization = `Basic ${Buffer.from(`${formEncode(options.clientId)}:${formEncode(options.clientSecret)}`).toString('base64')}`;
   const body: paths['/v1/oauth/token']['post']['requestBody']['content']['application/x-www-form-urlencoded'] =
-    options.scope === undefined ? { grant_type: 'client_credentials' } : { grant_type: 'client_credentials', scope: options.scope };
+    options.scope === undefined
+      ? { grant_type: 'client_credentials' }
+      : { grant_type: 'client_credentials', scope: options.scope };
 
   return async () => {
     const { data, error, response } = await options.client.POST('/v1/oauth/token', {

@@ -11,7 +11,14 @@ import type { ListItem, ListQuery, PartnerPaths, SdkOwnedHeader } from './types.
 
 type Schemas = components['schemas'];
 declare const sdk: PartnerClient;
-const transfer = { amountCents: 1, currency: 'EGP', bankId: 'nbe', accountNumber: '123456', accountName: 'A', category: 'OTHER' } as const;
+const transfer = {
+  amountCents: 1,
+  currency: 'EGP',
+  bankId: 'nbe',
+  accountNumber: '123456',
+  accountName: 'A',
+  category: 'OTHER',
+} as const;
 
 describe('write operations', () => {
   it('need no write headers', () => {
@@ -22,9 +29,15 @@ describe('write operations', () => {
   });
 
   it('take an Idempotency-Key from the caller', () => {
-    assertType(sdk.POST('/v1/transfer/{id}/cancel', { params: { path: { id: 'trf_1' }, header: { 'Idempotency-Key': 'caller-chosen-key' } } }));
-    // @ts-expect-error the key is a string
-    assertType(sdk.POST('/v1/transfer/{id}/cancel', { params: { path: { id: 'trf_1' }, header: { 'Idempotency-Key': 42 } } }));
+    assertType(
+      sdk.POST('/v1/transfer/{id}/cancel', {
+        params: { path: { id: 'trf_1' }, header: { 'Idempotency-Key': 'caller-chosen-key' } },
+      }),
+    );
+    assertType(
+      // @ts-expect-error the key is a string
+      sdk.POST('/v1/transfer/{id}/cancel', { params: { path: { id: 'trf_1' }, header: { 'Idempotency-Key': 42 } } }),
+    );
   });
 
   it('drop only the write headers from the document', () => {
@@ -35,8 +48,12 @@ describe('write operations', () => {
     expectTypeOf<keyof CallerHeaders>().toEqualTypeOf<'Idempotency-Key'>();
     expectTypeOf<CallerHeaders['Idempotency-Key']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<{}>().toExtend<CallerHeaders>();
-    expectTypeOf<PartnerPaths['/v1/transfer']['post']['requestBody']>().toEqualTypeOf<paths['/v1/transfer']['post']['requestBody']>();
-    expectTypeOf<PartnerPaths['/v1/transfer']['post']['responses']>().toEqualTypeOf<paths['/v1/transfer']['post']['responses']>();
+    expectTypeOf<PartnerPaths['/v1/transfer']['post']['requestBody']>().toEqualTypeOf<
+      paths['/v1/transfer']['post']['requestBody']
+    >();
+    expectTypeOf<PartnerPaths['/v1/transfer']['post']['responses']>().toEqualTypeOf<
+      paths['/v1/transfer']['post']['responses']
+    >();
   });
 });
 
@@ -46,8 +63,12 @@ describe('bodies, paths and queries', () => {
     assertType(sdk.POST('/v1/transfer/{id}/execute', {}));
     // @ts-expect-error currency is the enum EGP
     assertType(sdk.POST('/v1/transfer', { body: { ...transfer, currency: 'USD' } }));
-    // @ts-expect-error amountCents is required
-    assertType(sdk.POST('/v1/transfer', { body: { currency: 'EGP', bankId: 'nbe', accountNumber: '123456', accountName: 'A', category: 'OTHER' } }));
+    assertType(
+      sdk.POST('/v1/transfer', {
+        // @ts-expect-error amountCents is required
+        body: { currency: 'EGP', bankId: 'nbe', accountNumber: '123456', accountName: 'A', category: 'OTHER' },
+      }),
+    );
     // @ts-expect-error statuses are TransactionStatus values
     assertType(sdk.GET('/v1/transaction', { params: { query: { statuses: ['PENDING'] } } }));
     assertType(sdk.GET('/v1/transaction', { params: { query: { statuses: ['SUCCEEDED', 'DECLINED'] } } }));
@@ -72,7 +93,9 @@ describe('results', () => {
     expectTypeOf<ListItem<'/v1/card'>>().toEqualTypeOf<Schemas['Card']>();
     expectTypeOf<ListItem<'/v1/transaction'>>().toEqualTypeOf<Schemas['Transaction']>();
     expectTypeOf<ListItem<'/v1/transfer'>>().toEqualTypeOf<Schemas['Transfer']>();
-    expectTypeOf<keyof ListQuery<'/v1/transfer'>>().toEqualTypeOf<'limit' | 'status' | 'minAmountCents' | 'maxAmountCents'>();
+    expectTypeOf<keyof ListQuery<'/v1/transfer'>>().toEqualTypeOf<
+      'limit' | 'status' | 'minAmountCents' | 'maxAmountCents'
+    >();
     expectTypeOf(sdk.paginate('/v1/card')).toEqualTypeOf<AsyncGenerator<Schemas['Card'], void, undefined>>();
     // @ts-expect-error paging owns the cursor
     assertType(sdk.paginate('/v1/transfer', { query: { cursor: 'abc' } }));

@@ -10,7 +10,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPOSITORY = fileURLToPath(new URL('../', import.meta.url));
-const COPIED = ['openapi', 'server', 'client', 'generated', 'scripts', 'redocly.yaml', 'tsconfig.json', 'package.json'] as const;
+const COPIED = [
+  'openapi',
+  'server',
+  'client',
+  'generated',
+  'scripts',
+  'redocly.yaml',
+  'tsconfig.json',
+  'package.json',
+] as const;
 
 export interface ProjectCopy {
   readonly root: string;

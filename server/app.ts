@@ -23,9 +23,8 @@ import { isSignedWrite, requiredScopes } from './http/route-policy.js';
 import { verifyWriteRequest } from './http/write-request.js';
 import type { Logger } from './logger.js';
 import type { Clock, IdGenerator } from './clock-and-ids.js';
-import type { DB } from './store/schema.js';
+import { createRowsTogether, type DB } from './database/index.js';
 import { createCardReads } from './store/card-reads.js';
-import { createRowsTogether } from './store/rows-together.js';
 import { getOrCreateSecret } from './store/secrets.js';
 import { createOpenApiValidation } from 'contract-first/runtime';
 
@@ -125,7 +124,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // The dashboard's pages at /dashboard and /dashboard/assets/, outside both documents.
   if (config.dashboardPagesDir !== undefined) app.use(await dashboardPages(config.dashboardPagesDir));
 
-  const validation = createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: config.validateResponses, ignorePaths: HEALTH_PATHS });
+  const validation = createOpenApiValidation({
+    apiSpec: API_SPEC_PATH,
+    validateResponses: config.validateResponses,
+    ignorePaths: HEALTH_PATHS,
+  });
   // A path the document does not have is 404, and a method it does not declare on the path 405
   // with Allow, before anything else looks at the request (no authentication, no validation), as
   // the ErrorType table says. OPTIONS and HEAD are methods like any other: the document declares neither.

@@ -26,7 +26,8 @@ describe('the log never holds a secret', () => {
     };
     logger.info({ ...secrets, request: { ...secrets, headers } }, 'secrets');
     const text = lines.join('');
-    for (const value of [...Object.values(secrets), ...Object.values(headers)]) expect(text).not.toContain(value.replace(/^Bearer |^dashboard_session=/, ''));
+    for (const value of [...Object.values(secrets), ...Object.values(headers)])
+      expect(text).not.toContain(value.replace(/^Bearer |^dashboard_session=/, ''));
     expect(text).toContain('[redacted]');
     expect(text).toContain('"msg":"secrets"');
   });

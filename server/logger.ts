@@ -49,7 +49,10 @@ export const REDACTED_PATHS = [
  * Lines go to stdout synchronously, as Node itself writes to a pipe or a file on Linux: the last
  * line before `process.exit` (the shutdown's 'stopped', a fatal error) is never lost in a buffer.
  */
-export function createLogger(level: string = 'info', destination: pino.DestinationStream = pino.destination({ dest: 1, sync: true })): Logger {
+export function createLogger(
+  level: string = 'info',
+  destination: pino.DestinationStream = pino.destination({ dest: 1, sync: true }),
+): Logger {
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
 }
 

@@ -22,10 +22,14 @@ import { createLogger, type Logger } from './logger.js';
 import { createHttpServer } from 'contract-first/runtime';
 import { randomIds, systemClock } from './clock-and-ids.js';
 import { startSettlementWorker } from './settlement-worker.js';
-import { DEFAULT_MAX_CONNECTIONS, openDatabase, type Database } from './store/connection.js';
-import { SERVER_BOUNDS } from './store/bounds.js';
-import { migrateToLatest } from './store/migrate.js';
-import { WRITES_TOGETHER } from './store/rows-together.js';
+import {
+  type Database,
+  DEFAULT_MAX_CONNECTIONS,
+  migrateToLatest,
+  openDatabase,
+  SERVER_BOUNDS,
+  WRITES_TOGETHER,
+} from './database/index.js';
 import { onboardDemoOrganization, type DemoOrganization } from './sandbox/first-run.js';
 
 interface Config {
@@ -44,7 +48,7 @@ interface Config {
   /** What the database survives, said in one line at start; undefined on PostgreSQL, which needs no such line. */
   readonly embeddedDatabaseNotice: string | undefined;
   /**
-   * The database mechanisms on or off (connection.ts, OpenDatabaseOptions): all on unless
+   * The database mechanisms on or off (server/database/open.ts, OpenDatabaseOptions): all on unless
    * DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS or PGLITE_THREAD is `off`, which the
    * benchmark sets to measure what each buys (scripts/bench, `--without`).
    */
@@ -115,7 +119,8 @@ function embeddedDatabaseDurability(databaseUrl: string | undefined, production:
 /** A mechanism's switch: on unless `off`. */
 function switchedOn(name: string): boolean {
   const raw = process.env[name] ?? '';
-  if (raw !== '' && raw !== 'on' && raw !== 'off') throw new Error(`${name} must be on or off (got ${JSON.stringify(raw)})`);
+  if (raw !== '' && raw !== 'on' && raw !== 'off')
+    throw new Error(`${name} must be on or off (got ${JSON.stringify(raw)})`);
   return raw !== 'off';
 }
 
@@ -123,7 +128,9 @@ function readConfig(): Config {
   const databaseUrl = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL;
   const workers = integer('WEB_CONCURRENCY', 1, 1, 64);
   if (workers > 1 && !/^postgres(ql)?:\/\//.test(databaseUrl ?? '')) {
-    throw new Error('WEB_CONCURRENCY above 1 needs DATABASE_URL=postgres://…: the embedded database belongs to one process.');
+    throw new Error(
+      'WEB_CONCURRENCY above 1 needs DATABASE_URL=postgres://…: the embedded database belongs to one process.',
+    );
   }
   const embeddedDatabaseNotice = embeddedDatabaseDurability(databaseUrl, process.env.NODE_ENV === 'production');
   return {
@@ -150,7 +157,7 @@ function readConfig(): Config {
 
 const DEMO_BALANCE_CENTS = 50_000_000_00; // EGP 50,000,000.00 of sandbox money
 const CREDENTIALS_DIR = '.data';
-/** Where `npm run build` bundles the dashboard's pages (scripts/build-dashboard.ts), from the project root. */
+/** Where `npm run build` bundles the dashboard's pages (scripts/build/dashboard.ts), from the project root. */
 const DASHBOARD_PAGES_DIR = path.resolve('.build/dashboard');
 /**
  * The API references `npm run build` writes with `npm run docs` (each API's `x-docs` in
@@ -167,15 +174,24 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** A first start on an empty embedded database gets a demo organization to play with (README, "Run the service"). */
 async function onboardDemo(database: Database, logger: Logger): Promise<DemoOrganization | undefined> {
   if (database.kind !== 'pglite') return undefined;
-  const demo = await onboardDemoOrganization(database.db, { ids: randomIds, clock: systemClock }, { balanceCents: DEMO_BALANCE_CENTS });
+  const demo = await onboardDemoOrganization(
+    database.db,
+    { ids: randomIds, clock: systemClock },
+    { balanceCents: DEMO_BALANCE_CENTS },
+  );
   if (demo !== undefined) {
-    logger.info({ organizationId: demo.onboarding.organizationId, pendingTransfers: demo.pendingTransfers.length }, 'demo organization onboarded');
+    logger.info(
+      { organizationId: demo.onboarding.organizationId, pendingTransfers: demo.pendingTransfers.length },
+      'demo organization onboarded',
+    );
   }
   return demo;
 }
 
 /** The reference pages that are built, and the URL of each for the 404 of an unknown path; none when `npm run docs` has not run. */
-async function builtReferences(base: string): Promise<{ pages: Record<string, string>; urls: { partner?: string; dashboard?: string } }> {
+async function builtReferences(
+  base: string,
+): Promise<{ pages: Record<string, string>; urls: { partner?: string; dashboard?: string } }> {
   const pages: Record<string, string> = {};
   const urls: { partner?: string; dashboard?: string } = {};
   for (const api of ['partner', 'dashboard'] as const) {
@@ -191,7 +207,12 @@ async function builtReferences(base: string): Promise<{ pages: Record<string, st
   return { pages, urls };
 }
 
-async function printDemo(demo: DemoOrganization, base: string, persisted: boolean, referencesBuilt: boolean): Promise<void> {
+async function printDemo(
+  demo: DemoOrganization,
+  base: string,
+  persisted: boolean,
+  referencesBuilt: boolean,
+): Promise<void> {
   const { onboarding } = demo;
   const keyFile = path.join(CREDENTIALS_DIR, 'demo-private-key.pem');
   if (persisted && onboarding.privateKeyPem !== undefined) {
@@ -226,7 +247,12 @@ async function printDemo(demo: DemoOrganization, base: string, persisted: boolea
     '    -H "Idempotency-Key: $(node -p "crypto.randomUUID()")" -H "X-Partner-Request-Timestamp: $TS" -H "X-Partner-Signature: $SIG" \\',
     `    -d '{"amountCents":150000,"currency":"EGP","bankId":"nbe","accountNumber":"EG650019000500000000263180001","accountName":"Nile Supplies","category":"LOGISTICS"}'`,
     '  Then POST /v1/transfer/<id>/execute the same way (sign "POST/v1/transfer/<id>/execute$TS"), and GET it until SUCCEEDED.',
-    ...(referencesBuilt ? ['', `The API reference: ${base}${REFERENCE_PAGES.partner.path} (the dashboard's: ${base}${REFERENCE_PAGES.dashboard.path})`] : []),
+    ...(referencesBuilt
+      ? [
+          '',
+          `The API reference: ${base}${REFERENCE_PAGES.partner.path} (the dashboard's: ${base}${REFERENCE_PAGES.dashboard.path})`,
+        ]
+      : []),
     '',
   ];
   console.log(lines.join('\n'));
@@ -270,7 +296,10 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   const base = config.publicUrl ?? (config.port === 0 ? '' : `http://localhost:${config.port}`);
   const references = await builtReferences(base);
   if (references.urls.partner === undefined) {
-    logger.info({ page: path.relative(process.cwd(), REFERENCE_PAGES.partner.file) }, 'the API reference is not built (npm run docs): /docs answers 404');
+    logger.info(
+      { page: path.relative(process.cwd(), REFERENCE_PAGES.partner.file) },
+      'the API reference is not built (npm run docs): /docs answers 404',
+    );
   }
   const app = await createApp({
     config: {
@@ -346,9 +375,13 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   process.on('SIGINT', () => shutdown('SIGINT'));
   logger.info({ port, database: database.kind, validateResponses: config.validateResponses }, 'listening');
   if (demo !== undefined) {
-    await printDemo(demo, config.publicUrl ?? `http://localhost:${port}`, config.databaseUrl === undefined, references.urls.partner !== undefined);
+    await printDemo(
+      demo,
+      config.publicUrl ?? `http://localhost:${port}`,
+      config.databaseUrl === undefined,
+      references.urls.partner !== undefined,
+    );
   }
-
 }
 
 async function main(): Promise<void> {

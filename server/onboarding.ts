@@ -5,8 +5,7 @@ import { parsePublicKey } from './domain/signature.js';
 import { SCOPES, type Scope } from './domain/tokens.js';
 import type { Clock, IdGenerator } from './clock-and-ids.js';
 import { addClientKey, createClient, createOrganization } from './store/organizations.js';
-import type { DB } from './store/schema.js';
-import { inTransaction } from './store/in-transaction.js';
+import { type DB, inTransaction } from './database/index.js';
 import { addOperator, OperatorError, type NewOperatorLogin } from './operators.js';
 
 export interface OnboardingRequest {
@@ -47,7 +46,11 @@ export async function onboardOrganization(
   if (request.name.trim() === '' || request.name.length > 200) {
     throw new OnboardingError('The organization name must be 1 to 200 characters.');
   }
-  if (!Number.isSafeInteger(request.balanceCents) || request.balanceCents < 0 || request.balanceCents > MAX_OPENING_BALANCE_CENTS) {
+  if (
+    !Number.isSafeInteger(request.balanceCents) ||
+    request.balanceCents < 0 ||
+    request.balanceCents > MAX_OPENING_BALANCE_CENTS
+  ) {
     throw new OnboardingError(`The balance must be whole cents from 0 to ${MAX_OPENING_BALANCE_CENTS}.`);
   }
   let publicKeyPem = request.publicKeyPem;
@@ -71,7 +74,12 @@ export async function onboardOrganization(
   const organizationId = deps.ids.next('org');
   const clientId = deps.ids.next('cli');
   const operator = await inTransaction(db, async (tx) => {
-    await createOrganization(tx, { id: organizationId, name: request.name.trim(), balanceCents: request.balanceCents, now });
+    await createOrganization(tx, {
+      id: organizationId,
+      name: request.name.trim(),
+      balanceCents: request.balanceCents,
+      now,
+    });
     await createClient(tx, { id: clientId, organizationId, secretHash, scopes: [...scopes], now });
     await addClientKey(tx, { id: deps.ids.next('key'), clientId, publicKeyPem: publicKeyPem, now });
     const username = request.operatorUsername ?? `admin-${organizationId.slice(-8)}`;

@@ -4,7 +4,7 @@ import type { Clock, IdGenerator } from './clock-and-ids.js';
 import { hashSecret } from './domain/credentials.js';
 import { createOperator, disableOperator, listOperators, type OperatorRecord } from './store/operators.js';
 import { getOrganization } from './store/organizations.js';
-import { OPERATOR_ROLES, type DB, type OperatorRole } from './store/schema.js';
+import { OPERATOR_ROLES, type DB, type OperatorRole } from './database/index.js';
 
 /** A username: 3 to 100 letters, digits and `. _ - @`, as the dashboard's login accepts it. */
 const USERNAME = /^[A-Za-z0-9._@-]{3,100}$/;
@@ -28,7 +28,8 @@ export function generatePassword(): string {
 /** The username as it is kept (trimmed); throws OperatorError when it cannot be one. */
 export function checkedUsername(username: string): string {
   const trimmed = username.trim();
-  if (!USERNAME.test(trimmed)) throw new OperatorError('A username is 3 to 100 letters, digits or any of . _ - @ (no spaces).');
+  if (!USERNAME.test(trimmed))
+    throw new OperatorError('A username is 3 to 100 letters, digits or any of . _ - @ (no spaces).');
   return trimmed;
 }
 
@@ -58,7 +59,8 @@ export async function addOperator(
     role: request.role,
     now: deps.clock.now(),
   });
-  if (created.kind === 'username-taken') throw new OperatorError(`The username ${username} is taken (usernames are unique ignoring case).`);
+  if (created.kind === 'username-taken')
+    throw new OperatorError(`The username ${username} is taken (usernames are unique ignoring case).`);
   return { operator: created.operator, password };
 }
 
@@ -70,6 +72,7 @@ export async function disableOperatorNamed(db: Kysely<DB>, clock: Clock, usernam
 }
 
 export async function operatorsOf(db: Kysely<DB>, organizationId: string): Promise<OperatorRecord[]> {
-  if ((await getOrganization(db, organizationId)) === undefined) throw new OperatorError(`No organization ${organizationId}.`);
+  if ((await getOrganization(db, organizationId)) === undefined)
+    throw new OperatorError(`No organization ${organizationId}.`);
   return listOperators(db, organizationId);
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { settlementOutcome } from './domain/transfer-state.js';
 import type { Logger } from './logger.js';
 import type { Clock } from './clock-and-ids.js';
-import type { DB } from './store/schema.js';
+import type { DB } from './database/index.js';
 import { claimDueSettlements } from './store/transfers.js';
 import { purgeExpiredIdempotencyKeys } from './store/idempotency.js';
 import { purgeAuthFailures } from './store/organizations.js';
@@ -59,7 +59,8 @@ export function startSettlementWorker(deps: {
       const keys = await purgeExpiredIdempotencyKeys(deps.db, now);
       const windows = await purgeAuthFailures(deps.db, now, AUTH_FAILURE_WINDOW_MS);
       const sessions = await purgeSessions(deps.db, now);
-      if (keys + windows + sessions > 0) deps.logger.info({ idempotencyKeys: keys, authFailureWindows: windows, sessions }, 'expired records deleted');
+      if (keys + windows + sessions > 0)
+        deps.logger.info({ idempotencyKeys: keys, authFailureWindows: windows, sessions }, 'expired records deleted');
     } catch (error) {
       deps.logger.error({ err: error }, 'maintenance failed; retrying in a minute');
     }

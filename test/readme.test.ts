@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // README.md is the project's guide: every link in it must lead somewhere, every command it shows
-// must exist, and it stays short enough to read (measurements live in scripts/bench/RESULTS.md).
+// must exist, and it stays short enough to read (design reasons live in server/decisions/, figures
+// in the benchmark's output).
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const README = join(ROOT, 'README.md');
@@ -12,7 +13,20 @@ const README = join(ROOT, 'README.md');
 const MAX_README_LINES = 900;
 
 /** npm's own commands a README may show besides the project's scripts (`npm ci`, `npm install`). */
-const NPM_COMMANDS = new Set(['ci', 'install', 'i', 'exec', 'init', 'uninstall', 'update', 'outdated', 'audit', 'ls', 'pack', 'version']);
+const NPM_COMMANDS = new Set([
+  'ci',
+  'install',
+  'i',
+  'exec',
+  'init',
+  'uninstall',
+  'update',
+  'outdated',
+  'audit',
+  'ls',
+  'pack',
+  'version',
+]);
 /** npm's shortcuts that run the script of the same name (`npm test` runs scripts.test). */
 const NPM_SCRIPT_SHORTCUTS = new Set(['test', 'start', 'stop', 'restart']);
 
@@ -45,7 +59,9 @@ function splitMarkdown(markdown: string): MarkdownParts {
 
 /** Inline code spans, whatever their number of backticks, with their content kept as text. */
 function withoutInlineCode(text: string, keep: boolean): string {
-  return text.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_, _ticks: string, content: string) => (keep ? content.trim() : ''));
+  return text.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_, _ticks: string, content: string) =>
+    keep ? content.trim() : '',
+  );
 }
 
 /**
@@ -77,7 +93,9 @@ function headingAnchors(markdown: string): Set<string> {
 function linkTargets(markdown: string): { readonly line: number; readonly target: string }[] {
   const targets: { line: number; target: string }[] = [];
   for (const { line, text } of splitMarkdown(markdown).prose) {
-    for (const match of withoutInlineCode(text, false).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+    for (const match of withoutInlineCode(text, false).matchAll(
+      /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g,
+    )) {
       targets.push({ line, target: match[1] ?? '' });
     }
   }
@@ -96,7 +114,8 @@ function brokenLinks(markdown: string, file: string): string[] {
     const [path = '', anchor] = target.split('#', 2);
     const where = `${relative(ROOT, file)}:${line}: ${target}`;
     if (path === '') {
-      if (anchor !== undefined && !own.has(decodeURIComponent(anchor))) problems.push(`${where}: no heading makes this anchor`);
+      if (anchor !== undefined && !own.has(decodeURIComponent(anchor)))
+        problems.push(`${where}: no heading makes this anchor`);
       continue;
     }
     const targetFile = resolve(dirname(file), decodeURIComponent(path));
@@ -126,7 +145,8 @@ function missingCommands(markdown: string, scripts: ReadonlySet<string>): string
       const name = match[2] ?? '';
       const isRun = match[1] !== undefined;
       if (isRun || NPM_SCRIPT_SHORTCUTS.has(name)) {
-        if (!scripts.has(name)) problems.push(`${where}: npm ${isRun ? 'run ' : ''}${name}: package.json has no script "${name}"`);
+        if (!scripts.has(name))
+          problems.push(`${where}: npm ${isRun ? 'run ' : ''}${name}: package.json has no script "${name}"`);
       } else if (!NPM_COMMANDS.has(name)) {
         problems.push(`${where}: npm ${name}: neither a script nor one of npm's commands`);
       }
@@ -152,7 +172,7 @@ function packageScripts(): Set<string> {
 describe('README.md', () => {
   const readme = readFileSync(README, 'utf8');
 
-  it('links only to files that exist and to anchors its headings (or the linked file\'s) make', () => {
+  it("links only to files that exist and to anchors its headings (or the linked file's) make", () => {
     expect(brokenLinks(readme, README)).toEqual([]);
   });
 
@@ -162,16 +182,33 @@ describe('README.md', () => {
 
   it(`stays under ${MAX_README_LINES} lines`, () => {
     const lines = readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0);
-    expect(lines, 'move detail to scripts/bench/RESULTS.md or shorten a section').toBeLessThan(MAX_README_LINES);
+    expect(lines, 'move a design reason to server/decisions/ or shorten a section').toBeLessThan(MAX_README_LINES);
   });
 });
 
 describe('the README checks', () => {
   it('make the anchors GitHub makes', () => {
     const anchors = headingAnchors(
-      ['# House rules (lint)', "## The dashboard's pages", '## One configuration: `redocly.yaml`', '### 64-bit integers', '## Notes', '## Notes', '```', '# not a heading', '```'].join('\n'),
+      [
+        '# House rules (lint)',
+        "## The dashboard's pages",
+        '## One configuration: `redocly.yaml`',
+        '### 64-bit integers',
+        '## Notes',
+        '## Notes',
+        '```',
+        '# not a heading',
+        '```',
+      ].join('\n'),
     );
-    expect([...anchors]).toEqual(['house-rules-lint', 'the-dashboards-pages', 'one-configuration-redoclyyaml', '64-bit-integers', 'notes', 'notes-1']);
+    expect([...anchors]).toEqual([
+      'house-rules-lint',
+      'the-dashboards-pages',
+      'one-configuration-redoclyyaml',
+      '64-bit-integers',
+      'notes',
+      'notes-1',
+    ]);
   });
 
   it('report a link to a file that does not exist, and to an anchor no heading makes', () => {
@@ -190,8 +227,8 @@ describe('the README checks', () => {
   });
 
   it('report an anchor into another Markdown file that its headings do not make', () => {
-    expect(brokenLinks('[results](scripts/bench/RESULTS.md#no-such-section)', README)).toEqual([
-      'README.md:1: scripts/bench/RESULTS.md#no-such-section: no heading of scripts/bench/RESULTS.md makes this anchor',
+    expect(brokenLinks('[records](server/decisions/README.md#no-such-section)', README)).toEqual([
+      'README.md:1: server/decisions/README.md#no-such-section: no heading of server/decisions/README.md makes this anchor',
     ]);
   });
 
@@ -209,7 +246,7 @@ describe('the README checks', () => {
     ].join('\n');
     expect(missingCommands(sample, new Set(['test', 'generate']))).toEqual([
       'README.md:4: npm run no-such-script: package.json has no script "no-such-script"',
-      'README.md:5: npm frobnicate: neither a script nor one of npm\'s commands',
+      "README.md:5: npm frobnicate: neither a script nor one of npm's commands",
       'README.md:6: scripts/no-such-tool.ts: no such file',
       'README.md:7: test/no-such.test.ts: no such test file or folder',
     ]);

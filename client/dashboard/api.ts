@@ -48,7 +48,8 @@ export function describeError(error: ApiError | undefined, response: Response): 
     const wait = Number(response.headers.get('Retry-After'));
     return `Too many attempts. Try again in ${Number.isFinite(wait) && wait > 0 ? `${wait} second${wait === 1 ? '' : 's'}` : 'a minute'}.`;
   }
-  if (error?.type === 'InsufficientFunds') return `Insufficient funds: the organization's available balance cannot cover this transfer. ${error.message}`;
+  if (error?.type === 'InsufficientFunds')
+    return `Insufficient funds: the organization's available balance cannot cover this transfer. ${error.message}`;
   if (error?.type === 'NotFound') return 'Not found: it may belong to no one in your organization, or it is gone.';
   if (response.status >= 500) return 'The service failed to answer. Try again in a moment.';
   return error?.message ?? `The request failed (HTTP ${response.status}).`;

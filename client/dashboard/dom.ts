@@ -7,7 +7,11 @@ type Attributes = Record<string, string | number | boolean | null | undefined | 
  * `h('button', { type: 'button', onclick: approve }, 'Approve')`. An `on…` attribute with a
  * function becomes a listener; `true` sets an empty attribute, `false`, null and undefined none.
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (typeof value === 'function') element.addEventListener(name.slice(2), value);
@@ -21,7 +25,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Att
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+    parent.appendChild(
+      typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child,
+    );
   }
 }
 
@@ -38,7 +44,11 @@ export function uid(prefix: string): string {
 }
 
 /** A labelled control: the <label for> and the control (an <input>, <select> or <textarea>). */
-export function field(label: string, control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLElement {
+export function field(
+  label: string,
+  control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
+  hint?: string,
+): HTMLElement {
   if (control.id === '') control.id = uid('f');
   const hintElement = hint === undefined ? undefined : h('small', { id: `${control.id}-hint`, class: 'hint' }, hint);
   if (hintElement !== undefined) control.setAttribute('aria-describedby', hintElement.id);
@@ -46,7 +56,12 @@ export function field(label: string, control: HTMLInputElement | HTMLSelectEleme
 }
 
 /** A <select> of values, the first option `anyLabel` (value '') when given. */
-export function select(name: string, values: readonly string[], anyLabel?: string, label: (value: string) => string = (value) => value): HTMLSelectElement {
+export function select(
+  name: string,
+  values: readonly string[],
+  anyLabel?: string,
+  label: (value: string) => string = (value) => value,
+): HTMLSelectElement {
   return h(
     'select',
     { name },
@@ -61,7 +76,13 @@ export function table(caption: string, headings: readonly string[], body: HTMLTa
   return h(
     'div',
     { class: 'table-scroll', role: 'region', 'aria-labelledby': id, tabindex: 0 },
-    h('table', {}, h('caption', { id }, caption), h('thead', {}, h('tr', {}, ...headings.map((text) => h('th', { scope: 'col' }, text)))), body),
+    h(
+      'table',
+      {},
+      h('caption', { id }, caption),
+      h('thead', {}, h('tr', {}, ...headings.map((text) => h('th', { scope: 'col' }, text)))),
+      body,
+    ),
   );
 }
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { cairoDayEnd, cairoDayStart, centsToInput, formatDateTime, formatMoney, parseMoney, wallClockOf } from './format.js';
+import {
+  cairoDayEnd,
+  cairoDayStart,
+  centsToInput,
+  formatDateTime,
+  formatMoney,
+  parseMoney,
+  wallClockOf,
+} from './format.js';
 
 // Money from integer cents without float rounding, amounts typed in pounds, and Cairo's calendar.
 

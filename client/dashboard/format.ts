@@ -96,7 +96,9 @@ export function cairoDayStart(day: string): number | undefined {
 export function cairoDayEnd(day: string): number | undefined {
   const match = DAY.exec(day);
   if (match === null) return undefined;
-  const next = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + 1)).toISOString().slice(0, 10);
+  const next = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + 1))
+    .toISOString()
+    .slice(0, 10);
   const start = cairoDayStart(next);
   return start === undefined ? undefined : start - 1;
 }

@@ -44,7 +44,12 @@ function renderHeader(): void {
   top.hidden = false;
   replaceChildren(
     top,
-    h('p', { class: 'brand' }, h('strong', {}, active.organization.name), h('span', { class: 'muted' }, ` · ${active.operator.username} (${active.operator.role})`)),
+    h(
+      'p',
+      { class: 'brand' },
+      h('strong', {}, active.organization.name),
+      h('span', { class: 'muted' }, ` · ${active.operator.username} (${active.operator.role})`),
+    ),
     h(
       'nav',
       { 'aria-label': 'Dashboard' },

@@ -22,12 +22,23 @@ export const SETTLE_WATCH: SettleWatchPolicy = { firstDelayMs: 500, factor: 1.5,
  * following one transfer sends no crowd of requests to spread out), and bounded in total.
  */
 export function settleWatchDelays(policy: SettleWatchPolicy = SETTLE_WATCH): number[] {
-  if (!(policy.firstDelayMs > 0 && policy.factor >= 1 && policy.maxDelayMs >= policy.firstDelayMs && policy.totalMs >= 0)) {
-    throw new RangeError('settleWatchDelays: the first delay must be positive, the factor at least 1, the cap at least the first delay');
+  if (!(
+    policy.firstDelayMs > 0 &&
+    policy.factor >= 1 &&
+    policy.maxDelayMs >= policy.firstDelayMs &&
+    policy.totalMs >= 0
+  )) {
+    throw new RangeError(
+      'settleWatchDelays: the first delay must be positive, the factor at least 1, the cap at least the first delay',
+    );
   }
   const delays: number[] = [];
   let total = 0;
-  for (let delay = policy.firstDelayMs; total + delay <= policy.totalMs; delay = Math.min(policy.maxDelayMs, delay * policy.factor)) {
+  for (
+    let delay = policy.firstDelayMs;
+    total + delay <= policy.totalMs;
+    delay = Math.min(policy.maxDelayMs, delay * policy.factor)
+  ) {
     delays.push(Math.round(delay));
     total += delay;
   }

@@ -13,7 +13,8 @@ import { createHttpServer } from 'contract-first/runtime';
 import { createOpenApiValidation } from 'contract-first/runtime';
 
 const [port, bodyFile] = process.argv.slice(2);
-if (port === undefined || bodyFile === undefined) throw new Error('usage: baseline-express-validated.ts PORT BODY_FILE');
+if (port === undefined || bodyFile === undefined)
+  throw new Error('usage: baseline-express-validated.ts PORT BODY_FILE');
 const list: unknown = JSON.parse(readFileSync(bodyFile, 'utf8'));
 
 // As in production: requests validated, answers not.

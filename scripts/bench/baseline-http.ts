@@ -13,7 +13,10 @@ const list: unknown = JSON.parse(readFileSync(bodyFile, 'utf8'));
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/v1/bank') {
     const body = JSON.stringify(list);
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+    });
     res.end(body);
     return;
   }

@@ -1,6 +1,6 @@
 /**
  * How fast `npm run check` checks a server, and whether its memory stays flat: `npm run serve` of
- * Redocly's Museum document (../shared/third-party-openapi, copied to toolkit/test/fixtures/third-party) in
+ * Redocly's Museum document (toolkit/test/fixtures/third-party/redocly-museum.yaml) in
  * a child process, and the checker in this one, sending at least --requests requests (default
  * 100,000). It prints the checked requests a second, and the checker's heap after a garbage
  * collection every 10 % of the run: flat means the last is within a few MB of the first.
@@ -20,10 +20,21 @@ const REQUESTS_PER_CASE = 16;
 
 /** Starts `npm run serve` on a free port; resolves with its URL once it prints it. */
 function startServe(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'), 'serve', '--input', MUSEUM, '--port', '0'], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'),
+      'serve',
+      '--input',
+      MUSEUM,
+      '--port',
+      '0',
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer): void => {
@@ -40,10 +51,15 @@ function startServe(): Promise<{ url: string; stop: () => void }> {
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...argv], options: { requests: { type: 'string' }, seed: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { requests: { type: 'string' }, seed: { type: 'string' } },
+  });
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) {
-    console.error('run with node --expose-gc --import tsx scripts/bench/check.ts, so that heap samples follow a garbage collection');
+    console.error(
+      'run with node --expose-gc --import tsx scripts/bench/check.ts, so that heap samples follow a garbage collection',
+    );
     return 2;
   }
   const wanted = Number(values.requests ?? 100_000);
@@ -68,9 +84,13 @@ async function main(argv: readonly string[]): Promise<number> {
     heap.push(process.memoryUsage().heapUsed);
     const seconds = report.durationMs / 1000;
     const tenth = (i: number): number => heap[Math.min(heap.length - 1, Math.round(((heap.length - 1) * i) / 10))] ?? 0;
-    console.log(`check of npm run serve (Museum document): ${report.requests} requests in ${seconds.toFixed(1)} s, ${Math.round(report.requests / seconds)} requests/s; p50 ${report.timings.p50Ms} ms, p99 ${report.timings.p99Ms} ms`);
+    console.log(
+      `check of npm run serve (Museum document): ${report.requests} requests in ${seconds.toFixed(1)} s, ${Math.round(report.requests / seconds)} requests/s; p50 ${report.timings.p50Ms} ms, p99 ${report.timings.p99Ms} ms`,
+    );
     console.log(`findings: ${report.findings.length} (the document's and serve's own; npm run check prints them)`);
-    console.log(`checker heap after GC, every 10 %: ${Array.from({ length: 11 }, (_, i) => megabytes(tenth(i))).join(', ')}`);
+    console.log(
+      `checker heap after GC, every 10 %: ${Array.from({ length: 11 }, (_, i) => megabytes(tenth(i))).join(', ')}`,
+    );
     return 0;
   } finally {
     serve.stop();

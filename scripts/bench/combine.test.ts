@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { combineMeasurements } from './combine.js';
 import type { Measurement } from './load.js';
 
-const part = (fields: { requests: number; durationS: number; latencies: number[]; cpu: number; other: number; db?: number | null; operations?: Measurement['operations'] }): Measurement => {
+const part = (fields: {
+  requests: number;
+  durationS: number;
+  latencies: number[];
+  cpu: number;
+  other: number;
+  db?: number | null;
+  operations?: Measurement['operations'];
+}): Measurement => {
   const latencies = Float64Array.from(fields.latencies).sort();
   return {
     requests: fields.requests,
@@ -57,11 +65,29 @@ describe('combineMeasurements', () => {
       latencies: Float64Array.from({ length: requests }, () => latency),
     });
     const combined = combineMeasurements([
-      part({ requests: 20, durationS: 2, latencies: [], cpu: 1, other: 0, db: 5, operations: [operation('getCard', 10, 2), operation('createTransfer', 10, 8)] }),
-      part({ requests: 20, durationS: 2, latencies: [], cpu: 1, other: 0, db: 7, operations: [operation('createTransfer', 20, 4)] }),
+      part({
+        requests: 20,
+        durationS: 2,
+        latencies: [],
+        cpu: 1,
+        other: 0,
+        db: 5,
+        operations: [operation('getCard', 10, 2), operation('createTransfer', 10, 8)],
+      }),
+      part({
+        requests: 20,
+        durationS: 2,
+        latencies: [],
+        cpu: 1,
+        other: 0,
+        db: 7,
+        operations: [operation('createTransfer', 20, 4)],
+      }),
     ]);
     expect(combined.dbCpuUsPerRequest).toBe(6);
-    expect(combined.operations.map(({ name, requests, rps, p50Ms, p99Ms }) => ({ name, requests, rps, p50Ms, p99Ms }))).toEqual([
+    expect(
+      combined.operations.map(({ name, requests, rps, p50Ms, p99Ms }) => ({ name, requests, rps, p50Ms, p99Ms })),
+    ).toEqual([
       { name: 'getCard', requests: 10, rps: 2.5, p50Ms: 2, p99Ms: 2 },
       { name: 'createTransfer', requests: 30, rps: 7.5, p50Ms: 4, p99Ms: 8 },
     ]);

@@ -18,12 +18,20 @@ function merged(lists: readonly Float64Array[]): Float64Array {
 }
 
 /** A mean of the parts' values weighted by their requests (or their seconds). */
-function weighted(parts: readonly Measurement[], value: (m: Measurement) => number, weight: (m: Measurement) => number): number {
+function weighted(
+  parts: readonly Measurement[],
+  value: (m: Measurement) => number,
+  weight: (m: Measurement) => number,
+): number {
   const total = parts.reduce((sum, m) => sum + weight(m), 0);
   return total === 0 ? 0 : parts.reduce((sum, m) => sum + value(m) * weight(m), 0) / total;
 }
 
-function combinedOperation(name: string, parts: readonly OperationMeasurement[], durationS: number): OperationMeasurement {
+function combinedOperation(
+  name: string,
+  parts: readonly OperationMeasurement[],
+  durationS: number,
+): OperationMeasurement {
   const requests = parts.reduce((sum, part) => sum + part.requests, 0);
   const latencies = merged(parts.map((part) => part.latencies));
   return {
@@ -44,7 +52,8 @@ export function combineMeasurements(parts: readonly Measurement[]): Measurement 
   const durationS = parts.reduce((sum, m) => sum + m.durationS, 0);
   const latencies = merged(parts.map((m) => m.latencies));
   const statusCodes: Record<string, number> = {};
-  for (const m of parts) for (const [code, count] of Object.entries(m.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  for (const m of parts)
+    for (const [code, count] of Object.entries(m.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
   const operationNames = [...new Set(parts.flatMap((m) => m.operations.map((operation) => operation.name)))];
   const byRequests = (m: Measurement): number => m.requests;
   return {
@@ -57,9 +66,15 @@ export function combineMeasurements(parts: readonly Measurement[]): Measurement 
     non2xx: parts.reduce((sum, m) => sum + m.non2xx, 0),
     socketErrors: parts.reduce((sum, m) => sum + m.socketErrors, 0),
     cpuUsPerRequest: weighted(parts, (m) => m.cpuUsPerRequest, byRequests),
-    dbCpuUsPerRequest: parts.some((m) => m.dbCpuUsPerRequest === null) ? null : weighted(parts, (m) => m.dbCpuUsPerRequest ?? 0, byRequests),
+    dbCpuUsPerRequest: parts.some((m) => m.dbCpuUsPerRequest === null)
+      ? null
+      : weighted(parts, (m) => m.dbCpuUsPerRequest ?? 0, byRequests),
     clientCpuUsPerRequest: weighted(parts, (m) => m.clientCpuUsPerRequest, byRequests),
-    otherCpuPct: weighted(parts, (m) => m.otherCpuPct, (m) => m.durationS),
+    otherCpuPct: weighted(
+      parts,
+      (m) => m.otherCpuPct,
+      (m) => m.durationS,
+    ),
     peakRssMb: Math.max(...parts.map((m) => m.peakRssMb)),
     operations: operationNames.map((name) =>
       combinedOperation(

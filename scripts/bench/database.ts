@@ -83,7 +83,10 @@ export async function copyEmbeddedDatabase(database: BenchDatabase): Promise<Ben
   if (database.kind !== 'pglite') return database;
   const copy = await createBenchDatabase(undefined, `${path.basename(database.name)}-copy`);
   // The lock file belongs to the process that held the files; the copy starts unlocked.
-  await cp(path.join(database.cwd, '.data'), path.join(copy.cwd, '.data'), { recursive: true, filter: (source) => !source.endsWith('.lock') });
+  await cp(path.join(database.cwd, '.data'), path.join(copy.cwd, '.data'), {
+    recursive: true,
+    filter: (source) => !source.endsWith('.lock'),
+  });
   return copy;
 }
 
@@ -98,7 +101,9 @@ export interface Onboarded {
 function isOnboarded(value: unknown): value is Onboarded {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
-  return ['organizationId', 'clientId', 'clientSecret', 'privateKeyPem'].every((key) => typeof record[key] === 'string');
+  return ['organizationId', 'clientId', 'clientSecret', 'privateKeyPem'].every(
+    (key) => typeof record[key] === 'string',
+  );
 }
 
 /**
@@ -109,8 +114,23 @@ export async function onboardBench(
   database: BenchDatabase,
   options: { transactions: number; balanceCents: number; progress: (line: string) => void },
 ): Promise<Onboarded> {
-  const args = ['--name', 'Bench', '--demo', '--transactions', String(options.transactions), '--balance', String(options.balanceCents), '--json'];
-  const parsed = await runDatabaseCli(database, `${PROJECT_ROOT}scripts/onboard.ts`, args, 'onboard', options.progress);
+  const args = [
+    '--name',
+    'Bench',
+    '--demo',
+    '--transactions',
+    String(options.transactions),
+    '--balance',
+    String(options.balanceCents),
+    '--json',
+  ];
+  const parsed = await runDatabaseCli(
+    database,
+    `${PROJECT_ROOT}scripts/operations/onboard.ts`,
+    args,
+    'onboard',
+    options.progress,
+  );
   if (!isOnboarded(parsed)) throw new Error(`onboarding printed unexpected JSON: ${JSON.stringify(parsed)}`);
   return parsed;
 }
@@ -122,17 +142,36 @@ export async function onboardBench(
  */
 export async function seedOrganizations(
   database: BenchDatabase,
-  options: { organizationId: string; more: number; seeds: number; transactions: number; balanceCents: number; progress: (line: string) => void },
+  options: {
+    organizationId: string;
+    more: number;
+    seeds: number;
+    transactions: number;
+    balanceCents: number;
+    progress: (line: string) => void;
+  },
 ): Promise<Onboarded[]> {
   const args = [
-    '--organization', options.organizationId,
-    '--more', String(options.more),
-    '--seeds', String(options.seeds),
-    '--transactions', String(options.transactions),
-    '--balance', String(options.balanceCents),
+    '--organization',
+    options.organizationId,
+    '--more',
+    String(options.more),
+    '--seeds',
+    String(options.seeds),
+    '--transactions',
+    String(options.transactions),
+    '--balance',
+    String(options.balanceCents),
   ];
-  const parsed = await runDatabaseCli(database, `${PROJECT_ROOT}scripts/bench/seed-organizations.ts`, args, 'seed', options.progress);
-  if (!Array.isArray(parsed) || !parsed.every(isOnboarded)) throw new Error(`seeding printed unexpected JSON: ${JSON.stringify(parsed)}`);
+  const parsed = await runDatabaseCli(
+    database,
+    `${PROJECT_ROOT}scripts/bench/seed-organizations.ts`,
+    args,
+    'seed',
+    options.progress,
+  );
+  if (!Array.isArray(parsed) || !parsed.every(isOnboarded))
+    throw new Error(`seeding printed unexpected JSON: ${JSON.stringify(parsed)}`);
   return parsed;
 }
 

@@ -54,12 +54,22 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-async function timed(dev: DevProcess, kind: Run['kind'], save: () => Promise<void>, shows: (response: Response) => boolean, url: string): Promise<Run> {
+async function timed(
+  dev: DevProcess,
+  kind: Run['kind'],
+  save: () => Promise<void>,
+  shows: (response: Response) => boolean,
+  url: string,
+): Promise<Run> {
   const after = dev.lines.length;
   const started = performance.now();
   await save();
-  const { index, line } = await dev.waitFor(/^dev: (server ready .* after the save|lint failed|typecheck failed|the server did not start)/, { after, timeoutMs: STEP_MS });
-  if (!line.includes('server ready')) throw new Error(`the ${kind} change did not pass:\n${dev.lines.slice(after, index + 1).join('\n')}`);
+  const { index, line } = await dev.waitFor(
+    /^dev: (server ready .* after the save|lint failed|typecheck failed|the server did not start)/,
+    { after, timeoutMs: STEP_MS },
+  );
+  if (!line.includes('server ready'))
+    throw new Error(`the ${kind} change did not pass:\n${dev.lines.slice(after, index + 1).join('\n')}`);
   const response = await fetch(`${dev.baseUrl}${url}`, { headers: { Connection: 'close' } });
   await response.arrayBuffer();
   const milliseconds = performance.now() - started;
@@ -68,7 +78,11 @@ async function timed(dev: DevProcess, kind: Run['kind'], save: () => Promise<voi
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const values = parseFlags(argv, { runs: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } }, USAGE);
+  const values = parseFlags(
+    argv,
+    { runs: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
+    USAGE,
+  );
   if (typeof values === 'number') return values;
   const runs = Number(values.runs ?? 7);
   if (!Number.isInteger(runs) || runs < 1) {
@@ -94,7 +108,11 @@ async function main(argv: readonly string[]): Promise<number> {
         await timed(
           dev,
           'document',
-          () => saveFile(path.join(copy.root, BANK_PATH), bankDocument.replace(PARAMETERS, () => `${PARAMETERS}${parameter}`)),
+          () =>
+            saveFile(
+              path.join(copy.root, BANK_PATH),
+              bankDocument.replace(PARAMETERS, () => `${PARAMETERS}${parameter}`),
+            ),
           (response) => response.status === 200,
           `/v1/bank?${name}=x`,
         ),
@@ -107,7 +125,11 @@ async function main(argv: readonly string[]): Promise<number> {
         await timed(
           dev,
           'code',
-          () => saveFile(path.join(copy.root, BANK_HANDLER), handler.replace("'public, max-age=3600'", () => `'${maxAge}'`)),
+          () =>
+            saveFile(
+              path.join(copy.root, BANK_HANDLER),
+              handler.replace("'public, max-age=3600'", () => `'${maxAge}'`),
+            ),
           (response) => response.headers.get('cache-control') === maxAge,
           '/v1/bank',
         ),
@@ -139,9 +161,17 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const kind of ['document', 'code'] as const) {
     const ofKind = results.filter((run) => run.kind === kind);
     const times = ofKind.map((run) => run.milliseconds);
-    const names = ['lint', 'generate', 'typecheck', 'restart'].filter((name) => ofKind.some((run) => run.steps[name] !== undefined));
-    const split = names.map((name) => `${name} ${seconds(median(ofKind.map((run) => run.steps[name] ?? 0)))}`).join(', ');
-    console.log(`${kind.padEnd(10)} ${seconds(median(times))} (${seconds(Math.min(...times))}–${seconds(Math.max(...times))})`.padEnd(43) + split);
+    const names = ['lint', 'generate', 'typecheck', 'restart'].filter((name) =>
+      ofKind.some((run) => run.steps[name] !== undefined),
+    );
+    const split = names
+      .map((name) => `${name} ${seconds(median(ofKind.map((run) => run.steps[name] ?? 0)))}`)
+      .join(', ');
+    console.log(
+      `${kind.padEnd(10)} ${seconds(median(times))} (${seconds(Math.min(...times))}–${seconds(Math.max(...times))})`.padEnd(
+        43,
+      ) + split,
+    );
   }
   return 0;
 }

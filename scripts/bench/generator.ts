@@ -21,7 +21,9 @@ const run = promisify(execFile);
 /** A schema with a dozen properties of every kind, some of them references to other schemas. */
 function schema(index: number, count: number): Record<string, unknown> {
   // Models from the 50th on refer to two of the first fifty, which refer to nothing: references two deep.
-  const ref = (offset: number) => ({ $ref: `#/components/schemas/Model${(index * (offset + 6)) % Math.min(50, count)}` });
+  const ref = (offset: number) => ({
+    $ref: `#/components/schemas/Model${(index * (offset + 6)) % Math.min(50, count)}`,
+  });
   return {
     type: 'object',
     description: `Model ${index}: ${'a long description of what this model holds and why; '.repeat(8)}`,
@@ -47,27 +49,64 @@ export function largeDocument(paths: number, schemas: number): Record<string, un
   const pathItems: Record<string, unknown> = {};
   for (let i = 0; i < paths; i += 1) {
     const model = `#/components/schemas/Model${i % schemas}`;
-    const errors = { '400': { $ref: '#/components/responses/Problem' }, '404': { $ref: '#/components/responses/Problem' }, default: { $ref: '#/components/responses/Problem' } };
+    const errors = {
+      '400': { $ref: '#/components/responses/Problem' },
+      '404': { $ref: '#/components/responses/Problem' },
+      default: { $ref: '#/components/responses/Problem' },
+    };
     pathItems[`/resources${i}`] = {
       get: {
         operationId: `list-resources-${i}`,
         parameters: [
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
           { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 512 } },
-          { name: 'status', in: 'query', style: 'form', explode: false, schema: { type: 'array', items: { type: 'string', enum: ['ACTIVE', 'CLOSED'] } } },
+          {
+            name: 'status',
+            in: 'query',
+            style: 'form',
+            explode: false,
+            schema: { type: 'array', items: { type: 'string', enum: ['ACTIVE', 'CLOSED'] } },
+          },
         ],
-        responses: { '200': { description: 'a page', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { $ref: model } }, next: { type: 'string' } } } } } }, ...errors },
+        responses: {
+          '200': {
+            description: 'a page',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { items: { type: 'array', items: { $ref: model } }, next: { type: 'string' } },
+                },
+              },
+            },
+          },
+          ...errors,
+        },
       },
       post: {
         operationId: `create_resource_${i}`,
-        parameters: [{ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 12 } }],
+        parameters: [
+          { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', minLength: 12 } },
+        ],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: model } } } },
-        responses: { '201': { description: 'created', headers: { Location: { required: true, schema: { type: 'string' } } }, content: { 'application/json': { schema: { $ref: model } } } }, ...errors },
+        responses: {
+          '201': {
+            description: 'created',
+            headers: { Location: { required: true, schema: { type: 'string' } } },
+            content: { 'application/json': { schema: { $ref: model } } },
+          },
+          ...errors,
+        },
       },
     };
     pathItems[`/resources${i}/{id}`] = {
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-      get: { responses: { '200': { description: 'one', content: { 'application/json': { schema: { $ref: model } } } }, ...errors } },
+      get: {
+        responses: {
+          '200': { description: 'one', content: { 'application/json': { schema: { $ref: model } } } },
+          ...errors,
+        },
+      },
     };
   }
   return {
@@ -76,13 +115,24 @@ export function largeDocument(paths: number, schemas: number): Record<string, un
     paths: pathItems,
     components: {
       schemas: Object.fromEntries(Array.from({ length: schemas }, (_, i) => [`Model${i}`, schema(i, schemas)])),
-      responses: { Problem: { description: 'a problem', content: { 'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' }, detail: { type: 'string' } } } } } } },
+      responses: {
+        Problem: {
+          description: 'a problem',
+          content: {
+            'application/problem+json': {
+              schema: { type: 'object', properties: { title: { type: 'string' }, detail: { type: 'string' } } },
+            },
+          },
+        },
+      },
     },
   };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { paths: { type: 'string' }, schemas: { type: 'string' }, keep: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { paths: { type: 'string' }, schemas: { type: 'string' }, keep: { type: 'boolean' } },
+  });
   const paths = Number(values.paths ?? 200);
   const schemas = Number(values.schemas ?? 300);
   const work = await mkdtemp(path.join(os.tmpdir(), 'generator-bench-'));
@@ -103,18 +153,29 @@ async function main(): Promise<void> {
 
     await writeFile(
       path.join(work, 'tsconfig.json'),
-      JSON.stringify({ extends: path.join(PROJECT_ROOT, 'tsconfig.json'), compilerOptions: { noEmit: true, types: ['node'], typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')] }, include: ['out/*.ts', 'handlers/*.ts'] }),
+      JSON.stringify({
+        extends: path.join(PROJECT_ROOT, 'tsconfig.json'),
+        compilerOptions: { noEmit: true, types: ['node'], typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')] },
+        include: ['out/*.ts', 'handlers/*.ts'],
+      }),
     );
     const typecheckStarted = performance.now();
-    const tsc = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(work, 'tsconfig.json')], { cwd: work, maxBuffer: 64 * 1024 * 1024 }).then(
+    const tsc = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(work, 'tsconfig.json')], {
+      cwd: work,
+      maxBuffer: 64 * 1024 * 1024,
+    }).then(
       () => 'no errors',
       (error: { stdout?: string }) => `errors:\n${(error.stdout ?? '').slice(0, 4000)}`,
     );
     const typechecked = performance.now();
     const secs = (from: number, to: number): string => `${((to - from) / 1000).toFixed(1)} s`;
     const outSize = generation.files.reduce((sum, file) => sum + Buffer.byteLength(file.content), 0);
-    console.log(`document: ${(size / 1e6).toFixed(1)} MB, ${generation.model.operations.length} operations, ${schemas} schemas`);
-    console.log(`generate: ${secs(started, generated)} (${(outSize / 1e6).toFixed(1)} MB written); scaffold: ${secs(generated, scaffolded)}`);
+    console.log(
+      `document: ${(size / 1e6).toFixed(1)} MB, ${generation.model.operations.length} operations, ${schemas} schemas`,
+    );
+    console.log(
+      `generate: ${secs(started, generated)} (${(outSize / 1e6).toFixed(1)} MB written); scaffold: ${secs(generated, scaffolded)}`,
+    );
     console.log(`type-check (tsc, strict, output and stubs): ${secs(typecheckStarted, typechecked)}, ${tsc}`);
   } finally {
     if (values.keep === true) console.log(`kept in ${work}`);

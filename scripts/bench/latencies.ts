@@ -49,7 +49,14 @@ export class OperationTally {
   }
 
   /** Counts, rate and percentiles; `latencies` are the 2xx latencies sorted, for combining runs (combine.ts). */
-  summary(durationS: number): { requests: number; rps: number; p50Ms: number; p99Ms: number; non2xx: number; latencies: Float64Array } {
+  summary(durationS: number): {
+    requests: number;
+    rps: number;
+    p50Ms: number;
+    p99Ms: number;
+    non2xx: number;
+    latencies: Float64Array;
+  } {
     const sorted = this.latencies.sorted();
     return {
       requests: this.requests,

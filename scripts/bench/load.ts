@@ -9,13 +9,7 @@
 import autocannon from 'autocannon';
 import { cpus } from 'node:os';
 import { OperationTally } from './latencies.js';
-import {
-  MICROSECONDS_PER_TICK,
-  ProcessGroupCpu,
-  cpuTicks,
-  machineTicks,
-  sampleRss,
-} from './proc-stats.js';
+import { MICROSECONDS_PER_TICK, ProcessGroupCpu, cpuTicks, machineTicks, sampleRss } from './proc-stats.js';
 
 export interface LoadTarget {
   readonly pid: number;
@@ -115,7 +109,9 @@ export async function runLoad(target: LoadTarget, spec: LoadSpec, options: LoadO
         ...(spec.amount === undefined ? {} : { amount: Math.max(options.connections, spec.amount) }),
         // With `connection`, each connection's own request replaces this one before it connects.
         requests: [spec.connection === undefined ? spec.request : { method: 'GET', path: '/' }],
-        ...(spec.connection === undefined ? {} : { setupClient: (client: autocannon.Client) => setUpConnection(client, spec.connection, connections++) }),
+        ...(spec.connection === undefined
+          ? {}
+          : { setupClient: (client: autocannon.Client) => setUpConnection(client, spec.connection, connections++) }),
         // A request that takes this long is a failure worth seeing, not a latency sample.
         timeout: 30,
       },
@@ -158,7 +154,8 @@ export async function runLoad(target: LoadTarget, spec: LoadSpec, options: LoadO
   const perRequest = (microseconds: number): number => (completed === 0 ? 0 : microseconds / completed);
   const clientUs = client.user + client.system;
   const machineBusyUs = (machineEnd.busy - machineStart.busy) * MICROSECONDS_PER_TICK;
-  const otherUs = machineBusyUs - serverTicks * MICROSECONDS_PER_TICK - (databaseTicks ?? 0) * MICROSECONDS_PER_TICK - clientUs;
+  const otherUs =
+    machineBusyUs - serverTicks * MICROSECONDS_PER_TICK - (databaseTicks ?? 0) * MICROSECONDS_PER_TICK - clientUs;
   const durationS = result.duration;
   if (result.errors > 0) statusCodes['errors'] = result.errors;
   const { rps, p50Ms, p99Ms, non2xx, latencies } = all.summary(durationS);

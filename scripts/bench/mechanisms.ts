@@ -9,7 +9,15 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DatabaseKind } from './database.js';
 
-export const MECHANISM_NAMES = ['none', 'last-statement', 'pipelining', 'pglite-prepared', 'database-thread', 'card-read-batching', 'write-batching'] as const;
+export const MECHANISM_NAMES = [
+  'none',
+  'last-statement',
+  'pipelining',
+  'pglite-prepared',
+  'database-thread',
+  'card-read-batching',
+  'write-batching',
+] as const;
 export type MechanismName = (typeof MECHANISM_NAMES)[number];
 
 export interface Mechanism {
@@ -31,19 +39,19 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
   },
   'last-statement': {
     name: 'last-statement',
-    what: "a transaction's last statement committing it at once, and run by itself, without begin and commit, when it is the only one (server/store/last-statement.ts)",
+    what: "a transaction's last statement committing it at once, and run by itself, without begin and commit, when it is the only one (server/database/last-statement.ts)",
     databases: ['postgres', 'pglite'],
     off: { env: { DATABASE_LAST_STATEMENT: 'off' } },
   },
   pipelining: {
     name: 'pipelining',
-    what: "a transaction's begin sent with its first statement and its commit with its last, through pg's pipeline mode (server/store/postgres-dialect.ts)",
+    what: "a transaction's begin sent with its first statement and its commit with its last, through pg's pipeline mode (server/database/postgres/dialect.ts)",
     databases: ['postgres'],
     off: { env: { DATABASE_PIPELINE: 'off' } },
   },
   'pglite-prepared': {
     name: 'pglite-prepared',
-    what: "statement texts kept prepared in the embedded database (patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch)",
+    what: 'statement texts kept prepared in the embedded database (patches/@electric-sql+pglite+0.5.16+001+prepared-statements.patch)',
     databases: ['pglite'],
     off: { env: { PGLITE_PREPARED_STATEMENTS: 'off' } },
   },
@@ -55,13 +63,13 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
   },
   'write-batching': {
     name: 'write-batching',
-    what: "a create's statement (its insert and stored answer) run with those of the creates that come while one is under way, as one statement (server/store/rows-together.ts)",
+    what: "a create's statement (its insert and stored answer) run with those of the creates that come while one is under way, as one statement (server/database/rows-together.ts)",
     databases: ['postgres'],
     off: { env: { WRITE_BATCHING: 'off' } },
   },
   'database-thread': {
     name: 'database-thread',
-    what: 'the embedded database in a thread of its own (server/store/pglite-thread.ts)',
+    what: 'the embedded database in a thread of its own (server/database/embedded/thread.ts)',
     databases: ['pglite'],
     off: { env: { PGLITE_THREAD: 'off' } },
   },

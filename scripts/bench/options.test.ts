@@ -16,7 +16,8 @@ describe('parseBenchArgs', () => {
   });
 
   it('labels the repeated-request runs as carrying no target', () => {
-    for (const name of ['getCard', 'listTransactions', 'createTransferReplay'] as const) expect(RUN_TRAFFIC[name]).toMatch(/repeated request, no target/);
+    for (const name of ['getCard', 'listTransactions', 'createTransferReplay'] as const)
+      expect(RUN_TRAFFIC[name]).toMatch(/repeated request, no target/);
     for (const name of RUN_NAMES) expect(RUN_TRAFFIC[name]).not.toBe('');
   });
 });

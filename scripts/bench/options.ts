@@ -45,7 +45,8 @@ export const RUN_TRAFFIC: Readonly<Record<RunName, string>> = {
   createTransfer: 'signed POST /v1/transfer, a new Idempotency-Key each',
   createTransferReplay: 'the same key and body every request, the stored answer replayed: repeated request, no target',
   executeTransfer: 'signed POST /v1/transfer/{id}/execute, each pending transfer once',
-  mixed: '8 spread card reads, 8 walk pages, 3 signed creates and 1 execute in every 20 requests, over all organizations',
+  mixed:
+    '8 spread card reads, 8 walk pages, 3 signed creates and 1 execute in every 20 requests, over all organizations',
 };
 
 /** The issue's sweep: 10k, 100k and 1M ledger records. */
@@ -160,7 +161,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
       ? RUN_NAMES
       : values.only.split(',').map((name) => {
           const run = RUN_NAMES.find((candidate) => candidate === name.trim());
-          if (run === undefined) throw new UsageError(`--only: unknown run ${JSON.stringify(name)}; known: ${RUN_NAMES.join(', ')}.`);
+          if (run === undefined)
+            throw new UsageError(`--only: unknown run ${JSON.stringify(name)}; known: ${RUN_NAMES.join(', ')}.`);
           return run;
         });
   const without =
@@ -168,7 +170,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions | 'help' {
       ? []
       : values.without.split(',').map((name) => {
           const mechanism = MECHANISM_NAMES.find((candidate) => candidate === name.trim());
-          if (mechanism === undefined) throw new UsageError(`--without: unknown mechanism ${JSON.stringify(name)}; known: ${MECHANISM_NAMES.join(', ')}.`);
+          if (mechanism === undefined)
+            throw new UsageError(
+              `--without: unknown mechanism ${JSON.stringify(name)}; known: ${MECHANISM_NAMES.join(', ')}.`,
+            );
           return mechanism;
         });
   const cpuProf = values['cpu-prof'] === true || values['cpu-prof-dir'] !== undefined;

@@ -7,8 +7,15 @@ const NOW = Date.UTC(2026, 10, 27, 13, 30);
 describe('pgbenchScript', () => {
   it('binds numbers with \\set, texts with -D, and puts the substitutes in their places', () => {
     const script = pgbenchScript(
-      { sql: 'select * from t where a = $1 and b = $2 and c in ($3, $10) and d = $4', parameters: [42, 'SUCCEEDED', 'x', 'pick', 5, 6, 7, 8, 9, 'y'] },
-      { prefix: 's_', head: ['\\set n random(1, 3)'], substitute: (value) => (value === 'pick' ? "('{a,b,c}'::text[])[:n]" : undefined) },
+      {
+        sql: 'select * from t where a = $1 and b = $2 and c in ($3, $10) and d = $4',
+        parameters: [42, 'SUCCEEDED', 'x', 'pick', 5, 6, 7, 8, 9, 'y'],
+      },
+      {
+        prefix: 's_',
+        head: ['\\set n random(1, 3)'],
+        substitute: (value) => (value === 'pick' ? "('{a,b,c}'::text[])[:n]" : undefined),
+      },
     );
     expect(script.text).toBe(
       [
@@ -27,7 +34,9 @@ describe('pgbenchScript', () => {
   });
 
   it('refuses a value it cannot bind', () => {
-    expect(() => pgbenchScript({ sql: 'select $1', parameters: [1.5] }, { prefix: '', head: [], substitute: () => undefined })).toThrow(/number/);
+    expect(() =>
+      pgbenchScript({ sql: 'select $1', parameters: [1.5] }, { prefix: '', head: [], substitute: () => undefined }),
+    ).toThrow(/number/);
   });
 });
 
@@ -57,11 +66,18 @@ describe("the spread reads' statements, as the store builds them", () => {
   it('listTransactions: a page after a random position in a random organization, under the filter set', async () => {
     const filterSet = WALK_FILTER_SETS[1];
     if (filterSet === undefined) throw new Error('no second filter set');
-    const script = await walkStatementScript(filterSet, 1, { organizations: ['org_a', 'org_b'], now: NOW, ledgerStart: NOW - 1000, limit: 100 });
+    const script = await walkStatementScript(filterSet, 1, {
+      organizations: ['org_a', 'org_b'],
+      now: NOW,
+      ledgerStart: NOW - 1000,
+      limit: 100,
+    });
     expect(script.text).toContain(`\\set d random(${NOW - 1000}, ${NOW})`);
     expect(script.text).toContain(`"t"."organization_id" = ('{org_a,org_b}'::text[])[:o]`);
     expect(script.text).toContain(`("t"."authorization_date", "t"."id") < (:d, 'txn_`);
-    expect(script.text).toMatch(/^select t.record::text as "json" from "transactions" as "t" where .* limit :walk1_p\d+;\n$/m);
+    expect(script.text).toMatch(
+      /^select t.record::text as "json" from "transactions" as "t" where .* limit :walk1_p\d+;\n$/m,
+    );
     expect(Object.values(script.defines).sort()).toEqual(['DECLINED', 'REVERSED']);
     expect(script.text).not.toMatch(/\$\d/);
   });

@@ -8,7 +8,7 @@
  * stand-in values. Each stand-in then becomes what pgbench sends instead: a card picked at random
  * from the run's cards, a random organization, a random keyset position in the ledger. The other
  * values are bound as they were (`\set` for numbers, `-D` for texts), and `-M prepared` prepares
- * each statement once per connection as the service does (server/store/connection.ts).
+ * each statement once per connection as the service does (server/database/open.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -17,7 +17,7 @@ import path from 'node:path';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { cairoPeriods } from '../../server/domain/available-balance.js';
 import { findCardWithUsage } from '../../server/store/cards.js';
-import type { DB } from '../../server/store/schema.js';
+import type { DB } from '../../server/database/schema.js';
 import { listTransactions } from '../../server/store/transactions.js';
 import { storeFiltersOf, type WalkFilterSet } from './traffic.js';
 
@@ -64,7 +64,11 @@ export interface PgbenchScript {
  */
 export function pgbenchScript(
   statement: CapturedStatement,
-  options: { readonly prefix: string; readonly head: readonly string[]; readonly substitute: (value: unknown) => string | undefined },
+  options: {
+    readonly prefix: string;
+    readonly head: readonly string[];
+    readonly substitute: (value: unknown) => string | undefined;
+  },
 ): PgbenchScript {
   const lines = [...options.head];
   const defines: Record<string, string> = {};
@@ -77,13 +81,16 @@ export function pgbenchScript(
     else throw new Error(`pgbenchScript: parameter $${index + 1} is ${typeof value}, which the script cannot bind`);
     return `:${name}`;
   });
-  const sql = statement.sql.trim().replace(/\$(\d+)/g, (text, digits: string) => expressions[Number(digits) - 1] ?? text);
+  const sql = statement.sql
+    .trim()
+    .replace(/\$(\d+)/g, (text, digits: string) => expressions[Number(digits) - 1] ?? text);
   return { text: `${lines.join('\n')}\n${sql};\n`, defines };
 }
 
 /** A text[] literal of ids (letters, digits and underscores only: nothing to quote). */
 export function textArray(values: readonly string[]): string {
-  for (const value of values) if (!/^[A-Za-z0-9_]+$/.test(value)) throw new Error(`textArray: ${JSON.stringify(value)} is not an id`);
+  for (const value of values)
+    if (!/^[A-Za-z0-9_]+$/.test(value)) throw new Error(`textArray: ${JSON.stringify(value)} is not an id`);
   return `'{${values.join(',')}}'::text[]`;
 }
 
@@ -97,15 +104,22 @@ const SOME_ID = 'txn_pgbench_position';
 const AFTER_EVERY_ID = 'txn_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz';
 
 /** getCard's statement, each execution a card of the run's at random (`:n`), with its organization. */
-export async function cardStatementScript(cards: readonly { organizationId: string; cardId: string }[], now: number): Promise<PgbenchScript> {
-  const statements = await captureStatements((db) => findCardWithUsage(db, SOME_ORGANIZATION, SOME_CARD, cairoPeriods(now)));
-  if (statements.length !== 1 || statements[0] === undefined) throw new Error(`getCard sends ${statements.length} statements; the script expects 1`);
+export async function cardStatementScript(
+  cards: readonly { organizationId: string; cardId: string }[],
+  now: number,
+): Promise<PgbenchScript> {
+  const statements = await captureStatements((db) =>
+    findCardWithUsage(db, SOME_ORGANIZATION, SOME_CARD, cairoPeriods(now)),
+  );
+  if (statements.length !== 1 || statements[0] === undefined)
+    throw new Error(`getCard sends ${statements.length} statements; the script expects 1`);
   const organizations = textArray(cards.map((card) => card.organizationId));
   const ids = textArray(cards.map((card) => card.cardId));
   return pgbenchScript(statements[0], {
     prefix: 'card_',
     head: [`\\set n random(1, ${cards.length})`],
-    substitute: (value) => (value === SOME_ORGANIZATION ? `(${organizations})[:n]` : value === SOME_CARD ? `(${ids})[:n]` : undefined),
+    substitute: (value) =>
+      value === SOME_ORGANIZATION ? `(${organizations})[:n]` : value === SOME_CARD ? `(${ids})[:n]` : undefined,
   });
 }
 
@@ -121,7 +135,12 @@ export async function walkStatementScript(
 ): Promise<PgbenchScript> {
   const filters = storeFiltersOf(filterSet, options.now);
   const statements = await captureStatements((db) =>
-    listTransactions(db, { organizationId: SOME_ORGANIZATION, filters, after: { sort: SOME_SORT, id: SOME_ID }, take: options.limit + 1 }),
+    listTransactions(db, {
+      organizationId: SOME_ORGANIZATION,
+      filters,
+      after: { sort: SOME_SORT, id: SOME_ID },
+      take: options.limit + 1,
+    }),
   );
   const page = statements.at(-1);
   if (page === undefined) throw new Error(`listTransactions (${filterSet.name}) sends no statement`);
@@ -131,7 +150,13 @@ export async function walkStatementScript(
     prefix: `walk${index}_`,
     head: [`\\set o random(1, ${options.organizations.length})`, `\\set d random(${from}, ${options.now})`],
     substitute: (value) =>
-      value === SOME_ORGANIZATION ? `(${organizations})[:o]` : value === SOME_SORT ? ':d' : value === SOME_ID ? `'${AFTER_EVERY_ID}'` : undefined,
+      value === SOME_ORGANIZATION
+        ? `(${organizations})[:o]`
+        : value === SOME_SORT
+          ? ':d'
+          : value === SOME_ID
+            ? `'${AFTER_EVERY_ID}'`
+            : undefined,
   });
 }
 
@@ -189,7 +214,20 @@ export async function runPgbench(
     files.push('-f', file);
     for (const [name, value] of Object.entries(script.defines)) defines.push('-D', `${name}=${value}`);
   }
-  const args = ['-n', '-M', 'prepared', '-c', String(options.clients), '-j', String(options.threads), '-T', String(options.durationS), ...defines, ...files, url];
+  const args = [
+    '-n',
+    '-M',
+    'prepared',
+    '-c',
+    String(options.clients),
+    '-j',
+    String(options.threads),
+    '-T',
+    String(options.durationS),
+    ...defines,
+    ...files,
+    url,
+  ];
   const child = spawn(pgbench, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

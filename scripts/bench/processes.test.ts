@@ -4,7 +4,11 @@ import { startScriptEnvironment, startScriptNodeFlags } from './processes.js';
 // The service is measured, and started by the tests, as `npm start` starts it (package.json).
 describe("npm start's command", () => {
   it('gives node its flags', () => {
-    expect(startScriptNodeFlags()).toEqual(['--enable-source-maps', '--max-semi-space-size=8', '--max-old-space-size=1024']);
+    expect(startScriptNodeFlags()).toEqual([
+      '--enable-source-maps',
+      '--max-semi-space-size=8',
+      '--max-old-space-size=1024',
+    ]);
   });
 
   it('sets MALLOC_ARENA_MAX to 2 unless the environment sets it', () => {

@@ -38,7 +38,11 @@ export interface StartNodeOptions {
   readonly onStderrLine?: (line: string) => void;
 }
 
-export function startNode(file: string, args: readonly string[], options: StartNodeOptions = {}): NodeChild & { stdout(): string } {
+export function startNode(
+  file: string,
+  args: readonly string[],
+  options: StartNodeOptions = {},
+): NodeChild & { stdout(): string } {
   const loader = file.endsWith('.ts') ? ['--import', TSX_LOADER] : [];
   const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...loader, file, ...args], {
     cwd: options.cwd ?? PROJECT_ROOT,
@@ -104,7 +108,8 @@ export async function waitUntilReady(child: NodeChild, url: string, timeoutMs: n
     } catch {
       // Not listening yet.
     }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s:\n${child.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s:\n${child.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -143,9 +148,12 @@ export interface ServiceOptions {
 const START_COMMAND = /((?:\b[A-Z_][A-Z0-9_]*=\S+ )*)node((?: --[^ ]+)*) \.build\/server\/main\.js/;
 
 function startCommand(): RegExpExecArray {
-  const manifest = JSON.parse(readFileSync(`${PROJECT_ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(`${PROJECT_ROOT}package.json`, 'utf8')) as {
+    scripts: Record<string, string>;
+  };
   const match = START_COMMAND.exec(manifest.scripts['start'] ?? '');
-  if (match === null) throw new Error('package.json\'s start script does not run [NAME=VALUE …] node … .build/server/main.js');
+  if (match === null)
+    throw new Error("package.json's start script does not run [NAME=VALUE …] node … .build/server/main.js");
   return match;
 }
 
@@ -156,7 +164,10 @@ function startCommand(): RegExpExecArray {
  * `--max-old-space-size=1024` (README, "Memory").
  */
 export function startScriptNodeFlags(): string[] {
-  return (startCommand()[2] ?? '').trim().split(' ').filter((flag) => flag !== '');
+  return (startCommand()[2] ?? '')
+    .trim()
+    .split(' ')
+    .filter((flag) => flag !== '');
 }
 
 /**
@@ -168,11 +179,15 @@ export function startScriptNodeFlags(): string[] {
  */
 export function startScriptEnvironment(environment: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const assigned: Record<string, string> = {};
-  for (const assignment of (startCommand()[1] ?? '').trim().split(' ').filter((part) => part !== '')) {
+  for (const assignment of (startCommand()[1] ?? '')
+    .trim()
+    .split(' ')
+    .filter((part) => part !== '')) {
     const [, name = '', value = ''] = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(assignment) ?? [];
     const fallback = /^\$\{([A-Z_][A-Z0-9_]*):-(.*)\}$/.exec(value);
     if (fallback === null) assigned[name] = value;
-    else if (fallback[1] !== name) throw new Error(`package.json's start script sets ${name} from another variable, ${fallback[1] ?? ''}`);
+    else if (fallback[1] !== name)
+      throw new Error(`package.json's start script sets ${name} from another variable, ${fallback[1] ?? ''}`);
     else assigned[name] = environment[name] ?? fallback[2] ?? '';
   }
   return assigned;

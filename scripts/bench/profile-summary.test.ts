@@ -47,12 +47,16 @@ describe('profile-summary', () => {
     expect(charged).toContainEqual(expect.stringMatching(/ 10\.0 µs\/req  server\/http\/handler\.js$/));
   });
 
-  it("gives a project function the time of everything under it", () => {
-    expect(section(text, 'Inclusive time')).toEqual([expect.stringMatching(/ 60\.0 µs\/req  handle server\/http\/handler\.js:4$/)]);
+  it('gives a project function the time of everything under it', () => {
+    expect(section(text, 'Inclusive time')).toEqual([
+      expect.stringMatching(/ 60\.0 µs\/req  handle server\/http\/handler\.js:4$/),
+    ]);
   });
 
   it('keeps `top` lines a table', () => {
     const short = summarize('p.cpuprofile', PROFILE, { top: 1, requests: undefined });
-    expect(section(short, 'Self time by function')).toEqual([expect.stringMatching(/^ +0 ms +40\.0 %  \(garbage collector\)$/)]);
+    expect(section(short, 'Self time by function')).toEqual([
+      expect.stringMatching(/^ +0 ms +40\.0 %  \(garbage collector\)$/),
+    ]);
   });
 });

@@ -47,7 +47,8 @@ function label(node: ProfileNode): string {
   if (url === '') return name;
   // Inside a package: its name and the file's path in it, so that two files' line numbers differ.
   const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(url);
-  const where = inPackage === null ? area(url, functionName) : `${inPackage[1]}/${(inPackage[2] ?? '').replace(/^dist\//, '')}`;
+  const where =
+    inPackage === null ? area(url, functionName) : `${inPackage[1]}/${(inPackage[2] ?? '').replace(/^dist\//, '')}`;
   return `${name} ${where}:${lineNumber + 1}`;
 }
 
@@ -55,7 +56,11 @@ async function main(argv: readonly string[]): Promise<number> {
   // A bad command line is a UsageError, which runAsMain refuses with USAGE (parseFlags takes no file).
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { top: { type: 'string' }, requests: { type: 'string' }, help: { type: 'boolean' } } });
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { top: { type: 'string' }, requests: { type: 'string' }, help: { type: 'boolean' } },
+    });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
@@ -67,13 +72,19 @@ async function main(argv: readonly string[]): Promise<number> {
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) throw new UsageError('Give one profile file.');
   const top = wholeNumberFlag('--top', values.top, 1, 1_000_000, 30);
-  const requests = values.requests === undefined ? undefined : wholeNumberFlag('--requests', values.requests, 1, Number.MAX_SAFE_INTEGER);
+  const requests =
+    values.requests === undefined
+      ? undefined
+      : wholeNumberFlag('--requests', values.requests, 1, Number.MAX_SAFE_INTEGER);
   let profile: Profile;
   try {
     profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-    if (!Array.isArray(profile.nodes) || !Array.isArray(profile.samples) || !Array.isArray(profile.timeDeltas)) throw new Error('it has no nodes, samples and timeDeltas');
+    if (!Array.isArray(profile.nodes) || !Array.isArray(profile.samples) || !Array.isArray(profile.timeDeltas))
+      throw new Error('it has no nodes, samples and timeDeltas');
   } catch (error) {
-    console.error(`${file} is not a V8 CPU profile that can be read: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `${file} is not a V8 CPU profile that can be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return 1;
   }
   process.stdout.write(summarize(file, profile, { top, requests }));
@@ -81,7 +92,11 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** The tables of one profile, as text: `top` lines each, per request when `requests` is given. */
-export function summarize(file: string, profile: Profile, { top, requests }: { readonly top: number; readonly requests: number | undefined }): string {
+export function summarize(
+  file: string,
+  profile: Profile,
+  { top, requests }: { readonly top: number; readonly requests: number | undefined },
+): string {
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, index) => {
     selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
@@ -91,7 +106,9 @@ export function summarize(file: string, profile: Profile, { top, requests }: { r
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
   const totalUs = [...selfUs.values()].reduce((sum, value) => sum + value, 0);
-  const idleUs = [...selfUs].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((sum, [, us]) => sum + us, 0);
+  const idleUs = [...selfUs]
+    .filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)')
+    .reduce((sum, [, us]) => sum + us, 0);
   const busyUs = totalUs - idleUs;
 
   const bump = (map: Map<string, number>, key: string, us: number): void => {

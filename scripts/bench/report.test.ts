@@ -22,7 +22,8 @@ const mixed = (operation: string, p99Ms: number, non2xx = 0): OperationResult =>
   non2xx,
 });
 
-const statusOf = (targets: ReturnType<typeof evaluateTargets>, start: string) => targets.find((t) => t.target.startsWith(start))?.status;
+const statusOf = (targets: ReturnType<typeof evaluateTargets>, start: string) =>
+  targets.find((t) => t.target.startsWith(start))?.status;
 
 describe('evaluateTargets', () => {
   it("checks each database's own ratios: a walk at 0.1 × Express passes on PGlite and misses on PostgreSQL", () => {
@@ -33,12 +34,21 @@ describe('evaluateTargets', () => {
 
   it('passes a ratio at its minimum and misses one just below', () => {
     const minimum = SPEED_TARGETS.postgres.ratios.find((t) => t.run === 'getCardSpread')?.minimum ?? Number.NaN;
-    expect(statusOf(evaluateTargets([run('getCardSpread', minimum)], [], 'postgres', 10), 'card reads over')).toBe('PASS');
-    expect(statusOf(evaluateTargets([run('getCardSpread', minimum - 0.001)], [], 'postgres', 10), 'card reads over')).toBe('MISS');
+    expect(statusOf(evaluateTargets([run('getCardSpread', minimum)], [], 'postgres', 10), 'card reads over')).toBe(
+      'PASS',
+    );
+    expect(
+      statusOf(evaluateTargets([run('getCardSpread', minimum - 0.001)], [], 'postgres', 10), 'card reads over'),
+    ).toBe('MISS');
   });
 
   it('scores no repeated-request run', () => {
-    const targets = evaluateTargets([run('getCard', 0.01), run('listTransactions', 0.01), run('createTransferReplay', 0.01)], [], 'postgres', 10);
+    const targets = evaluateTargets(
+      [run('getCard', 0.01), run('listTransactions', 0.01), run('createTransferReplay', 0.01)],
+      [],
+      'postgres',
+      10,
+    );
     expect(targets.filter((t) => t.status === 'MISS')).toEqual([]);
   });
 
@@ -46,11 +56,18 @@ describe('evaluateTargets', () => {
     const slow = [run('executeTransfer', 0.1, 60)];
     expect(statusOf(evaluateTargets(slow, [], 'postgres', 10), 'executeTransfer p99')).toBe('MISS');
     expect(statusOf(evaluateTargets(slow, [], 'postgres', 50), 'executeTransfer p99')).toBe('n/a');
-    expect(statusOf(evaluateTargets([run('executeTransfer', 0.1, 49)], [], 'pglite', 10), 'executeTransfer p99')).toBe('PASS');
+    expect(statusOf(evaluateTargets([run('executeTransfer', 0.1, 49)], [], 'pglite', 10), 'executeTransfer p99')).toBe(
+      'PASS',
+    );
   });
 
-  it("checks every operation of the mixed run on its own p99", () => {
-    const operations = [mixed('getCard', 12), mixed('listTransactions', 51), mixed('createTransfer', 49.9), mixed('executeTransfer', 3, 100)];
+  it('checks every operation of the mixed run on its own p99', () => {
+    const operations = [
+      mixed('getCard', 12),
+      mixed('listTransactions', 51),
+      mixed('createTransfer', 49.9),
+      mixed('executeTransfer', 3, 100),
+    ];
     const targets = evaluateTargets([run('mixed', 0.1)], [], 'pglite', 10, operations);
     expect(statusOf(targets, 'mixed: getCard')).toBe('PASS');
     expect(statusOf(targets, 'mixed: listTransactions')).toBe('MISS');
@@ -76,8 +93,14 @@ describe('evaluateTargets', () => {
 });
 
 describe('ablationRun', () => {
-  it('gives the rate without the mechanism as a share of the rate with it, and each side\'s CPU', () => {
-    expect(ablationRun('mixed', { rps: 1000, p99Ms: 20, cpuUsPerRequest: 400, otherCpuPct: 1.26 }, { rps: 850, p99Ms: 31.23456, cpuUsPerRequest: 470, otherCpuPct: 0 })).toEqual({
+  it("gives the rate without the mechanism as a share of the rate with it, and each side's CPU", () => {
+    expect(
+      ablationRun(
+        'mixed',
+        { rps: 1000, p99Ms: 20, cpuUsPerRequest: 400, otherCpuPct: 1.26 },
+        { rps: 850, p99Ms: 31.23456, cpuUsPerRequest: 470, otherCpuPct: 0 },
+      ),
+    ).toEqual({
       name: 'mixed',
       withRps: 1000,
       withoutRps: 850,
@@ -92,6 +115,10 @@ describe('ablationRun', () => {
   });
 
   it('leaves CPU out for one operation of a run, which has none of its own', () => {
-    expect(ablationRun('mixed/getCard', { rps: 400, p99Ms: 9 }, { rps: 420, p99Ms: 8 })).toMatchObject({ ratio: 1.05, withCpuUsPerRequest: null, withoutOtherCpuPct: null });
+    expect(ablationRun('mixed/getCard', { rps: 400, p99Ms: 9 }, { rps: 420, p99Ms: 8 })).toMatchObject({
+      ratio: 1.05,
+      withCpuUsPerRequest: null,
+      withoutOtherCpuPct: null,
+    });
   });
 });

@@ -268,12 +268,18 @@ export function evaluateTargets(
   const targets: TargetResult[] = ratios.map(({ run, minimum }) => {
     const label = RUN_LABELS[run] ?? run;
     const ratio = byName.get(run)?.ratioToExpress;
-    if (ratio === undefined || ratio === null) return { target: `${label} ratio ≥ ${minimum}`, measured: 'not run', status: 'n/a' };
-    return { target: `${label} ratio ≥ ${minimum}`, measured: ratio.toFixed(3), status: ratio >= minimum ? 'PASS' : 'MISS' };
+    if (ratio === undefined || ratio === null)
+      return { target: `${label} ratio ≥ ${minimum}`, measured: 'not run', status: 'n/a' };
+    return {
+      target: `${label} ratio ≥ ${minimum}`,
+      measured: ratio.toFixed(3),
+      status: ratio >= minimum ? 'PASS' : 'MISS',
+    };
   });
   const latency = (label: string, p99Ms: number | undefined, maxP99Ms: number): TargetResult => {
     if (p99Ms === undefined) return { target: label, measured: 'not run', status: 'n/a' };
-    if (connections !== 10) return { target: label, measured: `${p99Ms.toFixed(2)} ms at ${connections} connections`, status: 'n/a' };
+    if (connections !== 10)
+      return { target: label, measured: `${p99Ms.toFixed(2)} ms at ${connections} connections`, status: 'n/a' };
     return { target: label, measured: `${p99Ms.toFixed(2)} ms`, status: p99Ms < maxP99Ms ? 'PASS' : 'MISS' };
   };
   for (const { run, maxP99Ms } of latencies) {
@@ -281,7 +287,10 @@ export function evaluateTargets(
   }
 
   const mixed = operations.filter((operation) => operation.run === 'mixed');
-  if (mixed.length === 0) targets.push(latency(`mixed: every operation's p99 < ${mixedMaxP99Ms} ms at 10 connections`, undefined, mixedMaxP99Ms));
+  if (mixed.length === 0)
+    targets.push(
+      latency(`mixed: every operation's p99 < ${mixedMaxP99Ms} ms at 10 connections`, undefined, mixedMaxP99Ms),
+    );
   for (const operation of mixed) {
     const label = `mixed: ${operation.operation} p99 < ${mixedMaxP99Ms} ms at 10 connections`;
     targets.push(
@@ -298,11 +307,19 @@ export function evaluateTargets(
   if (small === undefined || large === undefined) {
     targets.push({ target: sweepLabel, measured: 'needs --rows with 10000 and 1000000', status: 'n/a' });
   } else if (small.p99Ms === null || large.p99Ms === null) {
-    targets.push({ target: sweepLabel, measured: 'a size completed no request within the run', status: walkGrowth === undefined ? 'n/a' : 'MISS' });
+    targets.push({
+      target: sweepLabel,
+      measured: 'a size completed no request within the run',
+      status: walkGrowth === undefined ? 'n/a' : 'MISS',
+    });
   } else {
     const growth = small.p99Ms === 0 ? Number.POSITIVE_INFINITY : large.p99Ms / small.p99Ms;
     const measured = `${large.p99Ms.toFixed(2)} / ${small.p99Ms.toFixed(2)} ms = ${growth.toFixed(2)}×`;
-    targets.push({ target: sweepLabel, measured, status: walkGrowth === undefined ? 'n/a' : growth <= walkGrowth ? 'PASS' : 'MISS' });
+    targets.push({
+      target: sweepLabel,
+      measured,
+      status: walkGrowth === undefined ? 'n/a' : growth <= walkGrowth ? 'PASS' : 'MISS',
+    });
   }
 
   const rssLabel = 'server RSS under load < 200 MB on PostgreSQL';
@@ -313,7 +330,11 @@ export function evaluateTargets(
     targets.push(
       database === 'postgres'
         ? { target: rssLabel, measured: `${peak.toFixed(1)} MB`, status: peak < 200 ? 'PASS' : 'MISS' }
-        : { target: rssLabel, measured: `${peak.toFixed(1)} MB on PGlite (the database runs inside the server)`, status: 'n/a' },
+        : {
+            target: rssLabel,
+            measured: `${peak.toFixed(1)} MB on PGlite (the database runs inside the server)`,
+            status: 'n/a',
+          },
     );
   }
   return targets;
@@ -329,7 +350,8 @@ interface AblationSide {
 
 /** A run measured against the same run without a mechanism: rates, their ratio, p99s, and CPU. */
 export function ablationRun(name: string, withM: AblationSide, withoutM: AblationSide): AblationRun {
-  const maybe = (value: number | undefined, digits: number): number | null => (value === undefined ? null : round(value, digits));
+  const maybe = (value: number | undefined, digits: number): number | null =>
+    value === undefined ? null : round(value, digits);
   return {
     name,
     withRps: round(withM.rps, 1),
@@ -344,11 +366,19 @@ export function ablationRun(name: string, withM: AblationSide, withoutM: Ablatio
   };
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: (column: number) => boolean): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  rightAligned: (column: number) => boolean,
+): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: readonly string[]): string =>
     cells
-      .map((cell, column) => (rightAligned(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0)))
+      .map((cell, column) =>
+        rightAligned(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0),
+      )
       .join('  ')
       .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
@@ -362,22 +392,40 @@ export function formatReport(report: BenchReport): string {
   const out: string[] = [];
   out.push(
     `Machine: ${machine.cpus} × ${machine.model}, ${machine.memoryGb} GB, Node ${machine.node}, ${machine.os}`,
-    `Database: ${report.database === 'postgres' ? 'PostgreSQL (a fresh database on DATABASE_URL\'s server)' : 'PGlite (embedded, in the server process)'}; ` +
+    `Database: ${report.database === 'postgres' ? "PostgreSQL (a fresh database on DATABASE_URL's server)" : 'PGlite (embedded, in the server process)'}; ` +
       `${settings.transactions} bulk ledger records (onboarding analyzes the table after a bulk load)`,
     ...(settings.serviceNodeFlags.length > 0 ? [`Service node flags: ${settings.serviceNodeFlags.join(' ')}`] : []),
     ...(Object.keys(settings.serviceEnvironment).length > 0
-      ? [`Service environment: ${Object.entries(settings.serviceEnvironment).map(([name, value]) => `${name}=${value}`).join(' ')}`]
+      ? [
+          `Service environment: ${Object.entries(settings.serviceEnvironment)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(' ')}`,
+        ]
       : []),
     `Runs: ${settings.durationS} s each after a ${settings.warmupS} s warm-up, ${settings.connections} connections; ` +
       `load average before: ${settings.loadAverage.map((value) => value.toFixed(2)).join(' ')}`,
     ...(settings.expressBaselineRps.length > 1
-      ? [`Express baseline: ${settings.expressBaselineRps.join(' req/s before the service\'s runs, ')} req/s after them; ratios are to the faster`]
+      ? [
+          `Express baseline: ${settings.expressBaselineRps.join(" req/s before the service's runs, ")} req/s after them; ratios are to the faster`,
+        ]
       : []),
     '',
   );
   out.push(
     table(
-      ['run', 'req/s', 'p50 ms', 'p99 ms', 'server µs/req', 'db µs/req', 'client µs/req', '× express', 'peak RSS MB', 'non-2xx', 'other CPU %'],
+      [
+        'run',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'server µs/req',
+        'db µs/req',
+        'client µs/req',
+        '× express',
+        'peak RSS MB',
+        'non-2xx',
+        'other CPU %',
+      ],
       report.runs.map((run) => {
         const detail = details.get(run.name);
         return [
@@ -386,7 +434,9 @@ export function formatReport(report: BenchReport): string {
           fixed(run.p50Ms, 2),
           fixed(run.p99Ms, 2),
           fixed(run.cpuUsPerRequest, 0),
-          detail?.dbCpuUsPerRequest === null || detail?.dbCpuUsPerRequest === undefined ? '-' : fixed(detail.dbCpuUsPerRequest, 0),
+          detail?.dbCpuUsPerRequest === null || detail?.dbCpuUsPerRequest === undefined
+            ? '-'
+            : fixed(detail.dbCpuUsPerRequest, 0),
           detail === undefined ? '-' : fixed(detail.clientCpuUsPerRequest, 0),
           run.ratioToExpress === null ? '-' : fixed(run.ratioToExpress, 3),
           fixed(run.peakRssMb, 1),
@@ -433,7 +483,9 @@ export function formatReport(report: BenchReport): string {
         (column) => column === 1 || column === 2 || column === 4 || column === 5,
       ),
       ...(report.statements.some((rate) => rate.method === 'pgbench')
-        ? ['pgbench: -M prepared, one statement a transaction, a random card (or organization and keyset position) each.']
+        ? [
+            'pgbench: -M prepared, one statement a transaction, a random card (or organization and keyset position) each.',
+          ]
         : []),
       'store loop: the store function the handler calls, in a loop in one process (scripts/bench/statements.ts).',
     );
@@ -479,10 +531,21 @@ export function formatReport(report: BenchReport): string {
         out.push(`  not measured: ${result.note ?? ''}`);
         continue;
       }
-      out.push(`  ${result.slices} slices of ${result.sliceS} s a side${result.note === undefined ? '' : `; ${result.note}`}`);
+      out.push(
+        `  ${result.slices} slices of ${result.sliceS} s a side${result.note === undefined ? '' : `; ${result.note}`}`,
+      );
       out.push(
         table(
-          ['run', 'with req/s', 'without req/s', 'without ÷ with', 'with p99 ms', 'without p99 ms', 'server µs/req with / without', 'other CPU % with / without'],
+          [
+            'run',
+            'with req/s',
+            'without req/s',
+            'without ÷ with',
+            'with p99 ms',
+            'without p99 ms',
+            'server µs/req with / without',
+            'other CPU % with / without',
+          ],
           result.runs.map((run) => [
             run.name,
             fixed(run.withRps, 0),
@@ -490,15 +553,27 @@ export function formatReport(report: BenchReport): string {
             fixed(run.ratio, 3),
             fixed(run.withP99Ms, 2),
             fixed(run.withoutP99Ms, 2),
-            run.withCpuUsPerRequest === null ? '-' : `${optional(run.withCpuUsPerRequest, 0)} / ${optional(run.withoutCpuUsPerRequest, 0)}`,
-            run.withOtherCpuPct === null ? '-' : `${optional(run.withOtherCpuPct, 1)} / ${optional(run.withoutOtherCpuPct, 1)}`,
+            run.withCpuUsPerRequest === null
+              ? '-'
+              : `${optional(run.withCpuUsPerRequest, 0)} / ${optional(run.withoutCpuUsPerRequest, 0)}`,
+            run.withOtherCpuPct === null
+              ? '-'
+              : `${optional(run.withOtherCpuPct, 1)} / ${optional(run.withoutOtherCpuPct, 1)}`,
           ]),
           (column) => column > 0,
         ),
       );
     }
   }
-  out.push('', 'Targets:', table(['target', 'measured', 'result'], report.targets.map((t) => [t.target, t.measured, t.status]), () => false));
+  out.push(
+    '',
+    'Targets:',
+    table(
+      ['target', 'measured', 'result'],
+      report.targets.map((t) => [t.target, t.measured, t.status]),
+      () => false,
+    ),
+  );
   if (report.failures.length > 0) out.push('', 'FAILED:', ...report.failures.map((failure) => `  ${failure}`));
   return out.join('\n');
 }

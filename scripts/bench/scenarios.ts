@@ -65,7 +65,10 @@ export function createSigner(privateKeyPem: string, options: { reuseWithinSecond
     headers(method, path) {
       const timestamp = String(Math.floor(Date.now() / 1000));
       if (!options.reuseWithinSecond) {
-        return { 'x-partner-request-timestamp': timestamp, 'x-partner-signature': signer.sign(method, path, timestamp) };
+        return {
+          'x-partner-request-timestamp': timestamp,
+          'x-partner-signature': signer.sign(method, path, timestamp),
+        };
       }
       if (timestamp !== recentSecond) {
         recent.clear();
@@ -139,7 +142,10 @@ export async function openSession(
   const token = await fetchToken(baseUrl, credentials);
   const bankListJson = await expectOk(await fetch(`${baseUrl}/v1/bank`), 'GET /v1/bank');
   const cardPage = JSON.parse(
-    await expectOk(await fetch(`${baseUrl}/v1/card?limit=100`, { headers: { Authorization: `Bearer ${token}` } }), 'GET /v1/card'),
+    await expectOk(
+      await fetch(`${baseUrl}/v1/card?limit=100`, { headers: { Authorization: `Bearer ${token}` } }),
+      'GET /v1/card',
+    ),
   ) as { cards: { id: string; availableBalance: unknown }[] };
   const card = cardPage.cards.find((c) => c.availableBalance !== null) ?? cardPage.cards[0];
   if (card === undefined) throw new Error('the demo organization has no card');
@@ -157,7 +163,16 @@ export async function openSession(
     body: TRANSFER_BODY,
   });
   await expectOk(created, 'POST /v1/transfer');
-  return { organizationId: credentials.organizationId, token, bankListJson, cardId: card.id, signer, replayKey, pendingTransfers: [], replaysNotMarked: 0 };
+  return {
+    organizationId: credentials.organizationId,
+    token,
+    bankListJson,
+    cardId: card.id,
+    signer,
+    replayKey,
+    pendingTransfers: [],
+    replaysNotMarked: 0,
+  };
 }
 
 /** Every card id of the session's organization, page by page through GET /v1/card (listCards). */
@@ -166,8 +181,13 @@ export async function listCardIds(baseUrl: string, session: Session): Promise<st
   let cursor: string | undefined;
   do {
     const query = cursor === undefined ? 'limit=100' : `limit=100&cursor=${encodeURIComponent(cursor)}`;
-    const response = await fetch(`${baseUrl}/v1/card?${query}`, { headers: { Authorization: `Bearer ${session.token}` } });
-    const page = JSON.parse(await expectOk(response, 'GET /v1/card')) as { cards: { id: string }[]; nextCursor?: string };
+    const response = await fetch(`${baseUrl}/v1/card?${query}`, {
+      headers: { Authorization: `Bearer ${session.token}` },
+    });
+    const page = JSON.parse(await expectOk(response, 'GET /v1/card')) as {
+      cards: { id: string }[];
+      nextCursor?: string;
+    };
     ids.push(...page.cards.map((card) => card.id));
     cursor = page.nextCursor;
   } while (cursor !== undefined);
@@ -216,7 +236,11 @@ export function createTransferRequest(session: Session): autocannon.Request {
     headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
     body: TRANSFER_BODY,
     setupRequest: (request) => {
-      request.headers = { ...request.headers, 'idempotency-key': randomUUID(), ...session.signer.headers('POST', '/v1/transfer') };
+      request.headers = {
+        ...request.headers,
+        'idempotency-key': randomUUID(),
+        ...session.signer.headers('POST', '/v1/transfer'),
+      };
       return request;
     },
     onResponse: (status, body) => {
@@ -232,7 +256,11 @@ export function createTransferReplayRequest(session: Session): autocannon.Reques
   return {
     method: 'POST',
     path: '/v1/transfer',
-    headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json', 'idempotency-key': session.replayKey },
+    headers: {
+      authorization: `Bearer ${session.token}`,
+      'content-type': 'application/json',
+      'idempotency-key': session.replayKey,
+    },
     body: TRANSFER_BODY,
     setupRequest: (request) => {
       request.headers = { ...request.headers, ...session.signer.headers('POST', '/v1/transfer') };
@@ -331,7 +359,11 @@ export function freshWalkPlan(traffic: Traffic): WalkPlan {
 
 /** The first page of the first walk: what a failing walk run's sample sends. */
 export function walkSampleRequest(traffic: Traffic): autocannon.Request {
-  return { method: 'GET', path: '/v1/transaction?limit=100', headers: { authorization: `Bearer ${traffic.sessions[0]?.token ?? ''}` } };
+  return {
+    method: 'GET',
+    path: '/v1/transaction?limit=100',
+    headers: { authorization: `Bearer ${traffic.sessions[0]?.token ?? ''}` },
+  };
 }
 
 /** A connection that walks: each answer's nextCursor asks for the next page, and a walk's last page starts the plan's next walk. */
@@ -370,7 +402,11 @@ export const MIXED_EXECUTE_SHARE =
 
 /** The pending transfers the mixed run's executes spend, each once, across the organizations. */
 export interface ExecutePool {
-  readonly entries: readonly { readonly organization: number; readonly id: string; readonly signed: SignedExecute | undefined }[];
+  readonly entries: readonly {
+    readonly organization: number;
+    readonly id: string;
+    readonly signed: SignedExecute | undefined;
+  }[];
   next: number;
   /** Execute turns that found the pool spent and sent a create instead. */
   spentTurns: number;
@@ -410,11 +446,23 @@ export function mixedConnection(traffic: Traffic, plan: WalkPlan, pool: ExecuteP
         switch (operation) {
           case 'getCard': {
             const { organization, cardId } = traffic.cards.take();
-            return { ...request, method: 'GET', path: `/v1/card/${cardId}`, headers: { authorization: bearer(organization) }, body: '' };
+            return {
+              ...request,
+              method: 'GET',
+              path: `/v1/card/${cardId}`,
+              headers: { authorization: bearer(organization) },
+              body: '',
+            };
           }
           case 'listTransactions': {
             const page = walker.page(traffic.now);
-            return { ...request, method: 'GET', path: page.path, headers: { authorization: bearer(page.organization) }, body: '' };
+            return {
+              ...request,
+              method: 'GET',
+              path: page.path,
+              headers: { authorization: bearer(page.organization) },
+              body: '',
+            };
           }
           case 'createTransfer': {
             const organization = creates++ % traffic.sessions.length;
@@ -439,7 +487,13 @@ export function mixedConnection(traffic: Traffic, plan: WalkPlan, pool: ExecuteP
               signed === undefined
                 ? traffic.sessions[organization]?.signer.headers('POST', path)
                 : { 'x-partner-request-timestamp': signed.timestamp, 'x-partner-signature': signed.signature };
-            return { ...request, method: 'POST', path, headers: { authorization: bearer(organization), 'idempotency-key': randomUUID(), ...write }, body: '' };
+            return {
+              ...request,
+              method: 'POST',
+              path,
+              headers: { authorization: bearer(organization), 'idempotency-key': randomUUID(), ...write },
+              body: '',
+            };
           }
         }
       },

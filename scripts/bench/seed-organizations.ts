@@ -12,8 +12,12 @@
  */
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { onboardOrganization } from '../../server/onboarding.js';
-import { DEFAULT_SANDBOX_SEED, insertBulkTransactions, seedSandboxData } from '../../server/sandbox/demo-organization.js';
-import { openDatabase } from '../../server/store/connection.js';
+import {
+  DEFAULT_SANDBOX_SEED,
+  insertBulkTransactions,
+  seedSandboxData,
+} from '../../server/sandbox/demo-organization.js';
+import { openDatabase } from '../../server/database/open.js';
 import type { Onboarded } from './database.js';
 import { parseFlags, runAsMain, wholeNumberFlag } from '../cli.js';
 
@@ -58,11 +62,21 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const onboarded: Onboarded[] = [];
     for (let i = 0; i < more; i += 1) {
-      const result = await onboardOrganization(db, { ids: randomIds, clock: systemClock }, { name: `Bench ${i + 2}`, balanceCents });
+      const result = await onboardOrganization(
+        db,
+        { ids: randomIds, clock: systemClock },
+        { name: `Bench ${i + 2}`, balanceCents },
+      );
       if (result.privateKeyPem === undefined) throw new Error('onboarding made no key pair');
       await addSandbox(result.organizationId, 0);
-      const { inserted } = await insertBulkTransactions(db, { organizationId: result.organizationId, count: transactions, now });
-      progress(`organization ${i + 2} (${result.organizationId}): ${seeds} rounds of sandbox data, ${inserted} bulk ledger records`);
+      const { inserted } = await insertBulkTransactions(db, {
+        organizationId: result.organizationId,
+        count: transactions,
+        now,
+      });
+      progress(
+        `organization ${i + 2} (${result.organizationId}): ${seeds} rounds of sandbox data, ${inserted} bulk ledger records`,
+      );
       onboarded.push({
         organizationId: result.organizationId,
         clientId: result.clientId,

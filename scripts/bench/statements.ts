@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { cairoPeriods } from '../../server/domain/available-balance.js';
 import type { CursorPosition } from '../../server/domain/cursor.js';
 import { createCardReads } from '../../server/store/card-reads.js';
-import { openDatabase } from '../../server/store/connection.js';
+import { openDatabase } from '../../server/database/open.js';
 import { listTransactions, positionOfRecord } from '../../server/store/transactions.js';
 import { OperationTally } from './latencies.js';
 import { Rotation, WalkPlan, storeFiltersOf, type Walk } from './traffic.js';

@@ -1,16 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { Rotation, WALK_FILTER_SETS, WalkCursor, WalkPlan, interleaveCards, mixSchedule, nextCursorOf, walkPath } from './traffic.js';
+import {
+  Rotation,
+  WALK_FILTER_SETS,
+  WalkCursor,
+  WalkPlan,
+  interleaveCards,
+  mixSchedule,
+  nextCursorOf,
+  walkPath,
+} from './traffic.js';
 
 const NOW = Date.UTC(2026, 10, 27, 13, 30);
 
 describe('interleaveCards', () => {
   it('takes card i of each organization in turn, and the rest of a longer list at the end', () => {
     const keys = interleaveCards([['a1', 'a2', 'a3'], ['b1'], ['c1', 'c2']]);
-    expect(keys.map((key) => `${key.organization}:${key.cardId}`)).toEqual(['0:a1', '1:b1', '2:c1', '0:a2', '2:c2', '0:a3']);
+    expect(keys.map((key) => `${key.organization}:${key.cardId}`)).toEqual([
+      '0:a1',
+      '1:b1',
+      '2:c1',
+      '0:a2',
+      '2:c2',
+      '0:a3',
+    ]);
   });
 
   it('asks for a card again only after every other card', () => {
-    const byOrganization = Array.from({ length: 5 }, (_, organization) => Array.from({ length: 208 }, (_, i) => `crd_${organization}_${i}`));
+    const byOrganization = Array.from({ length: 5 }, (_, organization) =>
+      Array.from({ length: 208 }, (_, i) => `crd_${organization}_${i}`),
+    );
     const rotation = new Rotation(interleaveCards(byOrganization));
     const seen = Array.from({ length: 1040 }, () => rotation.take().cardId);
     expect(new Set(seen).size).toBe(1040);
@@ -37,7 +55,12 @@ describe('WalkPlan', () => {
     const walks = Array.from({ length: 52 }, () => plan.next());
     expect(walks.slice(0, 3).map((walk) => walk.limit)).toEqual([100, 99, 98]);
     expect(walks[49]).toEqual({ organization: 0, filterSet: { name: 'whole ledger' }, limit: 51 });
-    expect(walks[50]).toEqual({ organization: 0, filterSet: { name: 'whole ledger' }, limit: 100, toDate: Number.MAX_SAFE_INTEGER - 1 });
+    expect(walks[50]).toEqual({
+      organization: 0,
+      filterSet: { name: 'whole ledger' },
+      limit: 100,
+      toDate: Number.MAX_SAFE_INTEGER - 1,
+    });
     expect(walks[51]?.limit).toBe(99);
   });
 
@@ -61,27 +84,32 @@ describe('walkPath', () => {
       `/v1/transaction?limit=100&categories=FOOD_BEVERAGE,TRANSPORTATION,TRAVEL&fromDate=${fromDate}`,
     );
     const exceptions = { name: 'exceptions', statuses: ['DECLINED'] } as const;
-    expect(walkPath({ organization: 0, filterSet: exceptions, limit: 99 }, NOW, 'a+b/c')).toBe('/v1/transaction?limit=99&statuses=DECLINED&cursor=a%2Bb%2Fc');
-    expect(walkPath({ organization: 0, filterSet: exceptions, limit: 99, toDate: 42 }, NOW)).toBe('/v1/transaction?limit=99&statuses=DECLINED&toDate=42');
+    expect(walkPath({ organization: 0, filterSet: exceptions, limit: 99 }, NOW, 'a+b/c')).toBe(
+      '/v1/transaction?limit=99&statuses=DECLINED&cursor=a%2Bb%2Fc',
+    );
+    expect(walkPath({ organization: 0, filterSet: exceptions, limit: 99, toDate: 42 }, NOW)).toBe(
+      '/v1/transaction?limit=99&statuses=DECLINED&toDate=42',
+    );
   });
 });
 
 describe('nextCursorOf', () => {
-  it('finds the page\'s own nextCursor, and none on the last page', () => {
+  it("finds the page's own nextCursor, and none on the last page", () => {
     expect(nextCursorOf('{"transactions":[{"id":"txn_1"}],"nextCursor":"eyJr.c2ln"}')).toBe('eyJr.c2ln');
     expect(nextCursorOf('{"transactions":[{"id":"txn_1"}]}')).toBeUndefined();
     expect(nextCursorOf('{"transactions":[]}')).toBeUndefined();
   });
 
-  it('does not take a record\'s text for the cursor', () => {
+  it("does not take a record's text for the cursor", () => {
     expect(nextCursorOf('{"transactions":[{"note":"\\"nextCursor\\":\\"x\\""}]}')).toBeUndefined();
   });
 });
 
 describe('WalkCursor', () => {
-  const page = (cursor?: string): string => `{"transactions":[{"id":"txn_1"}]${cursor === undefined ? '' : `,"nextCursor":"${cursor}"`}}`;
+  const page = (cursor?: string): string =>
+    `{"transactions":[{"id":"txn_1"}]${cursor === undefined ? '' : `,"nextCursor":"${cursor}"`}}`;
 
-  it('follows each answer\'s cursor, and starts the next walk after the last page', () => {
+  it("follows each answer's cursor, and starts the next walk after the last page", () => {
     const plan = new WalkPlan(2, [{ name: 'whole ledger' }]);
     const walker = new WalkCursor(plan);
     expect(walker.page(NOW)).toEqual({ organization: 0, path: '/v1/transaction?limit=100' });

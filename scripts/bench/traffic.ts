@@ -76,7 +76,9 @@ export const WALK_FILTER_SETS: readonly WalkFilterSet[] = [
 
 /** The fromDate a filter set sends in a run that started at `now` (a day's start, UTC). */
 export function fromDateOf(filterSet: WalkFilterSet, now: number): number | undefined {
-  return filterSet.fromDaysAgo === undefined ? undefined : Math.floor((now - filterSet.fromDaysAgo * DAY_MS) / DAY_MS) * DAY_MS;
+  return filterSet.fromDaysAgo === undefined
+    ? undefined
+    : Math.floor((now - filterSet.fromDaysAgo * DAY_MS) / DAY_MS) * DAY_MS;
 }
 
 /** The filters the store is given for the filter set: what the handler makes of its query. */
@@ -137,7 +139,8 @@ export class WalkPlan {
     private readonly filterSets: readonly WalkFilterSet[] = WALK_FILTER_SETS,
     private readonly firstRound = 0,
   ) {
-    if (organizations < 1 || filterSets.length === 0) throw new RangeError('WalkPlan: needs an organization and a filter set');
+    if (organizations < 1 || filterSets.length === 0)
+      throw new RangeError('WalkPlan: needs an organization and a filter set');
   }
 
   next(): Walk {

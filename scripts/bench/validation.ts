@@ -40,16 +40,28 @@ function buildApp(document: Json, validation: ReturnType<typeof createOpenApiVal
   app.set('etag', false);
   app.disable('x-powered-by');
   if (validation !== undefined) app.use(...validation.routing);
-  const parsers = [express.json({ type: ['application/json', 'application/merge-patch+json'] }), express.urlencoded({ extended: false })];
+  const parsers = [
+    express.json({ type: ['application/json', 'application/merge-patch+json'] }),
+    express.urlencoded({ extended: false }),
+  ];
   for (const route of routeList) {
     // The document's example of the operation's first success answer, as a scaffolded stub answers.
-    const answer = successAnswer(document as unknown as OpenApiDocument, route.path, route.method) ?? { status: 204, value: undefined, headers: {} };
+    const answer = successAnswer(document as unknown as OpenApiDocument, route.path, route.method) ?? {
+      status: 204,
+      value: undefined,
+      headers: {},
+    };
     const handler: RequestHandler = (_req, res) => {
       res.set(answer.headers).status(answer.status);
       if (answer.value === undefined) res.end();
       else res.json(answer.value);
     };
-    app[route.method as 'get']([...route.expressPaths], ...(route.requestContentTypes.length > 0 ? parsers : []), ...(validation?.operation ?? []), handler);
+    app[route.method as 'get'](
+      [...route.expressPaths],
+      ...(route.requestContentTypes.length > 0 ? parsers : []),
+      ...(validation?.operation ?? []),
+      handler,
+    );
   }
   app.use(((error, _req, res, _next) => {
     res.status(500).json({ message: String(error) });
@@ -87,7 +99,11 @@ const PROBES: readonly Probe[] = [
       category: 'LOGISTICS',
     }),
   },
-  { name: 'filtered page', method: 'GET', url: '/v1/transaction?limit=100&statuses=SUCCEEDED,REVERSED&merchant=mar&fromDate=0' },
+  {
+    name: 'filtered page',
+    method: 'GET',
+    url: '/v1/transaction?limit=100&statuses=SUCCEEDED,REVERSED&merchant=mar&fromDate=0',
+  },
 ];
 
 interface Target {
@@ -112,11 +128,22 @@ async function listen(app: Express): Promise<Target> {
 }
 
 /** Sends `requests` of the probe one after another; the process's CPU µs per request, and the last status. */
-async function cpuUsPerRequest(target: Target, probe: Probe, requests: number): Promise<{ us: number; status: number }> {
+async function cpuUsPerRequest(
+  target: Target,
+  probe: Probe,
+  requests: number,
+): Promise<{ us: number; status: number }> {
   let status = 0;
   const once = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const options = { host: '127.0.0.1', port: target.port, agent: target.agent, method: probe.method, path: probe.url, headers: probe.headers ?? {} };
+      const options = {
+        host: '127.0.0.1',
+        port: target.port,
+        agent: target.agent,
+        method: probe.method,
+        path: probe.url,
+        headers: probe.headers ?? {},
+      };
       const outgoing = request(options, (response) => {
         status = response.statusCode ?? 0;
         response.resume();
@@ -154,7 +181,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const responses = values.responses === true;
   const document = JSON.parse(readFileSync(API_SPEC_PATH, 'utf8')) as Json;
   const build = (app: string): Express =>
-    app === 'bare' ? buildApp(document, undefined) : buildApp(document, createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: responses }));
+    app === 'bare'
+      ? buildApp(document, undefined)
+      : buildApp(document, createOpenApiValidation({ apiSpec: API_SPEC_PATH, validateResponses: responses }));
 
   const bare = build('bare');
   const validated = build('validated');
@@ -163,7 +192,9 @@ async function main(argv: readonly string[]): Promise<number> {
     `${rounds} rounds of ${requests} requests to each app in turn, response validation ${responses ? 'on' : 'off'};\n` +
       'CPU µs per request: the least of the rounds for each app (the machine only ever adds), and their difference\n',
   );
-  process.stdout.write(`${'request'.padEnd(14)} ${'bare'.padStart(8)} ${'validated'.padStart(10)} ${'validation'.padStart(11)}\n`);
+  process.stdout.write(
+    `${'request'.padEnd(14)} ${'bare'.padStart(8)} ${'validated'.padStart(10)} ${'validation'.padStart(11)}\n`,
+  );
   const [bareTarget, validatedTarget] = [await listen(bare), await listen(validated)];
   try {
     for (const probe of PROBES.filter((p) => values.only === undefined || p.name === values.only)) {
@@ -176,7 +207,8 @@ async function main(argv: readonly string[]): Promise<number> {
       for (let round = 0; round < rounds; round += 1) {
         const a = await cpuUsPerRequest(bareTarget, probe, requests);
         const b = await cpuUsPerRequest(validatedTarget, probe, requests);
-        if (a.status >= 400 || b.status >= 400) throw new Error(`${probe.name}: answered ${a.status} bare, ${b.status} validated`);
+        if (a.status >= 400 || b.status >= 400)
+          throw new Error(`${probe.name}: answered ${a.status} bare, ${b.status} validated`);
         without.push(a.us);
         withValidation.push(b.us);
       }

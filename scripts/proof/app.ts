@@ -8,11 +8,11 @@ import { CLIENT_POLICY_CACHE_MS } from '../../server/http/token-policy-cache.js'
 import { silentLogger, type Logger } from '../../server/logger.js';
 import { onboardOrganization, type OnboardingRequest, type OnboardingResult } from '../../server/onboarding.js';
 import { randomIds, type Clock } from '../../server/clock-and-ids.js';
-import { openDatabase, type DatabaseKind } from '../../server/store/connection.js';
-import type { DatabaseBounds } from '../../server/store/bounds.js';
+import { openDatabase, type DatabaseKind } from '../../server/database/open.js';
+import type { DatabaseBounds } from '../../server/database/bounds.js';
 import { revokeClientTokens } from '../../server/store/organizations.js';
-import type { DB } from '../../server/store/schema.js';
-import { WRITES_TOGETHER } from '../../server/store/rows-together.js';
+import type { DB } from '../../server/database/schema.js';
+import { WRITES_TOGETHER } from '../../server/database/rows-together.js';
 import { createTestDatabase, createTestDatabaseOf } from './database.js';
 
 /** A clock tests can pin and move; it starts at the real time so tokens and timestamps look normal. */
@@ -95,9 +95,9 @@ export interface TestAppOptions {
   paymentNetworkDelayMs?: number;
   /** Where the app logs (silent by default); tests that check log lines pass a recording one. */
   logger?: Logger;
-  /** The built dashboard pages to serve at /dashboard (scripts/build-dashboard.ts); none by default. */
+  /** The built dashboard pages to serve at /dashboard (scripts/build/dashboard.ts); none by default. */
   dashboardPagesDir?: string;
-  /** The bounds of the database's calls (server/store/bounds.ts); none by default. */
+  /** The bounds of the database's calls (server/database/bounds.ts); none by default. */
   bounds?: DatabaseBounds;
   /** The database the app runs on; by default PostgreSQL when DATABASE_URL is set, PGlite otherwise. */
   database?: DatabaseKind;
@@ -139,7 +139,9 @@ async function serve(db: Kysely<DB>, kind: DatabaseKind, clock: TestClock, optio
 /** Starts the real app on a fresh database and an ephemeral port, with response validation on. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const databaseOptions = options.bounds === undefined ? {} : { bounds: options.bounds };
-  const database = await (options.database === undefined ? createTestDatabase(databaseOptions) : createTestDatabaseOf(options.database, databaseOptions));
+  const database = await (options.database === undefined
+    ? createTestDatabase(databaseOptions)
+    : createTestDatabaseOf(options.database, databaseOptions));
   const clock = options.clock ?? testClock();
   const served = await serve(database.db, database.kind, clock, options);
   const { baseUrl } = served;
@@ -152,12 +154,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     kind: database.kind,
     databaseUrl: database.url,
     async onboard(request = {}) {
-      const result = await onboardOrganization(database.db, { ids: randomIds, clock }, {
-        name: request.name ?? 'Test Partner',
-        balanceCents: request.balanceCents ?? 1_000_000_00,
-        ...(request.publicKeyPem !== undefined ? { publicKeyPem: request.publicKeyPem } : {}),
-        ...(request.scopes !== undefined ? { scopes: request.scopes } : {}),
-      });
+      const result = await onboardOrganization(
+        database.db,
+        { ids: randomIds, clock },
+        {
+          name: request.name ?? 'Test Partner',
+          balanceCents: request.balanceCents ?? 1_000_000_00,
+          ...(request.publicKeyPem !== undefined ? { publicKeyPem: request.publicKeyPem } : {}),
+          ...(request.scopes !== undefined ? { scopes: request.scopes } : {}),
+        },
+      );
       return partnerOf(baseUrl, clock, result);
     },
     async startInstance() {
@@ -215,11 +221,16 @@ export function partnerOf(baseUrl: string, clock: Clock, credentials: Onboarding
     },
     sign(method, path, timestamp) {
       if (credentials.privateKeyPem === undefined) throw new Error('this partner brought its own key');
-      return createSign('RSA-SHA256').update(`${method.toUpperCase()}${path}${timestamp}`).sign(credentials.privateKeyPem, 'base64');
+      return createSign('RSA-SHA256')
+        .update(`${method.toUpperCase()}${path}${timestamp}`)
+        .sign(credentials.privateKeyPem, 'base64');
     },
     async request(method, path, options = {}) {
       const headers: Record<string, string> = {};
-      if (options.token === undefined && (cached === undefined || clock.now() - cached.at >= TOKEN_REUSE_MS || clock.now() < cached.at)) {
+      if (
+        options.token === undefined &&
+        (cached === undefined || clock.now() - cached.at >= TOKEN_REUSE_MS || clock.now() < cached.at)
+      ) {
         cached = { token: await partner.token(), at: clock.now() };
       }
       const token = options.token === undefined ? (cached?.token ?? null) : options.token;

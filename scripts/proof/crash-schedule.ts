@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
-import { openDatabase, type Database } from '../../server/store/connection.js';
+import { openDatabase, type Database } from '../../server/database/open.js';
 import { mulberry32, picker, type Picker } from '../../server/sandbox/seeded-random.js';
 import { createTestDatabaseOf, pgliteTemplate, type TestDatabase } from './database.js';
 import { checkInvariants, waitForSettlement, type InvariantReport } from './invariants.js';
@@ -176,7 +176,11 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
   let server: ServerProcess | undefined;
   try {
     const credentials = await access.with((database) =>
-      onboardOrganization(database.db, { ids: randomIds, clock: systemClock }, { name: 'Crash Proof Ltd', balanceCents: START_BALANCE_CENTS }),
+      onboardOrganization(
+        database.db,
+        { ids: randomIds, clock: systemClock },
+        { name: 'Crash Proof Ltd', balanceCents: START_BALANCE_CENTS },
+      ),
     );
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -212,19 +216,26 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
       }
       answersByStatus[answer.status] = (answersByStatus[answer.status] ?? 0) + 1;
       if (answer.status === 409) return 'busy';
-      if (answer.status >= 500) violations.push(`${operation.kind} ${operation.key}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
+      if (answer.status >= 500)
+        violations.push(`${operation.kind} ${operation.key}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
       if (replay) {
         replaysChecked += 1;
         const first = operation.answer;
-        if (first !== undefined && (!answer.replayed || answer.status !== first.status || !isDeepStrictEqual(answer.body, first.body))) {
-          violations.push(`${operation.kind} ${operation.key}: replay answered ${answer.status} ${JSON.stringify(answer.body)} (replayed: ${answer.replayed}), first ${first.status} ${JSON.stringify(first.body)}`);
+        if (
+          first !== undefined &&
+          (!answer.replayed || answer.status !== first.status || !isDeepStrictEqual(answer.body, first.body))
+        ) {
+          violations.push(
+            `${operation.kind} ${operation.key}: replay answered ${answer.status} ${JSON.stringify(answer.body)} (replayed: ${answer.replayed}), first ${first.status} ${JSON.stringify(first.body)}`,
+          );
         }
         return 'answered';
       }
       if (operation.answer === undefined) {
         operation.answer = answer;
         const transfer = transfers[operation.transfer];
-        if (operation.kind === 'create' && answer.status === 200 && transfer !== undefined) transfer.id = String(field(answer, 'id'));
+        if (operation.kind === 'create' && answer.status === 200 && transfer !== undefined)
+          transfer.id = String(field(answer, 'id'));
       }
       return 'answered';
     };
@@ -236,7 +247,12 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
       if (waiting.length > 0 && clientPrng.chance(0.55)) {
         const { transfer, index } = clientPrng.pick(waiting);
         const kind: OpKind = clientPrng.chance(0.75) ? 'execute' : 'cancel';
-        const operation: Operation = { kind, key: randomUUID(), path: `/v1/transfer/${transfer.id ?? ''}/${kind}`, transfer: index };
+        const operation: Operation = {
+          kind,
+          key: randomUUID(),
+          path: `/v1/transfer/${transfer.id ?? ''}/${kind}`,
+          transfer: index,
+        };
         transfer.followUp = operation;
         operations.push(operation);
         return operation;
@@ -286,12 +302,15 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
 
     // The schedule: each life ends in a SIGKILL, at start-up or under load.
     const clients = Array.from({ length: clientCount }, (_, index) => client(index));
-    for (let kill = 0; kill < options.kills; ) {
+    for (let kill = 0; kill < options.kills;) {
       server = start();
       const spawned = Date.now();
       if (prng.chance(startupShare)) {
         const after = prng.int(20, 1500);
-        const outcome = await Promise.race([server.ready.then(() => 'ready' as const), sleep(after).then(() => 'timer' as const)]);
+        const outcome = await Promise.race([
+          server.ready.then(() => 'ready' as const),
+          sleep(after).then(() => 'timer' as const),
+        ]);
         if (outcome === 'timer') {
           await server.kill('SIGKILL');
           kill += 1;
@@ -314,14 +333,21 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
       if (lockFile !== undefined) {
         let holder: unknown;
         try {
-          holder = existsSync(lockFile) ? (JSON.parse(readFileSync(lockFile, 'utf8')) as { pid?: unknown }).pid : undefined;
+          holder = existsSync(lockFile)
+            ? (JSON.parse(readFileSync(lockFile, 'utf8')) as { pid?: unknown }).pid
+            : undefined;
         } catch {
           holder = 'unreadable';
         }
         if (holder === server.pid) staleLocksTakenOver += 1;
-        else violations.push(`after kill ${kill} the lock file names ${String(holder)}, not the killed server ${server.pid}`);
+        else
+          violations.push(
+            `after kill ${kill} the lock file names ${String(holder)}, not the killed server ${server.pid}`,
+          );
       }
-      log(`kill ${kill}/${options.kills} under load after ${life} ms (start-up took ${startupMs} ms; ${requests} requests so far)`);
+      log(
+        `kill ${kill}/${options.kills} under load after ${life} ms (start-up took ${startupMs} ms; ${requests} requests so far)`,
+      );
     }
 
     // The last life: no new work; every unanswered request is retried with its key.
@@ -340,7 +366,8 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
       for (const operation of unanswered()) await attempt(operation);
       if (unanswered().length > 0) await sleep(100);
     }
-    for (const operation of unanswered()) violations.push(`${operation.kind} ${operation.key}: never answered after the last restart`);
+    for (const operation of unanswered())
+      violations.push(`${operation.kind} ${operation.key}: never answered after the last restart`);
 
     // Settlement resumes after every restart; then the server stops and the database is read.
     const organizationIds = [credentials.organizationId];
@@ -358,21 +385,34 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     server = undefined;
 
     const invariants = await access.with(async (database) => {
-      const report = await checkInvariants(database.db, [{ id: credentials.organizationId, startCents: START_BALANCE_CENTS }]);
-      const rows = await database.db.selectFrom('transfers').selectAll().where('organization_id', '=', credentials.organizationId).execute();
+      const report = await checkInvariants(database.db, [
+        { id: credentials.organizationId, startCents: START_BALANCE_CENTS },
+      ]);
+      const rows = await database.db
+        .selectFrom('transfers')
+        .selectAll()
+        .where('organization_id', '=', credentials.organizationId)
+        .execute();
       const byKey = new Map(rows.map((row) => [row.idempotency_key, row]));
       const creates = new Set(transfers.map((transfer) => transfer.create.key));
-      for (const row of rows) if (!creates.has(row.idempotency_key)) violations.push(`transfer ${row.id} has key ${row.idempotency_key}, which no client used`);
+      for (const row of rows)
+        if (!creates.has(row.idempotency_key))
+          violations.push(`transfer ${row.id} has key ${row.idempotency_key}, which no client used`);
       for (const transfer of transfers) {
         const { create, followUp } = transfer;
         const row = byKey.get(create.key);
         if (create.answer?.status === 200) {
           if (row === undefined || row.id !== transfer.id || row.amount_cents !== transfer.amountCents) {
-            violations.push(`create ${create.key} answered 200 with ${transfer.id ?? '?'}, but the database holds ${row === undefined ? 'no transfer' : `${row.id} of ${row.amount_cents}`}`);
+            violations.push(
+              `create ${create.key} answered 200 with ${transfer.id ?? '?'}, but the database holds ${row === undefined ? 'no transfer' : `${row.id} of ${row.amount_cents}`}`,
+            );
             continue;
           }
         } else {
-          if (row !== undefined) violations.push(`create ${create.key} answered ${create.answer?.status ?? 'nothing'}, yet transfer ${row.id} exists`);
+          if (row !== undefined)
+            violations.push(
+              `create ${create.key} answered ${create.answer?.status ?? 'nothing'}, yet transfer ${row.id} exists`,
+            );
           continue;
         }
         const outcome = followUp?.answer;
@@ -380,13 +420,24 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
         const cancelled = followUp?.kind === 'cancel' && outcome?.status === 200;
         const want = executed ? (transfer.fails ? 'FAILED' : 'SUCCEEDED') : cancelled ? 'CANCELLED' : 'PENDING';
         if (row.status !== want) {
-          violations.push(`transfer ${row.id}: ${row.status}, but its ${followUp?.kind ?? 'absent follow-up'} answered ${outcome === undefined ? 'nothing' : `${outcome.status} ${JSON.stringify(outcome.body)}`} (want ${want})`);
+          violations.push(
+            `transfer ${row.id}: ${row.status}, but its ${followUp?.kind ?? 'absent follow-up'} answered ${outcome === undefined ? 'nothing' : `${outcome.status} ${JSON.stringify(outcome.body)}`} (want ${want})`,
+          );
         }
-        if (followUp?.kind === 'execute' && outcome !== undefined && outcome.status !== 200 && field(outcome, 'type') !== 'InsufficientFunds') {
-          violations.push(`execute ${followUp.key}: unexpected answer ${outcome.status} ${JSON.stringify(outcome.body)}`);
+        if (
+          followUp?.kind === 'execute' &&
+          outcome !== undefined &&
+          outcome.status !== 200 &&
+          field(outcome, 'type') !== 'InsufficientFunds'
+        ) {
+          violations.push(
+            `execute ${followUp.key}: unexpected answer ${outcome.status} ${JSON.stringify(outcome.body)}`,
+          );
         }
         if (followUp?.kind === 'cancel' && outcome !== undefined && outcome.status !== 200) {
-          violations.push(`cancel ${followUp.key}: unexpected answer ${outcome.status} ${JSON.stringify(outcome.body)}`);
+          violations.push(
+            `cancel ${followUp.key}: unexpected answer ${outcome.status} ${JSON.stringify(outcome.body)}`,
+          );
         }
       }
       return report;
@@ -424,7 +475,11 @@ async function fetchProcessing(partner: ProofClient): Promise<number> {
   let count = 0;
   let cursor: string | undefined;
   for (;;) {
-    const query = new URLSearchParams({ status: 'PROCESSING', limit: '100', ...(cursor !== undefined ? { cursor } : {}) });
+    const query = new URLSearchParams({
+      status: 'PROCESSING',
+      limit: '100',
+      ...(cursor !== undefined ? { cursor } : {}),
+    });
     const page = await partner.send('GET', `/v1/transfer?${query.toString()}`);
     if (page.status !== 200) throw new Error(`listing PROCESSING transfers answered ${page.status}`);
     const transfers = field(page, 'transfers');

@@ -3,10 +3,10 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { databaseFromPGlite, openDatabase, startEmbeddedDatabase } from '../../server/store/connection.js';
-import type { Database, DatabaseKind } from '../../server/store/connection.js';
-import type { DatabaseBounds } from '../../server/store/bounds.js';
-import { migrateToLatest, migrations } from '../../server/store/migrate.js';
+import { databaseFromPGlite, openDatabase, startEmbeddedDatabase } from '../../server/database/open.js';
+import type { Database, DatabaseKind } from '../../server/database/open.js';
+import type { DatabaseBounds } from '../../server/database/bounds.js';
+import { migrateToLatest, migrations } from '../../server/database/migrate.js';
 
 // Fresh databases for tests.
 // - PostgreSQL (when DATABASE_URL is set): a new database `pps_test_<random>` on that server,
@@ -22,7 +22,7 @@ export type TestDatabase = Database & { url?: string };
 export interface TestDatabaseOptions {
   /** false: an empty database (no migration applied), for testing the migrations. Default true. */
   migrated?: boolean;
-  /** The bounds of its calls (server/store/bounds.ts), as the server sets them; none by default. */
+  /** The bounds of its calls (server/database/bounds.ts), as the server sets them; none by default. */
   bounds?: DatabaseBounds;
 }
 
@@ -36,9 +36,14 @@ export function createTestDatabase(options: TestDatabaseOptions = {}): Promise<T
   return createTestDatabaseOf(process.env['DATABASE_URL'] ? 'postgres' : 'pglite', options);
 }
 
-export async function createTestDatabaseOf(kind: DatabaseKind, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+export async function createTestDatabaseOf(
+  kind: DatabaseKind,
+  options: TestDatabaseOptions = {},
+): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
-  return kind === 'postgres' ? createPostgresDatabase(migrated, options.bounds) : createPGliteDatabase(migrated, options.bounds);
+  return kind === 'postgres'
+    ? createPostgresDatabase(migrated, options.bounds)
+    : createPGliteDatabase(migrated, options.bounds);
 }
 
 async function createPostgresDatabase(migrated: boolean, bounds: DatabaseBounds | undefined): Promise<TestDatabase> {
@@ -86,7 +91,10 @@ function withDatabase(serverUrl: string, name: string): string {
 }
 
 async function createPGliteDatabase(migrated: boolean, bounds: DatabaseBounds | undefined): Promise<TestDatabase> {
-  const pglite = await startEmbeddedDatabase({ loadDataDir: await pgliteTemplate({ migrated }), ...(bounds === undefined ? {} : { bounds }) });
+  const pglite = await startEmbeddedDatabase({
+    loadDataDir: await pgliteTemplate({ migrated }),
+    ...(bounds === undefined ? {} : { bounds }),
+  });
   return databaseFromPGlite(pglite);
 }
 

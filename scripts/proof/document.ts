@@ -106,7 +106,13 @@ function errorStatusTable(description: string): Map<string, number[]> {
   for (const line of description.split('\n')) {
     const match = /^\|\s*`?([A-Za-z]+)`?\s*\|\s*([0-9,\s]+)\|/.exec(line);
     if (match?.[1] !== undefined && match[2] !== undefined) {
-      table.set(match[1], match[2].split(',').map((status) => Number(status.trim())).filter(Number.isInteger));
+      table.set(
+        match[1],
+        match[2]
+          .split(',')
+          .map((status) => Number(status.trim()))
+          .filter(Number.isInteger),
+      );
     }
   }
   return table;
@@ -120,24 +126,39 @@ export function loadDocument(): ApiDocument {
   if (!isObject(raw)) throw new Error('the document is not an object');
   const document = raw as unknown as OpenApiDocument;
   const resolve = resolver(document);
-  const schemaAt = (pointer: string | undefined): JsonSchema => (pointer === undefined ? {} : ((resolve(atPointer(document, pointer)) ?? {}) as JsonSchema));
+  const schemaAt = (pointer: string | undefined): JsonSchema =>
+    pointer === undefined ? {} : ((resolve(atPointer(document, pointer)) ?? {}) as JsonSchema);
   const read = readOperations(document);
-  if (read.notes.some((note) => note.includes('not read') || note.includes('not checked'))) throw new Error(`the document cannot be read whole: ${read.notes.join('; ')}`);
+  if (read.notes.some((note) => note.includes('not read') || note.includes('not checked')))
+    throw new Error(`the document cannot be read whole: ${read.notes.join('; ')}`);
   const scopes = new Set<string>();
   const operations = read.operations.map((operation): OperationSpec => {
-    const parameters = operation.parameters.map((parameter): ParameterSpec => ({ name: parameter.name, in: parameter.in, required: parameter.required, schema: schemaAt(parameter.schemaPointer) }));
+    const parameters = operation.parameters.map((parameter): ParameterSpec => ({
+      name: parameter.name,
+      in: parameter.in,
+      required: parameter.required,
+      schema: schemaAt(parameter.schemaPointer),
+    }));
     const [media] = operation.requestBody?.media ?? [];
     const body: BodySpec | undefined =
       operation.requestBody === undefined || media === undefined
         ? undefined
-        : { required: operation.requestBody.required, contentTypes: operation.requestBody.media.map((candidate) => candidate.type), schema: schemaAt(media.schemaPointer), examples: media.examples };
+        : {
+            required: operation.requestBody.required,
+            contentTypes: operation.requestBody.media.map((candidate) => candidate.type),
+            schema: schemaAt(media.schemaPointer),
+            examples: media.examples,
+          };
     // The first alternative's scopes: the service's operations name one scheme each.
-    const required = (operation.security[0] === undefined ? [] : Object.values(operation.security[0]).flat()).map(String);
+    const required = (operation.security[0] === undefined ? [] : Object.values(operation.security[0]).flat()).map(
+      String,
+    );
     required.forEach((scope) => scopes.add(scope));
     const responses = new Map<number, JsonSchema>();
     for (const response of operation.responses) {
       const first = response.media[0];
-      if (first?.schemaPointer !== undefined && Number.isInteger(Number(response.key))) responses.set(Number(response.key), schemaAt(first.schemaPointer));
+      if (first?.schemaPointer !== undefined && Number.isInteger(Number(response.key)))
+        responses.set(Number(response.key), schemaAt(first.schemaPointer));
     }
     return {
       operationId: operation.operationId ?? operation.key,
@@ -147,7 +168,9 @@ export function loadDocument(): ApiDocument {
       body,
       authenticated: requiresCredentials(operation.security),
       scopes: required,
-      write: parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key'),
+      write: parameters.some(
+        (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
+      ),
       statuses: operation.responses.map((response) => Number(response.key)).filter(Number.isInteger),
       responses,
     };
@@ -159,7 +182,9 @@ export function loadDocument(): ApiDocument {
   const errorStatuses = errorStatusTable(errorType?.description ?? '');
   const unmapped = (errorType?.enum ?? []).map(String).filter((type) => !errorStatuses.has(type));
   if (unmapped.length > 0) {
-    throw new Error(`The ErrorType description's table gives no status for ${unmapped.join(', ')}: the proofs read type → status from it`);
+    throw new Error(
+      `The ErrorType description's table gives no status for ${unmapped.join(', ')}: the proofs read type → status from it`,
+    );
   }
   cached = {
     raw: document,

@@ -29,7 +29,8 @@ export type IdRef =
   | { readonly ref: 'own-encoded' }
   | { readonly raw: string };
 
-export type CursorMode = 'valid' | 'tampered' | 'truncated' | 'other-list' | 'other-limit' | 'other-filters' | 'garbage';
+export type CursorMode =
+  'valid' | 'tampered' | 'truncated' | 'other-list' | 'other-limit' | 'other-filters' | 'garbage';
 
 export type QueryValue = string | { readonly cursor: CursorMode };
 
@@ -47,13 +48,26 @@ export type AuthMode =
   | 'duplicate-garbage-first'
   | 'missing-scope';
 
-export type TokenAuth = 'basic' | 'basic-wrong-secret' | 'basic-unknown-client' | 'basic-garbage' | 'post' | 'none' | 'both';
+export type TokenAuth =
+  'basic' | 'basic-wrong-secret' | 'basic-unknown-client' | 'basic-garbage' | 'post' | 'none' | 'both';
 
 export type KeyMode = 'fresh' | 'missing' | 'duplicate' | 'replay' | 'reuse-other-request' | { readonly raw: string };
 
-export type TimestampFormat = 'leading-zeros' | 'decimal' | 'plus-sign' | 'spaces' | 'hex' | 'exponent' | 'negative' | 'sixteen-digits' | 'empty' | 'milliseconds' | 'letters';
+export type TimestampFormat =
+  | 'leading-zeros'
+  | 'decimal'
+  | 'plus-sign'
+  | 'spaces'
+  | 'hex'
+  | 'exponent'
+  | 'negative'
+  | 'sixteen-digits'
+  | 'empty'
+  | 'milliseconds'
+  | 'letters';
 
-export type TimestampMode = 'now' | 'missing' | 'duplicate' | { readonly offset: number } | { readonly format: TimestampFormat };
+export type TimestampMode =
+  'now' | 'missing' | 'duplicate' | { readonly offset: number } | { readonly format: TimestampFormat };
 
 export type SignatureMode =
   | 'valid'
@@ -77,7 +91,18 @@ export type BodyValue =
   | { readonly hex: string }
   | { readonly form: ReadonlyArray<readonly [string, string]> }
   /** A body made when sent (too big to print): `bytes` long. */
-  | { readonly generated: 'oversize-json' | 'oversize-form' | 'near-limit-json' | 'deep-array' | 'deep-object' | 'deep-field' | 'many-properties' | 'many-form-fields'; readonly size: number }
+  | {
+      readonly generated:
+        | 'oversize-json'
+        | 'oversize-form'
+        | 'near-limit-json'
+        | 'deep-array'
+        | 'deep-object'
+        | 'deep-field'
+        | 'many-properties'
+        | 'many-form-fields';
+      readonly size: number;
+    }
   | { readonly gzipJson: unknown };
 
 export interface BodyPlan {
@@ -194,7 +219,9 @@ const ID_PREFIX: Record<string, string> = { card: 'crd_', transfer: 'trf_', tran
 
 function unknownId(path: string): fc.Arbitrary<IdRef> {
   const prefix = Object.entries(ID_PREFIX).find(([word]) => path.startsWith(`/v1/${word}`))?.[1] ?? '';
-  return fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), minLength: 24, maxLength: 24 }).map((tail) => ({ raw: `${prefix}${tail}` }));
+  return fc
+    .string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), minLength: 24, maxLength: 24 })
+    .map((tail) => ({ raw: `${prefix}${tail}` }));
 }
 
 function idFor(operation: OperationSpec): fc.Arbitrary<IdRef | undefined> {
@@ -211,9 +238,19 @@ function idFor(operation: OperationSpec): fc.Arbitrary<IdRef | undefined> {
 function validQuery(operation: OperationSpec): fc.Arbitrary<Array<[string, QueryValue]>> {
   const optional = queryParameters(operation).filter((parameter) => parameter.name !== 'cursor');
   if (optional.length === 0) return fc.constant([]);
-  return fc.subarray(optional, { maxLength: Math.min(3, optional.length) }).chain((chosen) =>
-    fc.tuple(...chosen.map((parameter) => validValue(parameter.schema, 'text').map((value): [string, QueryValue] => [parameter.name, clientWireText(value)]))),
-  ).map((pairs) => [...pairs]);
+  return fc
+    .subarray(optional, { maxLength: Math.min(3, optional.length) })
+    .chain((chosen) =>
+      fc.tuple(
+        ...chosen.map((parameter) =>
+          validValue(parameter.schema, 'text').map((value): [string, QueryValue] => [
+            parameter.name,
+            clientWireText(value),
+          ]),
+        ),
+      ),
+    )
+    .map((pairs) => [...pairs]);
 }
 
 /** Both bounds of a range filter given, the lower above the upper: refused with 400. */
@@ -222,7 +259,10 @@ function invertedRange(query: ReadonlyArray<readonly [string, QueryValue]>): boo
     const found = query.find(([key]) => key === name)?.[1];
     return typeof found === 'string' && /^-?\d+$/.test(found) ? Number(found) : undefined;
   };
-  for (const [low, high] of [['minAmountCents', 'maxAmountCents'], ['fromDate', 'toDate']] as const) {
+  for (const [low, high] of [
+    ['minAmountCents', 'maxAmountCents'],
+    ['fromDate', 'toDate'],
+  ] as const) {
     const a = value(low);
     const b = value(high);
     if (a !== undefined && b !== undefined && a > b) return true;
@@ -239,12 +279,20 @@ function validBody(operation: OperationSpec): fc.Arbitrary<BodyPlan | undefined>
   const contentType = body.contentTypes[0] ?? 'application/json';
   if (contentType === 'application/x-www-form-urlencoded') {
     return fc.constantFrom(...SCOPE_SUBSETS).map((scope) => ({
-      value: { form: [['grant_type', 'client_credentials'] as const, ...(scope !== undefined ? [['scope', scope] as const] : [])] },
+      value: {
+        form: [
+          ['grant_type', 'client_credentials'] as const,
+          ...(scope !== undefined ? [['scope', scope] as const] : []),
+        ],
+      },
       contentType,
     }));
   }
   const fromSchema = validValue(body.schema, 'body');
-  const arbitrary = body.examples.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...body.examples) }, { weight: 1, arbitrary: fromSchema }) : fromSchema;
+  const arbitrary =
+    body.examples.length > 0
+      ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...body.examples) }, { weight: 1, arbitrary: fromSchema })
+      : fromSchema;
   return arbitrary.map((json) => ({ value: { json }, contentType }));
 }
 
@@ -256,7 +304,9 @@ interface Base {
 }
 
 function baseRequest(operation: OperationSpec): fc.Arbitrary<Base> {
-  return fc.record({ id: idFor(operation), query: validQuery(operation), body: validBody(operation) }).map(({ id, query, body }) => ({ operation, id, query, body }));
+  return fc
+    .record({ id: idFor(operation), query: validQuery(operation), body: validBody(operation) })
+    .map(({ id, query, body }) => ({ operation, id, query, body }));
 }
 
 /**
@@ -264,13 +314,21 @@ function baseRequest(operation: OperationSpec): fc.Arbitrary<Base> {
  * query holds an inverted range, which is checked after the schema and the write
  * headers, so every earlier refusal stays as it is.
  */
-function caseOf(base: Base, family: string, note: string, expect: readonly Outcome[], changes: Partial<FuzzCase> = {}): FuzzCase {
+function caseOf(
+  base: Base,
+  family: string,
+  note: string,
+  expect: readonly Outcome[],
+  changes: Partial<FuzzCase> = {},
+): FuzzCase {
   const { operation } = base;
   const finalQuery = changes.query ?? base.query;
   if (invertedRange(finalQuery) && expect.some((outcome) => outcome.status === 200)) {
     expect = [...expect.filter((outcome) => outcome.status !== 200 && outcome.status !== 304), invalid];
   }
-  const write = operation.write ? { key: 'fresh' as KeyMode, timestamp: 'now' as TimestampMode, signature: 'valid' as SignatureMode } : undefined;
+  const write = operation.write
+    ? { key: 'fresh' as KeyMode, timestamp: 'now' as TimestampMode, signature: 'valid' as SignatureMode }
+    : undefined;
   return {
     operationId: operation.operationId,
     family,
@@ -323,7 +381,13 @@ function slotsOf(operation: OperationSpec): Slot[] {
   const branches = schema?.oneOf ?? (schema !== undefined ? [schema] : []);
   for (const [index, branch] of branches.entries()) {
     for (const [name, property] of Object.entries(branch.properties ?? {})) {
-      slots.push({ where: 'body', name, schema: property, required: (branch.required ?? []).includes(name), ...(schema?.oneOf !== undefined ? { branch: index } : {}) });
+      slots.push({
+        where: 'body',
+        name,
+        schema: property,
+        required: (branch.required ?? []).includes(name),
+        ...(schema?.oneOf !== undefined ? { branch: index } : {}),
+      });
     }
   }
   return slots;
@@ -331,13 +395,23 @@ function slotsOf(operation: OperationSpec): Slot[] {
 
 function bodyJson(base: Base): Record<string, unknown> {
   const value = base.body?.value;
-  return value !== undefined && 'json' in value && typeof value.json === 'object' && value.json !== null && !Array.isArray(value.json)
+  return value !== undefined &&
+    'json' in value &&
+    typeof value.json === 'object' &&
+    value.json !== null &&
+    !Array.isArray(value.json)
     ? { ...(value.json as Record<string, unknown>) }
     : {};
 }
 
 /** The body of `base` with one field set; for oneOf bodies, in the branch that declares the field. */
-function withField(base: Base, name: string, value: unknown, remove = false, branchIndex?: number): BodyPlan | undefined {
+function withField(
+  base: Base,
+  name: string,
+  value: unknown,
+  remove = false,
+  branchIndex?: number,
+): BodyPlan | undefined {
   const plan = base.body;
   if (plan === undefined) return undefined;
   if ('form' in plan.value) {
@@ -346,9 +420,13 @@ function withField(base: Base, name: string, value: unknown, remove = false, bra
   }
   const schema = base.operation.body?.schema;
   let json = bodyJson(base);
-  const branch = branchIndex !== undefined ? schema?.oneOf?.[branchIndex] : schema?.oneOf?.find((candidate) => candidate.properties?.[name] !== undefined);
+  const branch =
+    branchIndex !== undefined
+      ? schema?.oneOf?.[branchIndex]
+      : schema?.oneOf?.find((candidate) => candidate.properties?.[name] !== undefined);
   const member = (candidate: JsonSchema): boolean =>
-    Object.keys(json).every((key) => candidate.properties?.[key] !== undefined) && (candidate.required ?? []).every((key) => key in json);
+    Object.keys(json).every((key) => candidate.properties?.[key] !== undefined) &&
+    (candidate.required ?? []).every((key) => key in json);
   if (branch !== undefined && !member(branch)) {
     // Start from a valid body of that branch: its required fields at their minimum.
     json = Object.fromEntries((branch.required ?? []).map((key) => [key, branch.properties?.[key]?.minimum ?? 0]));
@@ -368,7 +446,9 @@ function rebase(base: Base, changes: Partial<FuzzCase>): Base {
   return {
     ...base,
     ...(changes.id !== undefined ? { id: changes.id } : {}),
-    ...(changes.query !== undefined ? { query: changes.query.map(([name, value]): [string, QueryValue] => [name, value]) } : {}),
+    ...(changes.query !== undefined
+      ? { query: changes.query.map(([name, value]): [string, QueryValue] => [name, value]) }
+      : {}),
   };
 }
 
@@ -387,7 +467,9 @@ function insideOutcome(base: Base, slot: Slot): readonly Outcome[] {
 
 function tokenBodyChanges(slot: Slot): Partial<FuzzCase> {
   // client_id / client_secret in the body mean client_secret_post: no Basic header then.
-  return slot.where === 'body' && (slot.name === 'client_id' || slot.name === 'client_secret') ? { tokenAuth: 'post' } : {};
+  return slot.where === 'body' && (slot.name === 'client_id' || slot.name === 'client_secret')
+    ? { tokenAuth: 'post' }
+    : {};
 }
 
 function applySlot(base: Base, slot: Slot, value: unknown): Partial<FuzzCase> {
@@ -398,7 +480,8 @@ function applySlot(base: Base, slot: Slot, value: unknown): Partial<FuzzCase> {
       return { query: withQuery(base, slot.name, clientWireText(value)) };
     case 'header': {
       const text = String(value);
-      if (slot.name.toLowerCase() === 'idempotency-key') return { write: { key: { raw: text }, timestamp: 'now', signature: 'valid' } };
+      if (slot.name.toLowerCase() === 'idempotency-key')
+        return { write: { key: { raw: text }, timestamp: 'now', signature: 'valid' } };
       return { headers: [[slot.name, text]] };
     }
     case 'body': {
@@ -409,31 +492,44 @@ function applySlot(base: Base, slot: Slot, value: unknown): Partial<FuzzCase> {
 }
 
 function boundaryFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | undefined {
-  const slots = slotsOf(operation).filter((slot) => insideBounds(doc.raw, slot.schema).length + outsideBounds(doc.raw, slot.schema).length > 0);
+  const slots = slotsOf(operation).filter(
+    (slot) => insideBounds(doc.raw, slot.schema).length + outsideBounds(doc.raw, slot.schema).length > 0,
+  );
   if (slots.length === 0) return undefined;
-  return fc.tuple(baseRequest(operation), fc.constantFrom(...slots), fc.boolean(), fc.nat()).map(([base, slot, inside, pick]) => {
-    const choices = inside ? insideBounds(doc.raw, slot.schema) : outsideBounds(doc.raw, slot.schema);
-    const fallback = inside ? outsideBounds(doc.raw, slot.schema) : insideBounds(doc.raw, slot.schema);
-    const list = choices.length > 0 ? choices : fallback;
-    const isInside = choices.length > 0 ? inside : !inside;
-    // Header values travel as latin1 bytes: only printable ASCII keeps its length on the wire.
-    const usable = slot.where === 'header' ? list.filter((item) => /^[\x20-\x7e]*$/.test(String(item.value))) : list;
-    const boundary = usable[pick % usable.length] ?? { label: 'none', value: '' };
-    const changes = applySlot(base, slot, boundary.value);
-    // An empty path segment no longer matches the route: 404 (or 405 where a shorter path exists).
-    const emptyPath = slot.where === 'path' && String(boundary.value) === '';
-    let expect: readonly Outcome[] = isInside ? insideOutcome(rebase(base, changes), slot) : [invalid];
-    if (emptyPath) expect = operation.path.endsWith('{id}') ? [notFound, methodNotAllowed, ok] : [notFound, methodNotAllowed];
-    const tokenRequest = operation.operationId === 'createToken';
-    if (!isInside && tokenRequest && slot.name === 'grant_type') expect = [invalid];
-    const note = `${slot.where} ${slot.name}: ${boundary.label} (${isInside ? 'inside' : 'outside'} the bound)`;
-    return caseOf(base, isInside ? 'bound-inside' : 'bound-outside', note, expect, { ...changes, ...(tokenRequest ? tokenBodyChanges(slot) : {}) });
-  });
+  return fc
+    .tuple(baseRequest(operation), fc.constantFrom(...slots), fc.boolean(), fc.nat())
+    .map(([base, slot, inside, pick]) => {
+      const choices = inside ? insideBounds(doc.raw, slot.schema) : outsideBounds(doc.raw, slot.schema);
+      const fallback = inside ? outsideBounds(doc.raw, slot.schema) : insideBounds(doc.raw, slot.schema);
+      const list = choices.length > 0 ? choices : fallback;
+      const isInside = choices.length > 0 ? inside : !inside;
+      // Header values travel as latin1 bytes: only printable ASCII keeps its length on the wire.
+      const usable = slot.where === 'header' ? list.filter((item) => /^[\x20-\x7e]*$/.test(String(item.value))) : list;
+      const boundary = usable[pick % usable.length] ?? { label: 'none', value: '' };
+      const changes = applySlot(base, slot, boundary.value);
+      // An empty path segment no longer matches the route: 404 (or 405 where a shorter path exists).
+      const emptyPath = slot.where === 'path' && String(boundary.value) === '';
+      let expect: readonly Outcome[] = isInside ? insideOutcome(rebase(base, changes), slot) : [invalid];
+      if (emptyPath)
+        expect = operation.path.endsWith('{id}') ? [notFound, methodNotAllowed, ok] : [notFound, methodNotAllowed];
+      const tokenRequest = operation.operationId === 'createToken';
+      if (!isInside && tokenRequest && slot.name === 'grant_type') expect = [invalid];
+      const note = `${slot.where} ${slot.name}: ${boundary.label} (${isInside ? 'inside' : 'outside'} the bound)`;
+      return caseOf(base, isInside ? 'bound-inside' : 'bound-outside', note, expect, {
+        ...changes,
+        ...(tokenRequest ? tokenBodyChanges(slot) : {}),
+      });
+    });
 }
 
 function wrongTypeFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | undefined {
-  const slots = slotsOf(operation).filter((slot) => slot.where === 'body' ? operation.body?.contentTypes[0] !== 'application/x-www-form-urlencoded' : isIntegerSchema(slot.schema));
-  const wholeBody = operation.body !== undefined && operation.body.contentTypes[0] !== 'application/x-www-form-urlencoded';
+  const slots = slotsOf(operation).filter((slot) =>
+    slot.where === 'body'
+      ? operation.body?.contentTypes[0] !== 'application/x-www-form-urlencoded'
+      : isIntegerSchema(slot.schema),
+  );
+  const wholeBody =
+    operation.body !== undefined && operation.body.contentTypes[0] !== 'application/x-www-form-urlencoded';
   if (slots.length === 0 && !wholeBody) return undefined;
   const bodies: Array<[string, string]> = [
     ['an array', '[]'],
@@ -443,23 +539,40 @@ function wrongTypeFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | und
     ['null', 'null'],
     ['true', 'true'],
   ];
-  const perSlot = slots.length === 0 ? undefined : fc.tuple(baseRequest(operation), fc.constantFrom(...slots), fc.nat()).map(([base, slot, pick]) => {
-    const wrong = wrongTypes(doc.raw, slot.schema);
-    const choice = wrong[pick % wrong.length] ?? { label: 'a word', value: 'twelve', coercible: false };
-    const onWire = slot.where !== 'body';
-    // On the wire (query, path) every value is text: only text that is not an integer is wrong.
-    const value = onWire ? (choice.value === null ? 'null' : typeof choice.value === 'object' ? JSON.stringify(choice.value) : String(choice.value)) : choice.value;
-    const number = /^-?\d+$/.test(String(value)) ? Number(value) : undefined;
-    const stillValid = onWire && number !== undefined && number >= (slot.schema.minimum ?? -Infinity) && number <= (slot.schema.maximum ?? Infinity);
-    const changes = applySlot(base, slot, value);
-    const expect = stillValid ? insideOutcome(rebase(base, changes), slot) : [invalid];
-    // Ajv would coerce some of these (a number-like string, a boolean, null): the service must not.
-    const note = `${slot.where} ${slot.name}: ${choice.label} ${JSON.stringify(value)}${!onWire && choice.coercible ? ' (coercible)' : ''}`;
-    return caseOf(base, 'wrong-type', note, expect, changes);
-  });
-  const whole = !wholeBody ? undefined : fc.tuple(baseRequest(operation), fc.constantFrom(...bodies)).map(([base, [label, text]]) =>
-    caseOf(base, 'wrong-type', `whole body: ${label}`, [invalid], { body: { value: { text }, contentType: operation.body?.contentTypes[0] ?? 'application/json' } }),
-  );
+  const perSlot =
+    slots.length === 0
+      ? undefined
+      : fc.tuple(baseRequest(operation), fc.constantFrom(...slots), fc.nat()).map(([base, slot, pick]) => {
+          const wrong = wrongTypes(doc.raw, slot.schema);
+          const choice = wrong[pick % wrong.length] ?? { label: 'a word', value: 'twelve', coercible: false };
+          const onWire = slot.where !== 'body';
+          // On the wire (query, path) every value is text: only text that is not an integer is wrong.
+          const value = onWire
+            ? choice.value === null
+              ? 'null'
+              : typeof choice.value === 'object'
+                ? JSON.stringify(choice.value)
+                : String(choice.value)
+            : choice.value;
+          const number = /^-?\d+$/.test(String(value)) ? Number(value) : undefined;
+          const stillValid =
+            onWire &&
+            number !== undefined &&
+            number >= (slot.schema.minimum ?? -Infinity) &&
+            number <= (slot.schema.maximum ?? Infinity);
+          const changes = applySlot(base, slot, value);
+          const expect = stillValid ? insideOutcome(rebase(base, changes), slot) : [invalid];
+          // Ajv would coerce some of these (a number-like string, a boolean, null): the service must not.
+          const note = `${slot.where} ${slot.name}: ${choice.label} ${JSON.stringify(value)}${!onWire && choice.coercible ? ' (coercible)' : ''}`;
+          return caseOf(base, 'wrong-type', note, expect, changes);
+        });
+  const whole = !wholeBody
+    ? undefined
+    : fc.tuple(baseRequest(operation), fc.constantFrom(...bodies)).map(([base, [label, text]]) =>
+        caseOf(base, 'wrong-type', `whole body: ${label}`, [invalid], {
+          body: { value: { text }, contentType: operation.body?.contentTypes[0] ?? 'application/json' },
+        }),
+      );
   const options = [perSlot, whole].filter((arbitrary): arbitrary is fc.Arbitrary<FuzzCase> => arbitrary !== undefined);
   return options.length === 0 ? undefined : fc.oneof(...options);
 }
@@ -477,28 +590,62 @@ function missingFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | undef
     );
   }
   if (operation.body !== undefined) {
-    options.push(baseRequest(operation).map((base) => caseOf(base, 'missing', 'no body and no Content-Type', [invalid, unsupported], { body: { value: { text: '' }, contentType: null } })));
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'missing', 'no body and no Content-Type', [invalid, unsupported], {
+          body: { value: { text: '' }, contentType: null },
+        }),
+      ),
+    );
     options.push(
       baseRequest(operation).map((base) => {
         const plan = base.body;
-        return caseOf(base, 'missing', 'body without Content-Type', [invalid, unsupported], plan === undefined ? {} : { body: { ...plan, contentType: null } });
+        return caseOf(
+          base,
+          'missing',
+          'body without Content-Type',
+          [invalid, unsupported],
+          plan === undefined ? {} : { body: { ...plan, contentType: null } },
+        );
       }),
     );
   }
-  if (operation.authenticated) options.push(baseRequest(operation).map((base) => caseOf(base, 'missing', 'no Authorization header', [unauthorized], { auth: 'none' })));
-  if (isToken) options.push(baseRequest(operation).map((base) => caseOf(base, 'missing', 'no client authentication', [unauthorized], { tokenAuth: 'none' })));
+  if (operation.authenticated)
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'missing', 'no Authorization header', [unauthorized], { auth: 'none' }),
+      ),
+    );
+  if (isToken)
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'missing', 'no client authentication', [unauthorized], { tokenAuth: 'none' }),
+      ),
+    );
   if (operation.write) {
     const writes: Array<[string, FuzzCase['write'], Outcome]> = [
       ['no Idempotency-Key', { key: 'missing', timestamp: 'now', signature: 'valid' }, missingKey],
       ['no X-Partner-Signature', { key: 'fresh', timestamp: 'now', signature: 'missing' }, missingSignature],
       ['no X-Partner-Request-Timestamp', { key: 'fresh', timestamp: 'missing', signature: 'valid' }, invalid],
     ];
-    options.push(fc.tuple(baseRequest(operation), fc.constantFrom(...writes)).map(([base, [note, write, outcome]]) => caseOf(base, 'missing', note, [outcome], write === undefined ? {} : { write })));
+    options.push(
+      fc
+        .tuple(baseRequest(operation), fc.constantFrom(...writes))
+        .map(([base, [note, write, outcome]]) =>
+          caseOf(base, 'missing', note, [outcome], write === undefined ? {} : { write }),
+        ),
+    );
   }
   if (operation.path.includes('{id}')) {
     // `/v1/card/` is the collection with a trailing slash, which routing tolerates (server/app.ts).
-    const emptyIdOutcomes = operation.path.endsWith('{id}') ? [notFound, methodNotAllowed, ok] : [notFound, methodNotAllowed];
-    options.push(baseRequest(operation).map((base) => caseOf(base, 'missing', 'empty id segment', emptyIdOutcomes, { id: { raw: '' } })));
+    const emptyIdOutcomes = operation.path.endsWith('{id}')
+      ? [notFound, methodNotAllowed, ok]
+      : [notFound, methodNotAllowed];
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'missing', 'empty id segment', emptyIdOutcomes, { id: { raw: '' } }),
+      ),
+    );
   }
   return options.length === 0 ? undefined : fc.oneof(...options);
 }
@@ -511,20 +658,47 @@ function duplicateFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
       ['X-Partner-Signature twice', { key: 'fresh', timestamp: 'now', signature: 'duplicate' }],
       ['X-Partner-Request-Timestamp twice', { key: 'fresh', timestamp: 'duplicate', signature: 'valid' }],
     ];
-    options.push(fc.tuple(baseRequest(operation), fc.constantFrom(...writes)).map(([base, [note, write]]) => caseOf(base, 'duplicate-header', note, [invalid], { write })));
+    options.push(
+      fc
+        .tuple(baseRequest(operation), fc.constantFrom(...writes))
+        .map(([base, [note, write]]) => caseOf(base, 'duplicate-header', note, [invalid], { write })),
+    );
   }
   if (operation.authenticated) {
     // Node keeps the first Authorization header and drops the others.
-    options.push(baseRequest(operation).map((base) => caseOf(base, 'duplicate-header', 'Authorization twice, valid first', expectedFor(base), { auth: 'duplicate-valid-first' })));
-    options.push(baseRequest(operation).map((base) => caseOf(base, 'duplicate-header', 'Authorization twice, garbage first', [unauthorized], { auth: 'duplicate-garbage-first' })));
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'duplicate-header', 'Authorization twice, valid first', expectedFor(base), {
+          auth: 'duplicate-valid-first',
+        }),
+      ),
+    );
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'duplicate-header', 'Authorization twice, garbage first', [unauthorized], {
+          auth: 'duplicate-garbage-first',
+        }),
+      ),
+    );
   }
-  options.push(baseRequest(operation).map((base) => caseOf(base, 'duplicate-header', 'X-Request-Id twice', expectedFor(base), { headers: [['X-Request-Id', 'fuzz-1'], ['X-Request-Id', 'fuzz-2']] })));
+  options.push(
+    baseRequest(operation).map((base) =>
+      caseOf(base, 'duplicate-header', 'X-Request-Id twice', expectedFor(base), {
+        headers: [
+          ['X-Request-Id', 'fuzz-1'],
+          ['X-Request-Id', 'fuzz-2'],
+        ],
+      }),
+    ),
+  );
   if (operation.body !== undefined) {
     options.push(
       baseRequest(operation).map((base) => {
         const plan = base.body;
         const type = plan?.contentType ?? 'application/json';
-        return caseOf(base, 'duplicate-header', 'Content-Type twice', [...expectedFor(base), invalid, unsupported], { headers: [['Content-Type', type]] });
+        return caseOf(base, 'duplicate-header', 'Content-Type twice', [...expectedFor(base), invalid, unsupported], {
+          headers: [['Content-Type', type]],
+        });
       }),
     );
   }
@@ -535,9 +709,19 @@ function duplicateFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
         fc.tuple(validValue(parameter.schema, 'text'), validValue(parameter.schema, 'text')).map(([a, b]) =>
           // A list parameter given twice is read as the one comma-separated value (the same
           // records); a single value given twice is ambiguous and refused.
-          caseOf(base, 'duplicate-parameter', `query ${parameter.name} twice`, typesOf(parameter.schema).includes('array') ? [...expectedFor(base), invalid] : [invalid], {
-            query: [...base.query.filter(([key]) => key !== parameter.name), [parameter.name, clientWireText(a)], [parameter.name, clientWireText(b)]],
-          }),
+          caseOf(
+            base,
+            'duplicate-parameter',
+            `query ${parameter.name} twice`,
+            typesOf(parameter.schema).includes('array') ? [...expectedFor(base), invalid] : [invalid],
+            {
+              query: [
+                ...base.query.filter(([key]) => key !== parameter.name),
+                [parameter.name, clientWireText(a)],
+                [parameter.name, clientWireText(b)],
+              ],
+            },
+          ),
         ),
       ),
     );
@@ -547,7 +731,14 @@ function duplicateFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
 
 function encodingFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
   const options: Array<fc.Arbitrary<FuzzCase>> = [];
-  const textSlots = slotsOf(operation).filter((slot) => typesOf(slot.schema).includes('string') && slot.schema.enum === undefined && slot.schema.pattern === undefined && (slot.where === 'body' || slot.where === 'query') && slot.name !== 'cursor');
+  const textSlots = slotsOf(operation).filter(
+    (slot) =>
+      typesOf(slot.schema).includes('string') &&
+      slot.schema.enum === undefined &&
+      slot.schema.pattern === undefined &&
+      (slot.where === 'body' || slot.where === 'query') &&
+      slot.name !== 'cursor',
+  );
   const isForm = operation.body?.contentTypes[0] === 'application/x-www-form-urlencoded';
   const texts: Array<[string, string]> = [
     ['NUL', 'a\u0000b'],
@@ -563,30 +754,142 @@ function encodingFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
   ];
   if (textSlots.length > 0) {
     options.push(
-      fc.tuple(baseRequest(operation), fc.constantFrom(...textSlots), fc.constantFrom(...texts)).map(([base, slot, [label, text]]) => {
-        const changes = applySlot(base, slot, text);
-        // Taken as text, or refused as a whole (NUL cannot be stored: a 400, never a 500).
-        const expect = [...insideOutcome(rebase(base, changes), slot), invalid];
-        return caseOf(base, 'encoding', `${slot.where} ${slot.name}: ${label}`, expect, { ...changes, ...(isForm ? tokenBodyChanges(slot) : {}) });
-      }),
+      fc
+        .tuple(baseRequest(operation), fc.constantFrom(...textSlots), fc.constantFrom(...texts))
+        .map(([base, slot, [label, text]]) => {
+          const changes = applySlot(base, slot, text);
+          // Taken as text, or refused as a whole (NUL cannot be stored: a 400, never a 500).
+          const expect = [...insideOutcome(rebase(base, changes), slot), invalid];
+          return caseOf(base, 'encoding', `${slot.where} ${slot.name}: ${label}`, expect, {
+            ...changes,
+            ...(isForm ? tokenBodyChanges(slot) : {}),
+          });
+        }),
     );
   }
   if (operation.body !== undefined && !isForm) {
     const bodyCases: Array<[string, (base: Base) => Partial<FuzzCase>, (base: Base) => readonly Outcome[]]> = [
-      ['bytes that are not UTF-8 inside a string', (base) => ({ body: { value: { hex: notUtf8Body(base) }, contentType: base.body?.contentType ?? 'application/json' } }), (base) => [...expectedFor(base), invalid]],
-      ['charset=latin1', (base) => ({ body: { value: base.body?.value ?? { text: '{}' }, contentType: `${base.body?.contentType ?? 'application/json'}; charset=latin1` } }), () => [unsupported]],
-      ['charset=utf-16 with UTF-8 bytes', (base) => ({ body: { value: base.body?.value ?? { text: '{}' }, contentType: `${base.body?.contentType ?? 'application/json'}; charset=utf-16` } }), () => [invalid, unsupported]],
-      ['charset="UTF-8" quoted', (base) => ({ body: { value: base.body?.value ?? { text: '{}' }, contentType: `${base.body?.contentType ?? 'application/json'}; charset="UTF-8"` } }), (base) => [...expectedFor(base), unsupported]],
-      ['a byte-order mark first', (base) => ({ body: { value: { text: `\ufeff${JSON.stringify(bodyJson(base))}` }, contentType: base.body?.contentType ?? 'application/json' } }), (base) => [...expectedFor(base), invalid]],
-      ['gzip-encoded', (base) => ({ body: { value: { gzipJson: bodyJson(base) }, contentType: base.body?.contentType ?? 'application/json', contentEncoding: 'gzip' } }), (base) => [...expectedFor(base), invalid, unsupported]],
-      ['Content-Encoding gzip on plain bytes', (base) => ({ body: { value: base.body?.value ?? { text: '{}' }, contentType: base.body?.contentType ?? 'application/json', contentEncoding: 'gzip' } }), () => [invalid, unsupported]],
-      ['an unknown Content-Encoding', (base) => ({ body: { value: base.body?.value ?? { text: '{}' }, contentType: base.body?.contentType ?? 'application/json', contentEncoding: 'x-pack' } }), () => [unsupported, invalid]],
-      ['a text/plain body', (base) => ({ body: { value: base.body?.value ?? { text: '{}' }, contentType: 'text/plain' } }), () => [unsupported]],
-      ['truncated JSON', (base) => ({ body: { value: { text: JSON.stringify(bodyJson(base)).slice(0, -1) }, contentType: base.body?.contentType ?? 'application/json' } }), () => [invalid]],
-      ['JSON with a trailing comma', (base) => ({ body: { value: { text: JSON.stringify(bodyJson(base)).replace(/}$/, ',}') }, contentType: base.body?.contentType ?? 'application/json' } }), () => [invalid]],
-      ['a duplicated JSON key', (base) => ({ body: { value: { text: JSON.stringify(bodyJson(base)).replace(/^\{/, '{"zz":1,"zz":2,') }, contentType: base.body?.contentType ?? 'application/json' } }), () => [invalid]],
+      [
+        'bytes that are not UTF-8 inside a string',
+        (base) => ({
+          body: { value: { hex: notUtf8Body(base) }, contentType: base.body?.contentType ?? 'application/json' },
+        }),
+        (base) => [...expectedFor(base), invalid],
+      ],
+      [
+        'charset=latin1',
+        (base) => ({
+          body: {
+            value: base.body?.value ?? { text: '{}' },
+            contentType: `${base.body?.contentType ?? 'application/json'}; charset=latin1`,
+          },
+        }),
+        () => [unsupported],
+      ],
+      [
+        'charset=utf-16 with UTF-8 bytes',
+        (base) => ({
+          body: {
+            value: base.body?.value ?? { text: '{}' },
+            contentType: `${base.body?.contentType ?? 'application/json'}; charset=utf-16`,
+          },
+        }),
+        () => [invalid, unsupported],
+      ],
+      [
+        'charset="UTF-8" quoted',
+        (base) => ({
+          body: {
+            value: base.body?.value ?? { text: '{}' },
+            contentType: `${base.body?.contentType ?? 'application/json'}; charset="UTF-8"`,
+          },
+        }),
+        (base) => [...expectedFor(base), unsupported],
+      ],
+      [
+        'a byte-order mark first',
+        (base) => ({
+          body: {
+            value: { text: `\ufeff${JSON.stringify(bodyJson(base))}` },
+            contentType: base.body?.contentType ?? 'application/json',
+          },
+        }),
+        (base) => [...expectedFor(base), invalid],
+      ],
+      [
+        'gzip-encoded',
+        (base) => ({
+          body: {
+            value: { gzipJson: bodyJson(base) },
+            contentType: base.body?.contentType ?? 'application/json',
+            contentEncoding: 'gzip',
+          },
+        }),
+        (base) => [...expectedFor(base), invalid, unsupported],
+      ],
+      [
+        'Content-Encoding gzip on plain bytes',
+        (base) => ({
+          body: {
+            value: base.body?.value ?? { text: '{}' },
+            contentType: base.body?.contentType ?? 'application/json',
+            contentEncoding: 'gzip',
+          },
+        }),
+        () => [invalid, unsupported],
+      ],
+      [
+        'an unknown Content-Encoding',
+        (base) => ({
+          body: {
+            value: base.body?.value ?? { text: '{}' },
+            contentType: base.body?.contentType ?? 'application/json',
+            contentEncoding: 'x-pack',
+          },
+        }),
+        () => [unsupported, invalid],
+      ],
+      [
+        'a text/plain body',
+        (base) => ({ body: { value: base.body?.value ?? { text: '{}' }, contentType: 'text/plain' } }),
+        () => [unsupported],
+      ],
+      [
+        'truncated JSON',
+        (base) => ({
+          body: {
+            value: { text: JSON.stringify(bodyJson(base)).slice(0, -1) },
+            contentType: base.body?.contentType ?? 'application/json',
+          },
+        }),
+        () => [invalid],
+      ],
+      [
+        'JSON with a trailing comma',
+        (base) => ({
+          body: {
+            value: { text: JSON.stringify(bodyJson(base)).replace(/}$/, ',}') },
+            contentType: base.body?.contentType ?? 'application/json',
+          },
+        }),
+        () => [invalid],
+      ],
+      [
+        'a duplicated JSON key',
+        (base) => ({
+          body: {
+            value: { text: JSON.stringify(bodyJson(base)).replace(/^\{/, '{"zz":1,"zz":2,') },
+            contentType: base.body?.contentType ?? 'application/json',
+          },
+        }),
+        () => [invalid],
+      ],
     ];
-    options.push(fc.tuple(baseRequest(operation), fc.constantFrom(...bodyCases)).map(([base, [note, change, expect]]) => caseOf(base, 'encoding', note, expect(base), change(base))));
+    options.push(
+      fc
+        .tuple(baseRequest(operation), fc.constantFrom(...bodyCases))
+        .map(([base, [note, change, expect]]) => caseOf(base, 'encoding', note, expect(base), change(base))),
+    );
   }
   if (operation.path.includes('{id}')) {
     const paths: Array<[string, string, readonly Outcome[] | 'own']> = [
@@ -600,14 +903,27 @@ function encodingFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
       ['a dot segment', '..', [invalid, notFound, methodNotAllowed]],
     ];
     options.push(
-      fc.tuple(baseRequest(operation), fc.constantFrom(...paths)).map(([base, [note, raw, outcome]]) =>
-        outcome === 'own'
-          ? caseOf({ ...base, id: { ref: 'own-encoded' } }, 'encoding', `path id: ${note}`, baseline(operation.operationId, 'own'), { id: { ref: 'own-encoded' } })
-          : caseOf(base, 'encoding', `path id: ${note}`, outcome, { id: { raw } }),
-      ),
+      fc
+        .tuple(baseRequest(operation), fc.constantFrom(...paths))
+        .map(([base, [note, raw, outcome]]) =>
+          outcome === 'own'
+            ? caseOf(
+                { ...base, id: { ref: 'own-encoded' } },
+                'encoding',
+                `path id: ${note}`,
+                baseline(operation.operationId, 'own'),
+                { id: { ref: 'own-encoded' } },
+              )
+            : caseOf(base, 'encoding', `path id: ${note}`, outcome, { id: { raw } }),
+        ),
     );
   }
-  const query = queryParameters(operation).filter((parameter) => typesOf(parameter.schema).includes('string') && parameter.schema.enum === undefined && parameter.name !== 'cursor');
+  const query = queryParameters(operation).filter(
+    (parameter) =>
+      typesOf(parameter.schema).includes('string') &&
+      parameter.schema.enum === undefined &&
+      parameter.name !== 'cursor',
+  );
   if (query.length > 0) {
     const values: Array<[string, string]> = [
       ['encoded UTF-8', '%C3%A9l%C3%A9phant'],
@@ -618,16 +934,40 @@ function encodingFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
       ['encoded LIKE wildcards', '%25_%25'],
     ];
     options.push(
-      fc.tuple(baseRequest(operation), fc.constantFrom(...query), fc.constantFrom(...values)).map(([base, parameter, [note, raw]]) =>
-        caseOf(base, 'encoding', `query ${parameter.name}: ${note}`, [...expectedFor(base), invalid], { query: withQuery(base, parameter.name, raw) }),
-      ),
+      fc
+        .tuple(baseRequest(operation), fc.constantFrom(...query), fc.constantFrom(...values))
+        .map(([base, parameter, [note, raw]]) =>
+          caseOf(base, 'encoding', `query ${parameter.name}: ${note}`, [...expectedFor(base), invalid], {
+            query: withQuery(base, parameter.name, raw),
+          }),
+        ),
     );
   }
   if (operation.write) {
-    options.push(baseRequest(operation).map((base) => caseOf(base, 'encoding', 'Idempotency-Key of latin1 bytes', expectedFor(base), { write: { key: { raw: 'clé-ñandú-ÿ-øre-ßx' }, timestamp: 'now', signature: 'valid' } })));
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'encoding', 'Idempotency-Key of latin1 bytes', expectedFor(base), {
+          write: { key: { raw: 'clé-ñandú-ÿ-øre-ßx' }, timestamp: 'now', signature: 'valid' },
+        }),
+      ),
+    );
   }
-  options.push(baseRequest(operation).map((base) => caseOf(base, 'encoding', 'X-Request-Id of latin1 bytes', expectedFor(base), { headers: [['X-Request-Id', 'id-é-ÿ']] })));
-  if (operation.authenticated) options.push(baseRequest(operation).map((base) => caseOf(base, 'encoding', 'Authorization of latin1 bytes', [unauthorized], { auth: 'garbage', headers: [['Authorization', 'Bearer tökén']] })));
+  options.push(
+    baseRequest(operation).map((base) =>
+      caseOf(base, 'encoding', 'X-Request-Id of latin1 bytes', expectedFor(base), {
+        headers: [['X-Request-Id', 'id-é-ÿ']],
+      }),
+    ),
+  );
+  if (operation.authenticated)
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'encoding', 'Authorization of latin1 bytes', [unauthorized], {
+          auth: 'garbage',
+          headers: [['Authorization', 'Bearer tökén']],
+        }),
+      ),
+    );
   return fc.oneof(...options);
 }
 
@@ -638,9 +978,14 @@ function notUtf8Body(base: Base): string {
   const textField = Object.entries(json).find(([, value]) => typeof value === 'string')?.[0];
   const source = textField === undefined ? JSON.stringify(json) : text.replace(/,?"__marker__":"\u0001"/, '');
   const bytes = Buffer.from(source, 'utf8');
-  if (textField === undefined) return Buffer.concat([bytes.subarray(0, 1), Buffer.from([0xff, 0xfe]), bytes.subarray(1)]).toString('hex');
+  if (textField === undefined)
+    return Buffer.concat([bytes.subarray(0, 1), Buffer.from([0xff, 0xfe]), bytes.subarray(1)]).toString('hex');
   const at = bytes.indexOf(Buffer.from(`"${textField}":"`)) + textField.length + 4;
-  return Buffer.concat([bytes.subarray(0, at), Buffer.from([0xc3, 0x28, 0xff, 0xa0, 0xa1]), bytes.subarray(at)]).toString('hex');
+  return Buffer.concat([
+    bytes.subarray(0, at),
+    Buffer.from([0xc3, 0x28, 0xff, 0xa0, 0xa1]),
+    bytes.subarray(at),
+  ]).toString('hex');
 }
 
 function hugeFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
@@ -656,21 +1001,45 @@ function hugeFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
       : [
           [{ generated: 'oversize-json', size: 65_537 }, 'a JSON body of 64 KiB + 1 byte', [tooLarge]],
           [{ generated: 'oversize-json', size: 1_000_000 }, 'a JSON body of 1 MB', [tooLarge]],
-          [{ generated: 'near-limit-json', size: 65_000 }, 'a JSON body just under 64 KiB with a huge string', [invalid]],
+          [
+            { generated: 'near-limit-json', size: 65_000 },
+            'a JSON body just under 64 KiB with a huge string',
+            [invalid],
+          ],
           [{ generated: 'deep-array', size: 20_000 }, 'arrays nested 20,000 deep', [invalid]],
           [{ generated: 'deep-object', size: 5_000 }, 'objects nested 5,000 deep', [invalid]],
           [{ generated: 'deep-field', size: 3_000 }, 'a field holding objects nested 3,000 deep', [invalid]],
           [{ generated: 'many-properties', size: 3_000 }, '3,000 unknown properties', [invalid]],
         ];
-    options.push(fc.tuple(baseRequest(operation), fc.constantFrom(...kinds)).map(([base, [value, note, expect]]) => caseOf(base, 'huge', note, expect, { body: { value, contentType: type } })));
+    options.push(
+      fc
+        .tuple(baseRequest(operation), fc.constantFrom(...kinds))
+        .map(([base, [value, note, expect]]) =>
+          caseOf(base, 'huge', note, expect, { body: { value, contentType: type } }),
+        ),
+    );
   }
   const queries: Array<[string, Array<[string, QueryValue]>]> = [
-    ['200 unknown query parameters', Array.from({ length: 200 }, (_, index): [string, QueryValue] => [`p${index}`, 'x'])],
+    [
+      '200 unknown query parameters',
+      Array.from({ length: 200 }, (_, index): [string, QueryValue] => [`p${index}`, 'x']),
+    ],
     ['a 6,000-character query value', [['zz', 'x'.repeat(6_000)]]],
   ];
-  options.push(fc.tuple(baseRequest(operation), fc.constantFrom(...queries)).map(([base, [note, query]]) => caseOf(base, 'huge', note, [invalid], { query })));
+  options.push(
+    fc
+      .tuple(baseRequest(operation), fc.constantFrom(...queries))
+      .map(([base, [note, query]]) => caseOf(base, 'huge', note, [invalid], { query })),
+  );
   const longText = queryParameters(operation).find((parameter) => parameter.name === 'merchant');
-  if (longText !== undefined) options.push(baseRequest(operation).map((base) => caseOf(base, 'huge', 'merchant of 5,000 characters', [invalid], { query: withQuery(base, 'merchant', 'm'.repeat(5_000)) })));
+  if (longText !== undefined)
+    options.push(
+      baseRequest(operation).map((base) =>
+        caseOf(base, 'huge', 'merchant of 5,000 characters', [invalid], {
+          query: withQuery(base, 'merchant', 'm'.repeat(5_000)),
+        }),
+      ),
+    );
   return fc.oneof(...options);
 }
 
@@ -687,7 +1056,13 @@ function cursorFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | undefi
   ];
   return fc.tuple(baseRequest(operation), fc.constantFrom(...modes)).map(([base, [mode, expect]]) =>
     // Cursors are fetched with limit 2 and no filters (fuzz-plugin.ts): the modes change one of them.
-    caseOf(base, 'cursor', `cursor: ${mode}`, expect, { query: [['cursor', { cursor: mode }], ['limit', mode === 'other-limit' ? '3' : '2'], ...(mode === 'other-filters' ? [otherFilter(operation)] : [])] }),
+    caseOf(base, 'cursor', `cursor: ${mode}`, expect, {
+      query: [
+        ['cursor', { cursor: mode }],
+        ['limit', mode === 'other-limit' ? '3' : '2'],
+        ...(mode === 'other-filters' ? [otherFilter(operation)] : []),
+      ],
+    }),
   );
 }
 
@@ -743,15 +1118,39 @@ function signatureFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | und
     [{ raw: 'k'.repeat(36) }, 'base'],
   ];
   return fc.oneof(
-    fc.tuple(baseRequest(operation), fc.constantFrom(...modes)).map(([base, [signature, expect]]) =>
-      caseOf(base, 'signature', `signature: ${typeof signature === 'string' ? signature : `raw ${signature.raw.slice(0, 30)}`}`, expect, { write: { key: 'fresh', timestamp: 'now', signature } }),
-    ),
-    fc.tuple(baseRequest(operation), fc.constantFrom(...timestamps)).map(([base, [timestamp, expect]]) =>
-      caseOf(base, 'timestamp', `timestamp: ${JSON.stringify(timestamp)}`, expect === 'base' ? expectedFor(base) : expect, { write: { key: 'fresh', timestamp, signature: 'valid' } }),
-    ),
-    fc.tuple(baseRequest(operation), fc.constantFrom(...keys)).map(([base, [key, expect]]) =>
-      caseOf(base, 'idempotency', `Idempotency-Key: ${typeof key === 'string' ? key : `raw ${JSON.stringify(key.raw)}`}`, expect === 'base' ? expectedFor(base) : expect, { write: { key, timestamp: 'now', signature: 'valid' } }),
-    ),
+    fc
+      .tuple(baseRequest(operation), fc.constantFrom(...modes))
+      .map(([base, [signature, expect]]) =>
+        caseOf(
+          base,
+          'signature',
+          `signature: ${typeof signature === 'string' ? signature : `raw ${signature.raw.slice(0, 30)}`}`,
+          expect,
+          { write: { key: 'fresh', timestamp: 'now', signature } },
+        ),
+      ),
+    fc
+      .tuple(baseRequest(operation), fc.constantFrom(...timestamps))
+      .map(([base, [timestamp, expect]]) =>
+        caseOf(
+          base,
+          'timestamp',
+          `timestamp: ${JSON.stringify(timestamp)}`,
+          expect === 'base' ? expectedFor(base) : expect,
+          { write: { key: 'fresh', timestamp, signature: 'valid' } },
+        ),
+      ),
+    fc
+      .tuple(baseRequest(operation), fc.constantFrom(...keys))
+      .map(([base, [key, expect]]) =>
+        caseOf(
+          base,
+          'idempotency',
+          `Idempotency-Key: ${typeof key === 'string' ? key : `raw ${JSON.stringify(key.raw)}`}`,
+          expect === 'base' ? expectedFor(base) : expect,
+          { write: { key, timestamp: 'now', signature: 'valid' } },
+        ),
+      ),
   );
 }
 
@@ -764,7 +1163,11 @@ function authFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | undefine
       ['both', [invalid]],
       ['post', [ok, rateLimited]],
     ];
-    return fc.tuple(baseRequest(operation), fc.constantFrom(...modes)).map(([base, [tokenAuth, expect]]) => caseOf(base, 'auth', `client authentication: ${tokenAuth}`, expect, { tokenAuth }));
+    return fc
+      .tuple(baseRequest(operation), fc.constantFrom(...modes))
+      .map(([base, [tokenAuth, expect]]) =>
+        caseOf(base, 'auth', `client authentication: ${tokenAuth}`, expect, { tokenAuth }),
+      );
   }
   if (!operation.authenticated) return undefined;
   const modes: Array<[AuthMode, readonly Outcome[]]> = [
@@ -777,23 +1180,46 @@ function authFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> | undefine
     ['basic-instead', [unauthorized]],
     ['missing-scope', [forbidden]],
   ];
-  return fc.tuple(baseRequest(operation), fc.constantFrom(...modes)).map(([base, [auth, expect]]) => caseOf(base, 'auth', `token: ${auth}`, expect, { auth }));
+  return fc
+    .tuple(baseRequest(operation), fc.constantFrom(...modes))
+    .map(([base, [auth, expect]]) => caseOf(base, 'auth', `token: ${auth}`, expect, { auth }));
 }
 
-const PROBE_PATHS = ['/v1/transfers', '/v2/bank', '/v1/bank/nbe', '/v1', '/', '/v1/transfer/x/y/z', '/v1/card/x/limits/extra', '/v1/admin', '/.env', '/v1/oauth/authorize'];
+const PROBE_PATHS = [
+  '/v1/transfers',
+  '/v2/bank',
+  '/v1/bank/nbe',
+  '/v1',
+  '/',
+  '/v1/transfer/x/y/z',
+  '/v1/card/x/limits/extra',
+  '/v1/admin',
+  '/.env',
+  '/v1/oauth/authorize',
+];
 const PROBE_METHODS = ['DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE', 'POST', 'GET', 'PROPFIND'];
 
 function probeFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
-  const allowed = new Set(OPERATIONS.filter((candidate) => candidate.path === operation.path).map((candidate) => candidate.method));
+  const allowed = new Set(
+    OPERATIONS.filter((candidate) => candidate.path === operation.path).map((candidate) => candidate.method),
+  );
   const methods = PROBE_METHODS.filter((method) => !allowed.has(method));
   return fc.oneof(
     fc.tuple(baseRequest(operation), fc.constantFrom(...methods)).map(([base, method]) =>
-      caseOf(base, 'probe', `${method} on ${operation.path}`, [methodNotAllowed], { method, auth: 'valid', query: [] }),
+      caseOf(base, 'probe', `${method} on ${operation.path}`, [methodNotAllowed], {
+        method,
+        auth: 'valid',
+        query: [],
+      }),
     ),
-    fc.tuple(baseRequest(operation), fc.constantFrom(...PROBE_PATHS)).map(([base, rawPath]) =>
-      caseOf(base, 'probe', `unknown path ${rawPath}`, [notFound, methodNotAllowed], { rawPath, query: [] }),
+    fc
+      .tuple(baseRequest(operation), fc.constantFrom(...PROBE_PATHS))
+      .map(([base, rawPath]) =>
+        caseOf(base, 'probe', `unknown path ${rawPath}`, [notFound, methodNotAllowed], { rawPath, query: [] }),
+      ),
+    baseRequest(operation).map((base) =>
+      caseOf(base, 'probe', 'an unknown query parameter', [invalid], { query: [...base.query, ['debug', 'true']] }),
     ),
-    baseRequest(operation).map((base) => caseOf(base, 'probe', 'an unknown query parameter', [invalid], { query: [...base.query, ['debug', 'true']] })),
   );
 }
 
@@ -816,7 +1242,9 @@ export function caseFor(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
     [2, authFamily(operation)],
     [1, probeFamily(operation)],
   ];
-  const arbitrary = fc.oneof(...families.flatMap(([weight, family]) => (family === undefined ? [] : [{ weight, arbitrary: family }])));
+  const arbitrary = fc.oneof(
+    ...families.flatMap(([weight, family]) => (family === undefined ? [] : [{ weight, arbitrary: family }])),
+  );
   perOperation.set(operation.operationId, arbitrary);
   return arbitrary;
 }

@@ -5,7 +5,7 @@ import { SignJWT, decodeJwt } from 'jose';
 import type { Kysely } from 'kysely';
 import type { OnboardingResult } from '../../server/onboarding.js';
 import type { Clock } from '../../server/clock-and-ids.js';
-import type { DB } from '../../server/store/schema.js';
+import type { DB } from '../../server/database/schema.js';
 import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import type { OutgoingRequest } from 'contract-first/check';
 import type { CheckAuth } from 'contract-first/check';
@@ -55,14 +55,24 @@ export interface FuzzApp {
 const doc = loadDocument();
 const ERROR_KEYS = new Set(['message', 'type', 'details']);
 const TOKEN_ERROR_KEYS = new Set(['message', 'type', 'details', 'error', 'error_description']);
-const OAUTH_ERRORS = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope']);
+const OAUTH_ERRORS = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+]);
 const TOKEN_PATH = OPERATIONS.find((operation) => operation.operationId === 'createToken')?.path ?? '/v1/oauth/token';
 
 /** What must never appear in an error body (no stack trace, SQL text or secret). */
 const LEAKS: Array<[string, RegExp]> = [
   ['a stack frame', /\n\s+at |\bat [\w.<>]+ \(.*:\d+:\d+\)/],
   ['a file path', /\/(?:work|home|usr|tmp|root)\/|node_modules|\.ts:\d+|file:\/\//],
-  ['SQL', /\b(?:select|insert into|update|delete from)\b.*\b(?:from|set|where|values)\b|syntax error at|violates .* constraint|relation "|duplicate key value/i],
+  [
+    'SQL',
+    /\b(?:select|insert into|update|delete from)\b.*\b(?:from|set|where|values)\b|syntax error at|violates .* constraint|relation "|duplicate key value/i,
+  ],
   ['a driver error', /\b(?:ECONNREFUSED|PGlite|kysely|pg_|SQLSTATE)\b/i],
   ['a JavaScript error name', /\b(?:TypeError|RangeError|ReferenceError|SyntaxError):/],
 ];
@@ -87,7 +97,11 @@ const CONTENT_HEADERS = new Set(['Content-Type', 'Content-Encoding']);
  */
 function contentOf(body: Buffer | undefined, headers: ReadonlyArray<readonly [string, string | Buffer]>): Buffer {
   if (body === undefined) return Buffer.alloc(0);
-  const encoding = headers.find(([name]) => name === 'Content-Encoding')?.[1].toString().trim().toLowerCase();
+  const encoding = headers
+    .find(([name]) => name === 'Content-Encoding')?.[1]
+    .toString()
+    .trim()
+    .toLowerCase();
   if (encoding !== 'gzip') return body;
   try {
     return gunzipSync(body);
@@ -123,7 +137,13 @@ function stableIndex(text: string, length: number): number {
   return length === 0 ? 0 : createHash('sha256').update(text).digest().readUInt32BE(0) % length;
 }
 
-async function signedFetch(app: FuzzApp, lane: Pick<Lane, 'privateKey' | 'token'>, method: string, path: string, body: unknown): Promise<{ status: number; json: unknown }> {
+async function signedFetch(
+  app: FuzzApp,
+  lane: Pick<Lane, 'privateKey' | 'token'>,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: unknown }> {
   const timestamp = String(Math.floor(app.clock.now() / 1000));
   const response = await fetch(`${app.baseUrl}${path}`, {
     method,
@@ -132,7 +152,9 @@ async function signedFetch(app: FuzzApp, lane: Pick<Lane, 'privateKey' | 'token'
       'Content-Type': 'application/json',
       'Idempotency-Key': randomUUID(),
       'X-Partner-Request-Timestamp': timestamp,
-      'X-Partner-Signature': createSign('RSA-SHA256').update(`${method}${path}${timestamp}`).sign(lane.privateKey, 'base64'),
+      'X-Partner-Signature': createSign('RSA-SHA256')
+        .update(`${method}${path}${timestamp}`)
+        .sign(lane.privateKey, 'base64'),
     },
     body: JSON.stringify(body),
   });
@@ -156,7 +178,11 @@ async function tokenFor(app: FuzzApp, credentials: OnboardingResult, scope?: str
 async function makeLane(app: FuzzApp, index: number, tokenKey: Uint8Array): Promise<Lane> {
   const credentials = await app.onboard({ name: `Fuzz Lane ${index}`, balanceCents: 5_000_000_000 });
   if (credentials.privateKeyPem === undefined) throw new Error('lane without a private key');
-  await seedSandboxData(app.db, { organizationId: credentials.organizationId, now: app.clock.now(), seed: 1000 + index });
+  await seedSandboxData(app.db, {
+    organizationId: credentials.organizationId,
+    now: app.clock.now(),
+    seed: 1000 + index,
+  });
   const privateKey = createPrivateKey(credentials.privateKeyPem);
   const token = await tokenFor(app, credentials);
   const scopedTokens = new Map<string, string>();
@@ -169,9 +195,15 @@ async function makeLane(app: FuzzApp, index: number, tokenKey: Uint8Array): Prom
   const forged = {
     tampered: `${head}.${flipped}.${signature}`,
     'alg-none': `${base64url({ alg: 'none', typ: 'JWT' })}.${payload}.`,
-    'foreign-key': await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(randomBytes(32)),
-    expired: await new SignJWT({ ...claims, iat: now - 7_200, exp: now - 3_600 }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(tokenKey),
-    'wrong-audience': await new SignJWT({ ...claims, aud: 'another-api' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(tokenKey),
+    'foreign-key': await new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(randomBytes(32)),
+    expired: await new SignJWT({ ...claims, iat: now - 7_200, exp: now - 3_600 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(tokenKey),
+    'wrong-audience': await new SignJWT({ ...claims, aud: 'another-api' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(tokenKey),
   };
 
   const transfers: string[] = [];
@@ -187,21 +219,49 @@ async function makeLane(app: FuzzApp, index: number, tokenKey: Uint8Array): Prom
     if (created.status !== 200) throw new Error(`lane transfer: ${created.status} ${JSON.stringify(created.json)}`);
     transfers.push(String((created.json as { id: string }).id));
   }
-  const cards = (await app.db.selectFrom('cards').select('id').where('organization_id', '=', credentials.organizationId).execute()).map((row) => row.id);
-  const transactions = (await app.db.selectFrom('transactions').select('id').where('organization_id', '=', credentials.organizationId).limit(50).execute()).map((row) => row.id);
+  const cards = (
+    await app.db.selectFrom('cards').select('id').where('organization_id', '=', credentials.organizationId).execute()
+  ).map((row) => row.id);
+  const transactions = (
+    await app.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('organization_id', '=', credentials.organizationId)
+      .limit(50)
+      .execute()
+  ).map((row) => row.id);
 
   const cursors = new Map<string, string>();
-  for (const [list, path] of [['listCards', '/v1/card'], ['listTransfers', '/v1/transfer'], ['listTransactions', '/v1/transaction']] as const) {
+  for (const [list, path] of [
+    ['listCards', '/v1/card'],
+    ['listTransfers', '/v1/transfer'],
+    ['listTransactions', '/v1/transaction'],
+  ] as const) {
     const response = await fetch(`${app.baseUrl}${path}?limit=2`, { headers: { Authorization: `Bearer ${token}` } });
     const page = (await response.json()) as { nextCursor?: string };
     if (page.nextCursor === undefined) throw new Error(`${list}: no second page for the lane`);
     cursors.set(list, page.nextCursor);
   }
-  return { index, credentials, privateKey, token, scopedTokens, forged, ids: { card: cards, transfer: transfers, transaction: transactions }, cursors, history: [], busy: Promise.resolve() };
+  return {
+    index,
+    credentials,
+    privateKey,
+    token,
+    scopedTokens,
+    forged,
+    ids: { card: cards, transfer: transfers, transaction: transactions },
+    cursors,
+    history: [],
+    busy: Promise.resolve(),
+  };
 }
 
 async function makeWorld(app: FuzzApp, laneCount: number): Promise<World> {
-  const secret = await app.db.selectFrom('service_secrets').select('value').where('name', '=', 'token-signing-key').executeTakeFirstOrThrow();
+  const secret = await app.db
+    .selectFrom('service_secrets')
+    .select('value')
+    .where('name', '=', 'token-signing-key')
+    .executeTakeFirstOrThrow();
   const tokenKey = Buffer.from(secret.value, 'base64url');
   const lanes: Lane[] = [];
   for (let index = 0; index < laneCount + 1; index += 1) lanes.push(await makeLane(app, index, tokenKey));
@@ -222,7 +282,9 @@ function resourceOf(operation: OperationSpec): 'card' | 'transfer' | 'transactio
 function uniqueLike(raw: string): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   const bytes = randomBytes(raw.length);
-  return [...raw].map((char, index) => (/[A-Za-z0-9]/.test(char) ? alphabet[(bytes[index] ?? 0) % alphabet.length] : char)).join('');
+  return [...raw]
+    .map((char, index) => (/[A-Za-z0-9]/.test(char) ? alphabet[(bytes[index] ?? 0) % alphabet.length] : char))
+    .join('');
 }
 
 function timestampText(format: TimestampFormat, seconds: number): string {
@@ -267,9 +329,13 @@ function generatedBody(kind: string, size: number): Buffer {
     case 'deep-field':
       return Buffer.from(`{"memo":${'{"a":'.repeat(size)}1${'}'.repeat(size)}}`);
     case 'many-properties':
-      return Buffer.from(JSON.stringify(Object.fromEntries(Array.from({ length: size }, (_, index) => [`p${index}`, index]))));
+      return Buffer.from(
+        JSON.stringify(Object.fromEntries(Array.from({ length: size }, (_, index) => [`p${index}`, index]))),
+      );
     case 'many-form-fields':
-      return Buffer.from(['grant_type=client_credentials', ...Array.from({ length: size }, (_, index) => `f${index}=1`)].join('&'));
+      return Buffer.from(
+        ['grant_type=client_credentials', ...Array.from({ length: size }, (_, index) => `f${index}=1`)].join('&'),
+      );
     default:
       throw new Error(`unknown generated body ${kind}`);
   }
@@ -301,8 +367,10 @@ function prepare(testCase: FuzzCase, lane: Lane, world: World, clock: Clock): Pr
     const id = testCase.id ?? { ref: 'own' as const };
     if ('raw' in id) segment = id.raw;
     else if (id.ref === 'own') segment = ownId;
-    else if (id.ref === 'own-encoded') segment = `${ownId.slice(0, 4)}%${ownId.charCodeAt(4).toString(16).toUpperCase()}${ownId.slice(5)}`;
-    else if (id.ref === 'foreign') segment = world.foreign[resource][stableIndex(caseText, world.foreign[resource].length)] ?? 'none';
+    else if (id.ref === 'own-encoded')
+      segment = `${ownId.slice(0, 4)}%${ownId.charCodeAt(4).toString(16).toUpperCase()}${ownId.slice(5)}`;
+    else if (id.ref === 'foreign')
+      segment = world.foreign[resource][stableIndex(caseText, world.foreign[resource].length)] ?? 'none';
     else segment = `${resource.slice(0, 3)}_${randomBytes(12).toString('hex')}`;
     path = testCase.path.replace('{id}', segment);
   }
@@ -346,7 +414,10 @@ function prepare(testCase: FuzzCase, lane: Lane, world: World, clock: Clock): Pr
         headers.push(bearer('not-a-token'));
         break;
       case 'basic-instead':
-        headers.push(['Authorization', `Basic ${Buffer.from(`${lane.credentials.clientId}:${lane.credentials.clientSecret}`).toString('base64')}`]);
+        headers.push([
+          'Authorization',
+          `Basic ${Buffer.from(`${lane.credentials.clientId}:${lane.credentials.clientSecret}`).toString('base64')}`,
+        ]);
         break;
       case 'duplicate-valid-first':
         headers.push(bearer(lane.token), bearer('not-a-token'));
@@ -377,7 +448,11 @@ function prepare(testCase: FuzzCase, lane: Lane, world: World, clock: Clock): Pr
     else {
       const form = new URLSearchParams(value.form.map(([name, text]): [string, string] => [name, text]));
       const client = world.tokenClient;
-      if ((testCase.tokenAuth === 'post' || testCase.tokenAuth === 'both') && !form.has('client_id') && !form.has('client_secret')) {
+      if (
+        (testCase.tokenAuth === 'post' || testCase.tokenAuth === 'both') &&
+        !form.has('client_id') &&
+        !form.has('client_secret')
+      ) {
         form.set('client_id', client.clientId);
         form.set('client_secret', client.clientSecret);
       } else if (testCase.tokenAuth === 'post') {
@@ -392,7 +467,10 @@ function prepare(testCase: FuzzCase, lane: Lane, world: World, clock: Clock): Pr
 
   if (operation.operationId === 'createToken') {
     const client = world.tokenClient;
-    const basic = (id: string, secret: string): [string, string] => ['Authorization', `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`];
+    const basic = (id: string, secret: string): [string, string] => [
+      'Authorization',
+      `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+    ];
     switch (testCase.tokenAuth) {
       case 'basic':
       case 'both':
@@ -424,7 +502,10 @@ function prepare(testCase: FuzzCase, lane: Lane, world: World, clock: Clock): Pr
         // Nothing used yet on this lane: a fresh key, and the operation's own outcomes.
         key = randomUUID();
         const id = testCase.id;
-        expect = baseline(operation.operationId, id === undefined ? 'none' : 'raw' in id ? 'unknown' : id.ref === 'own-encoded' ? 'own' : id.ref);
+        expect = baseline(
+          operation.operationId,
+          id === undefined ? 'none' : 'raw' in id ? 'unknown' : id.ref === 'own-encoded' ? 'own' : id.ref,
+        );
       } else if (keyMode === 'replay') {
         key = entry.key;
         replayOf = entry;
@@ -464,7 +545,8 @@ function prepare(testCase: FuzzCase, lane: Lane, world: World, clock: Clock): Pr
     if (mode === 'duplicate') headers.push(['X-Partner-Request-Timestamp', String(seconds)]);
 
     const signedText = (text ?? String(seconds)).trim();
-    const sign = (message: string, privateKey: KeyObject = lane.privateKey): string => createSign('RSA-SHA256').update(message).sign(privateKey, 'base64');
+    const sign = (message: string, privateKey: KeyObject = lane.privateKey): string =>
+      createSign('RSA-SHA256').update(message).sign(privateKey, 'base64');
     const upper = method.toUpperCase();
     const valid = sign(`${upper}${signedPath}${signedText}`);
     let signature: string | undefined = valid;
@@ -478,7 +560,10 @@ function prepare(testCase: FuzzCase, lane: Lane, world: World, clock: Clock): Pr
       signature = bytes.toString('base64');
     } else if (sig === 'other-key') {
       const other = world.lanes.find((candidate) => candidate !== lane) ?? lane;
-      signature = sign(`${upper}${signedPath}${signedText}`, other === lane ? createPrivateKey(world.tokenClient.privateKeyPem ?? '') : other.privateKey);
+      signature = sign(
+        `${upper}${signedPath}${signedText}`,
+        other === lane ? createPrivateKey(world.tokenClient.privateKeyPem ?? '') : other.privateKey,
+      );
     } else if (sig === 'other-path') signature = sign(`${upper}${signedPath}/other${signedText}`);
     else if (sig === 'with-query') {
       target = `${signedPath}?probe=1`;
@@ -510,7 +595,11 @@ function parseJson(text: string): unknown {
 }
 
 /** What a verdict of the plug-in is: its kind, the part that is the same each time it breaks the same way, and what broke. */
-const verdict = (kind: `proof:${string}`, detail: string, message: string): PluginVerdict => ({ kind, detail, message });
+const verdict = (kind: `proof:${string}`, detail: string, message: string): PluginVerdict => ({
+  kind,
+  detail,
+  message,
+});
 
 /** What the contract says of every answer, whatever the request (see the header of this file). */
 export function checkAnswer(operation: OperationSpec, target: string, method: string, answer: Answer): PluginVerdict[] {
@@ -518,30 +607,72 @@ export function checkAnswer(operation: OperationSpec, target: string, method: st
   const { status } = answer;
   const header = (name: string): string | undefined => answer.headers[name.toLowerCase()];
   const json = parseJson(answer.body);
-  const record = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+  const record =
+    typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
   const type = typeof record?.['type'] === 'string' ? record['type'] : undefined;
   const tokenEndpoint = target.split('?')[0] === TOKEN_PATH;
 
   if (header('x-request-id') === undefined) problems.push(verdict('proof:request-id', '', 'no X-Request-Id header'));
   if (header('x-powered-by') !== undefined) problems.push(verdict('proof:powered-by', '', 'an X-Powered-By header'));
   if (status >= 400 && method !== 'HEAD') {
-    if (!/^application\/json/.test(header('content-type') ?? '')) problems.push(verdict('proof:error-shape', 'content-type', `error Content-Type ${header('content-type') ?? '(none)'}`));
-    if (record === undefined) problems.push(verdict('proof:error-shape', 'not an object', `error body is not a JSON object: ${answer.body.slice(0, 200)}`));
+    if (!/^application\/json/.test(header('content-type') ?? ''))
+      problems.push(
+        verdict('proof:error-shape', 'content-type', `error Content-Type ${header('content-type') ?? '(none)'}`),
+      );
+    if (record === undefined)
+      problems.push(
+        verdict('proof:error-shape', 'not an object', `error body is not a JSON object: ${answer.body.slice(0, 200)}`),
+      );
     else {
       const allowed = tokenEndpoint ? TOKEN_ERROR_KEYS : ERROR_KEYS;
       const extra = Object.keys(record).filter((key) => !allowed.has(key));
-      if (extra.length > 0) problems.push(verdict('proof:error-shape', 'extra fields', `error body has fields outside the Error shape: ${extra.join(', ')}`));
-      if (typeof record['message'] !== 'string' || record['message'] === '') problems.push(verdict('proof:error-shape', 'message', 'error body without a message'));
-      if (type === undefined || !doc.errorTypes.includes(type)) problems.push(verdict('proof:error-type', 'not an ErrorType', `error type ${String(record['type'])} is not an ErrorType`));
-      else if (!(doc.errorStatuses.get(type) ?? []).includes(status)) problems.push(verdict('proof:error-type', type, `${type} with status ${status}; the document gives it ${(doc.errorStatuses.get(type) ?? []).join(', ')}`));
-      if ('details' in record && typeof record['details'] !== 'string') problems.push(verdict('proof:error-shape', 'details', 'details is not a string'));
-      if (tokenEndpoint && status < 500 && !OAUTH_ERRORS.has(String(record['error']))) problems.push(verdict('proof:token-error', '', `token error without an RFC 6749 error code: ${String(record['error'])}`));
-      for (const [what, pattern] of LEAKS) if (pattern.test(answer.body)) problems.push(verdict('proof:leak', what, `error body leaks ${what}: ${answer.body.slice(0, 300)}`));
+      if (extra.length > 0)
+        problems.push(
+          verdict(
+            'proof:error-shape',
+            'extra fields',
+            `error body has fields outside the Error shape: ${extra.join(', ')}`,
+          ),
+        );
+      if (typeof record['message'] !== 'string' || record['message'] === '')
+        problems.push(verdict('proof:error-shape', 'message', 'error body without a message'));
+      if (type === undefined || !doc.errorTypes.includes(type))
+        problems.push(
+          verdict('proof:error-type', 'not an ErrorType', `error type ${String(record['type'])} is not an ErrorType`),
+        );
+      else if (!(doc.errorStatuses.get(type) ?? []).includes(status))
+        problems.push(
+          verdict(
+            'proof:error-type',
+            type,
+            `${type} with status ${status}; the document gives it ${(doc.errorStatuses.get(type) ?? []).join(', ')}`,
+          ),
+        );
+      if ('details' in record && typeof record['details'] !== 'string')
+        problems.push(verdict('proof:error-shape', 'details', 'details is not a string'));
+      if (tokenEndpoint && status < 500 && !OAUTH_ERRORS.has(String(record['error'])))
+        problems.push(
+          verdict('proof:token-error', '', `token error without an RFC 6749 error code: ${String(record['error'])}`),
+        );
+      for (const [what, pattern] of LEAKS)
+        if (pattern.test(answer.body))
+          problems.push(verdict('proof:leak', what, `error body leaks ${what}: ${answer.body.slice(0, 300)}`));
     }
-    if (status === 401 && operation.authenticated && type === 'Unauthorized' && !/^Bearer/.test(header('www-authenticate') ?? '')) problems.push(verdict('proof:header', 'www-authenticate', '401 without WWW-Authenticate: Bearer'));
-    if (status === 403 && !/insufficient_scope/.test(header('www-authenticate') ?? '')) problems.push(verdict('proof:header', 'www-authenticate', '403 without WWW-Authenticate error="insufficient_scope"'));
-    if (status === 405 && (header('allow') ?? '') === '') problems.push(verdict('proof:header', 'allow', '405 without Allow'));
-    if (status === 429 && header('retry-after') === undefined) problems.push(verdict('proof:header', 'retry-after', '429 without Retry-After'));
+    if (
+      status === 401 &&
+      operation.authenticated &&
+      type === 'Unauthorized' &&
+      !/^Bearer/.test(header('www-authenticate') ?? '')
+    )
+      problems.push(verdict('proof:header', 'www-authenticate', '401 without WWW-Authenticate: Bearer'));
+    if (status === 403 && !/insufficient_scope/.test(header('www-authenticate') ?? ''))
+      problems.push(
+        verdict('proof:header', 'www-authenticate', '403 without WWW-Authenticate error="insufficient_scope"'),
+      );
+    if (status === 405 && (header('allow') ?? '') === '')
+      problems.push(verdict('proof:header', 'allow', '405 without Allow'));
+    if (status === 429 && header('retry-after') === undefined)
+      problems.push(verdict('proof:header', 'retry-after', '429 without Retry-After'));
   }
   return problems;
 }
@@ -551,16 +682,35 @@ export function checkExpected(testCase: FuzzCase, prepared: Prepared, answer: An
   const problems: PluginVerdict[] = [];
   const { status } = answer;
   const json = parseJson(answer.body);
-  const type = typeof json === 'object' && json !== null && 'type' in json && typeof json.type === 'string' ? json.type : undefined;
+  const type =
+    typeof json === 'object' && json !== null && 'type' in json && typeof json.type === 'string'
+      ? json.type
+      : undefined;
   const outcomes = prepared.expect;
   if (!outcomes.some((outcome) => outcome.status === status && (outcome.type === undefined || outcome.type === type))) {
-    const expected = outcomes.map((outcome) => `${outcome.status}${outcome.type !== undefined ? ` ${outcome.type}` : ''}`).join(' | ');
-    problems.push(verdict('proof:status', `${testCase.family} ${type ?? ''}`, `answered ${status} ${type ?? ''}; expected ${expected}`));
+    const expected = outcomes
+      .map((outcome) => `${outcome.status}${outcome.type !== undefined ? ` ${outcome.type}` : ''}`)
+      .join(' | ');
+    problems.push(
+      verdict(
+        'proof:status',
+        `${testCase.family} ${type ?? ''}`,
+        `answered ${status} ${type ?? ''}; expected ${expected}`,
+      ),
+    );
   }
   const replay = prepared.replayOf;
   if (replay !== undefined) {
-    if (answer.headers['idempotent-replayed'] !== 'true') problems.push(verdict('proof:replay', 'header', 'a replay without Idempotent-Replayed: true'));
-    if (!isDeepStrictEqual(json, replay.answer)) problems.push(verdict('proof:replay', 'answer', `a replay answered ${answer.body.slice(0, 200)}, first ${JSON.stringify(replay.answer).slice(0, 200)}`));
+    if (answer.headers['idempotent-replayed'] !== 'true')
+      problems.push(verdict('proof:replay', 'header', 'a replay without Idempotent-Replayed: true'));
+    if (!isDeepStrictEqual(json, replay.answer))
+      problems.push(
+        verdict(
+          'proof:replay',
+          'answer',
+          `a replay answered ${answer.body.slice(0, 200)}, first ${JSON.stringify(replay.answer).slice(0, 200)}`,
+        ),
+      );
   }
   return problems;
 }
@@ -577,14 +727,28 @@ async function snapshot(db: Kysely<DB>, lane: Lane): Promise<Snapshot> {
   const [organization, transfers, cards, keys] = await Promise.all([
     db.selectFrom('organizations').select('balance_cents').where('id', '=', organizationId).executeTakeFirstOrThrow(),
     db.selectFrom('transfers').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute(),
-    db.selectFrom('cards').select(['id', 'daily_limit', 'monthly_limit', 'atm_limit', 'approval_based_limit']).where('organization_id', '=', organizationId).orderBy('id').execute(),
-    db.selectFrom('idempotency_keys').select(['key', 'response_status', 'response_body']).where('client_id', '=', clientId).execute(),
+    db
+      .selectFrom('cards')
+      .select(['id', 'daily_limit', 'monthly_limit', 'atm_limit', 'approval_based_limit'])
+      .where('organization_id', '=', organizationId)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('idempotency_keys')
+      .select(['key', 'response_status', 'response_body'])
+      .where('client_id', '=', clientId)
+      .execute(),
   ]);
   return {
     balance: organization.balance_cents,
     transfers: JSON.stringify(transfers),
     cards: JSON.stringify(cards),
-    keys: new Map(keys.map((row) => [row.key, { status: row.response_status, body: parseJson(Buffer.from(row.response_body).toString('utf8')) }])),
+    keys: new Map(
+      keys.map((row) => [
+        row.key,
+        { status: row.response_status, body: parseJson(Buffer.from(row.response_body).toString('utf8')) },
+      ]),
+    ),
   };
 }
 
@@ -600,30 +764,61 @@ export function compareSnapshots(before: Snapshot, after: Snapshot, write: Write
   const problems: PluginVerdict[] = [];
   const json = parseJson(answer.body);
   const added = [...after.keys.keys()].filter((key) => !before.keys.has(key));
-  const changed = [...before.keys.entries()].filter(([key, value]) => !isDeepStrictEqual(after.keys.get(key), value)).map(([key]) => key);
+  const changed = [...before.keys.entries()]
+    .filter(([key, value]) => !isDeepStrictEqual(after.keys.get(key), value))
+    .map(([key]) => key);
   if (answer.status >= 400) {
-    if (after.balance !== before.balance) problems.push(verdict('proof:rejected-write', 'balance', `a rejected write changed the balance: ${before.balance} → ${after.balance}`));
-    if (after.transfers !== before.transfers) problems.push(verdict('proof:rejected-write', 'transfers', 'a rejected write changed the transfers'));
-    if (after.cards !== before.cards) problems.push(verdict('proof:rejected-write', 'cards', 'a rejected write changed card limits'));
-    if (changed.length > 0) problems.push(verdict('proof:rejected-write', 'stored keys', `a rejected write changed stored keys: ${changed.join(', ')}`));
+    if (after.balance !== before.balance)
+      problems.push(
+        verdict(
+          'proof:rejected-write',
+          'balance',
+          `a rejected write changed the balance: ${before.balance} → ${after.balance}`,
+        ),
+      );
+    if (after.transfers !== before.transfers)
+      problems.push(verdict('proof:rejected-write', 'transfers', 'a rejected write changed the transfers'));
+    if (after.cards !== before.cards)
+      problems.push(verdict('proof:rejected-write', 'cards', 'a rejected write changed card limits'));
+    if (changed.length > 0)
+      problems.push(
+        verdict('proof:rejected-write', 'stored keys', `a rejected write changed stored keys: ${changed.join(', ')}`),
+      );
     const stray = added.filter((key) => key !== write.key);
-    if (stray.length > 0) problems.push(verdict('proof:rejected-write', 'other keys', `a rejected write stored other keys: ${stray.join(', ')}`));
+    if (stray.length > 0)
+      problems.push(
+        verdict('proof:rejected-write', 'other keys', `a rejected write stored other keys: ${stray.join(', ')}`),
+      );
     const own = write.key === undefined ? undefined : after.keys.get(write.key);
     if (own !== undefined && added.includes(write.key ?? '')) {
       // Only the operation's own refusal is stored, and exactly as sent.
-      if (own.status !== answer.status || !isDeepStrictEqual(own.body, json)) problems.push(verdict('proof:stored-answer', 'not as sent', `the key stores ${own.status} ${JSON.stringify(own.body)} for an answer ${answer.status}`));
-      if ([401, 403, 409, 413, 415, 422].includes(answer.status) || answer.status >= 500) problems.push(verdict('proof:stored-answer', 'stored refusal', `a ${answer.status} stored its key`));
+      if (own.status !== answer.status || !isDeepStrictEqual(own.body, json))
+        problems.push(
+          verdict(
+            'proof:stored-answer',
+            'not as sent',
+            `the key stores ${own.status} ${JSON.stringify(own.body)} for an answer ${answer.status}`,
+          ),
+        );
+      if ([401, 403, 409, 413, 415, 422].includes(answer.status) || answer.status >= 500)
+        problems.push(verdict('proof:stored-answer', 'stored refusal', `a ${answer.status} stored its key`));
     }
   } else if (write.key !== undefined && !write.replay && answer.status < 300 && write.ownMethod) {
     const own = after.keys.get(write.key);
-    if (own === undefined || own.status !== answer.status || !isDeepStrictEqual(own.body, json)) problems.push(verdict('proof:stored-answer', 'not stored', `a ${answer.status} write did not store its answer with its key`));
+    if (own === undefined || own.status !== answer.status || !isDeepStrictEqual(own.body, json))
+      problems.push(
+        verdict('proof:stored-answer', 'not stored', `a ${answer.status} write did not store its answer with its key`),
+      );
   }
   return problems;
 }
 
 /** A raw request of a case as the checker sends it: its target, headers and bytes exactly as prepared. */
 function outgoing(baseUrl: string, request: RawRequest): OutgoingRequest {
-  const headerList = request.headers.map(([name, value]): [string, string] => [name, typeof value === 'string' ? value : value.toString('latin1')]);
+  const headerList = request.headers.map(([name, value]): [string, string] => [
+    name,
+    typeof value === 'string' ? value : value.toString('latin1'),
+  ]);
   let url = `${baseUrl}/`;
   try {
     url = new URL(`${baseUrl}${request.target}`).href;
@@ -651,7 +846,8 @@ interface CaseExpectation {
   readonly lane: Lane;
 }
 
-const isExpectation = (value: unknown): value is CaseExpectation => typeof value === 'object' && value !== null && 'testCase' in value && 'prepared' in value;
+const isExpectation = (value: unknown): value is CaseExpectation =>
+  typeof value === 'object' && value !== null && 'testCase' in value && 'prepared' in value;
 
 export interface FuzzPluginOptions {
   /** Organizations the cases rotate over. */
@@ -684,13 +880,15 @@ export interface FuzzPlugin extends CheckPlugin {
 /** The plug-in on a running app: makes its lanes first (organizations, transfers, tokens). */
 export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Promise<FuzzPlugin> {
   const world = await makeWorld(app, options.lanes);
-  const laneOf = (key: string | undefined): Lane => world.lanes[Number(key?.slice('lane-'.length) ?? 0)] ?? (world.lanes[0] as Lane);
+  const laneOf = (key: string | undefined): Lane =>
+    world.lanes[Number(key?.slice('lane-'.length) ?? 0)] ?? (world.lanes[0] as Lane);
   const order = new Map(OPERATIONS.map((operation, index) => [operation.operationId, index]));
   const counts: FuzzCounts = { cases: 0, writesChecked: 0, byFamily: {}, byStatus: {}, byOperation: {} };
   const count = (table: Record<string, number>, key: string): void => {
     table[key] = (table[key] ?? 0) + 1;
   };
-  const proofOperation = (key: string): OperationSpec | undefined => OPERATIONS.find((operation) => operation.operationId === key);
+  const proofOperation = (key: string): OperationSpec | undefined =>
+    OPERATIONS.find((operation) => operation.operationId === key);
 
   const stream = (operation: OperationSpec): PluginStream<FuzzCase> => ({
     name: 'fuzz',
@@ -700,7 +898,11 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       const lane = laneOf(context.key);
       const prepared = prepare(testCase, lane, world, app.clock);
       const expectation: CaseExpectation = { testCase, prepared, lane };
-      return { request: outgoing(app.baseUrl, prepared.request), expect: expectation, context: `${testCase.family}: ${testCase.note}` };
+      return {
+        request: outgoing(app.baseUrl, prepared.request),
+        expect: expectation,
+        context: `${testCase.family}: ${testCase.note}`,
+      };
     },
   });
 
@@ -720,7 +922,9 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       target: prepared.request.target,
       path: prepared.path,
       body: prepared.request.body,
-      contentHeaders: prepared.request.headers.filter(([name]) => CONTENT_HEADERS.has(name)).map(([name, value]): [string, string] => [name, value.toString()]),
+      contentHeaders: prepared.request.headers
+        .filter(([name]) => CONTENT_HEADERS.has(name))
+        .map(([name, value]): [string, string] => [name, value.toString()]),
       key: prepared.key,
       status: answer.status,
       answer: parseJson(answer.body),
@@ -728,7 +932,13 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
     if (lane.history.length > 50) lane.history.shift();
     // A transfer created here joins the lane's own ids.
     const created = parseJson(answer.body);
-    if (prepared.operation.operationId === 'createTransfer' && answer.status === 200 && typeof created === 'object' && created !== null && 'id' in created) {
+    if (
+      prepared.operation.operationId === 'createTransfer' &&
+      answer.status === 200 &&
+      typeof created === 'object' &&
+      created !== null &&
+      'id' in created
+    ) {
       lane.ids.transfer.push(String(created.id));
     }
   };
@@ -739,7 +949,13 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       const url = new URL(request.url);
       const { clientId, clientSecret } = lane.credentials;
       if (url.pathname === TOKEN_PATH) {
-        return { ...request, headers: { ...request.headers, Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` } };
+        return {
+          ...request,
+          headers: {
+            ...request.headers,
+            Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+          },
+        };
       }
       const headers: Record<string, string> = { ...request.headers, Authorization: `Bearer ${lane.token}` };
       const method = request.method.toUpperCase();
@@ -747,7 +963,9 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
         const timestamp = String(Math.floor(app.clock.now() / 1000));
         headers['Idempotency-Key'] ??= randomUUID();
         headers['X-Partner-Request-Timestamp'] = timestamp;
-        headers['X-Partner-Signature'] = createSign('RSA-SHA256').update(`${method}${url.pathname}${timestamp}`).sign(lane.privateKey, 'base64');
+        headers['X-Partner-Signature'] = createSign('RSA-SHA256')
+          .update(`${method}${url.pathname}${timestamp}`)
+          .sign(lane.privateKey, 'base64');
       }
       return { ...request, headers };
     },
@@ -775,10 +993,17 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       const problems: PluginVerdict[] = [];
       if (before !== undefined) {
         counts.writesChecked += 1;
-        const headerKey = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
-        const write: WriteSent = expectation === undefined
-          ? { key: headerKey, replay: false, ownMethod: request.method === context.operation.method }
-          : { key: expectation.prepared.key, replay: expectation.prepared.replayOf !== undefined, ownMethod: expectation.prepared.request.method === expectation.prepared.operation.method };
+        const headerKey = Object.entries(request.headers).find(
+          ([name]) => name.toLowerCase() === 'idempotency-key',
+        )?.[1];
+        const write: WriteSent =
+          expectation === undefined
+            ? { key: headerKey, replay: false, ownMethod: request.method === context.operation.method }
+            : {
+                key: expectation.prepared.key,
+                replay: expectation.prepared.replayOf !== undefined,
+                ownMethod: expectation.prepared.request.method === expectation.prepared.operation.method,
+              };
         problems.push(...compareSnapshots(before, await snapshot(app.db, lane), write, answer));
       }
       if (problems.length === 0 && isWrite && expectation !== undefined) await remember(expectation, answer);
@@ -795,7 +1020,10 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       count(counts.byOperation, operation.operationId);
       count(counts.byFamily, expectation?.testCase.family ?? `check:${exchange.intent}`);
       const target = exchange.request.target ?? new URL(exchange.request.url).pathname;
-      return [...checkAnswer(operation, target, exchange.request.method, answer), ...(expectation === undefined ? [] : checkExpected(expectation.testCase, expectation.prepared, answer))];
+      return [
+        ...checkAnswer(operation, target, exchange.request.method, answer),
+        ...(expectation === undefined ? [] : checkExpected(expectation.testCase, expectation.prepared, answer)),
+      ];
     },
   };
 }

@@ -45,8 +45,11 @@ const DOCUMENT = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta
 export async function runFuzz(app: FuzzApp, options: FuzzOptions): Promise<FuzzReport> {
   const started = Date.now();
   const lanes = options.lanes ?? 4;
-  const plugin = await fuzzPlugin(app, { lanes, casesPerOperation: Math.ceil(options.runs / OPERATIONS.length),
-    replay: options.replay ?? `FUZZ_SEED=${options.seed} FUZZ_RUNS=${options.runs} npx vitest run test/proof/fuzz.test.ts`,
+  const plugin = await fuzzPlugin(app, {
+    lanes,
+    casesPerOperation: Math.ceil(options.runs / OPERATIONS.length),
+    replay:
+      options.replay ?? `FUZZ_SEED=${options.seed} FUZZ_RUNS=${options.runs} npx vitest run test/proof/fuzz.test.ts`,
   });
   // Twice as many cases in progress as lanes: a case waiting for its lane does not leave another lane idle.
   const inFlight = Math.max(1, Math.min(options.concurrency ?? lanes, lanes));
@@ -72,5 +75,13 @@ export async function runFuzz(app: FuzzApp, options: FuzzOptions): Promise<FuzzR
     );
     throw new FuzzFailure(`${findings.length} finding(s) with seed ${options.seed}:\n${lines.join('\n')}`);
   }
-  return { seed: options.seed, cases: counts.cases, byFamily: counts.byFamily, byStatus: counts.byStatus, byOperation: counts.byOperation, writesChecked: counts.writesChecked, durationMs: Date.now() - started };
+  return {
+    seed: options.seed,
+    cases: counts.cases,
+    byFamily: counts.byFamily,
+    byStatus: counts.byStatus,
+    byOperation: counts.byOperation,
+    writesChecked: counts.writesChecked,
+    durationMs: Date.now() - started,
+  };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { TRANSFER_STATUSES, type DB, type TransferStatus } from '../../server/store/schema.js';
+import { TRANSFER_STATUSES, type DB, type TransferStatus } from '../../server/database/schema.js';
 
 // The money and state invariants every proof ends with:
 // - balance = start − Σ SUCCEEDED − Σ PROCESSING, never negative (no cents spent twice, no
@@ -33,18 +33,39 @@ function storedBodyOf(value: unknown): Record<string, unknown> | undefined {
       return undefined;
     }
   }
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined;
 }
 
-export async function checkInvariants(db: Kysely<DB>, organizations: readonly OrganizationStart[]): Promise<InvariantReport> {
+export async function checkInvariants(
+  db: Kysely<DB>,
+  organizations: readonly OrganizationStart[],
+): Promise<InvariantReport> {
   const violations: string[] = [];
   const ids = organizations.map((organization) => organization.id);
-  const transfers = ids.length === 0 ? [] : await db.selectFrom('transfers').selectAll().where('organization_id', 'in', ids).execute();
-  const orgRows = ids.length === 0 ? [] : await db.selectFrom('organizations').select(['id', 'balance_cents']).where('id', 'in', ids).execute();
+  const transfers =
+    ids.length === 0 ? [] : await db.selectFrom('transfers').selectAll().where('organization_id', 'in', ids).execute();
+  const orgRows =
+    ids.length === 0
+      ? []
+      : await db.selectFrom('organizations').select(['id', 'balance_cents']).where('id', 'in', ids).execute();
   const clientIds = [...new Set(transfers.map((transfer) => transfer.client_id))];
-  const keys = clientIds.length === 0 ? [] : await db.selectFrom('idempotency_keys').selectAll().where('client_id', 'in', clientIds).execute();
-  const operatorIds = [...new Set(transfers.flatMap((transfer) => (transfer.reviewed_by_operator_id === null ? [] : [transfer.reviewed_by_operator_id])))];
-  const operators = operatorIds.length === 0 ? [] : await db.selectFrom('operators').select(['id', 'organization_id']).where('id', 'in', operatorIds).execute();
+  const keys =
+    clientIds.length === 0
+      ? []
+      : await db.selectFrom('idempotency_keys').selectAll().where('client_id', 'in', clientIds).execute();
+  const operatorIds = [
+    ...new Set(
+      transfers.flatMap((transfer) =>
+        transfer.reviewed_by_operator_id === null ? [] : [transfer.reviewed_by_operator_id],
+      ),
+    ),
+  ];
+  const operators =
+    operatorIds.length === 0
+      ? []
+      : await db.selectFrom('operators').select(['id', 'organization_id']).where('id', 'in', operatorIds).execute();
 
   const byStatus = Object.fromEntries(TRANSFER_STATUSES.map((status) => [status, 0])) as Record<TransferStatus, number>;
   const balances: Record<string, number> = {};
@@ -58,14 +79,17 @@ export async function checkInvariants(db: Kysely<DB>, organizations: readonly Or
     balances[organization.id] = row.balance_cents;
     const own = transfers.filter((transfer) => transfer.organization_id === organization.id);
     const sum = (status: TransferStatus): number =>
-      own.filter((transfer) => transfer.status === status).reduce((total, transfer) => total + transfer.amount_cents, 0);
+      own
+        .filter((transfer) => transfer.status === status)
+        .reduce((total, transfer) => total + transfer.amount_cents, 0);
     const expected = organization.startCents - sum('SUCCEEDED') - sum('PROCESSING');
     if (row.balance_cents !== expected) {
       violations.push(
         `organization ${organization.id}: balance ${row.balance_cents} ≠ start ${organization.startCents} − Σ SUCCEEDED ${sum('SUCCEEDED')} − Σ PROCESSING ${sum('PROCESSING')} = ${expected}`,
       );
     }
-    if (row.balance_cents < 0) violations.push(`organization ${organization.id}: negative balance ${row.balance_cents}`);
+    if (row.balance_cents < 0)
+      violations.push(`organization ${organization.id}: negative balance ${row.balance_cents}`);
   }
 
   const seenKeys = new Map<string, string>();
@@ -76,7 +100,11 @@ export async function checkInvariants(db: Kysely<DB>, organizations: readonly Or
       continue;
     }
     byStatus[status] += 1;
-    const has = { reviewed: transfer.reviewed_at !== null, cancelled: transfer.cancelled_at !== null, settled: transfer.settled_at !== null };
+    const has = {
+      reviewed: transfer.reviewed_at !== null,
+      cancelled: transfer.cancelled_at !== null,
+      settled: transfer.settled_at !== null,
+    };
     const want: Record<TransferStatus, { reviewed: boolean; cancelled: boolean; settled: boolean }> = {
       PENDING: { reviewed: false, cancelled: false, settled: false },
       CANCELLED: { reviewed: false, cancelled: true, settled: false },
@@ -86,33 +114,62 @@ export async function checkInvariants(db: Kysely<DB>, organizations: readonly Or
       FAILED: { reviewed: true, cancelled: false, settled: true },
     };
     const expected = want[status];
-    if (has.reviewed !== expected.reviewed || has.cancelled !== expected.cancelled || has.settled !== expected.settled) {
-      violations.push(`transfer ${transfer.id}: ${status} with reviewedAt ${String(transfer.reviewed_at)}, cancelledAt ${String(transfer.cancelled_at)}, settledAt ${String(transfer.settled_at)}`);
+    if (
+      has.reviewed !== expected.reviewed ||
+      has.cancelled !== expected.cancelled ||
+      has.settled !== expected.settled
+    ) {
+      violations.push(
+        `transfer ${transfer.id}: ${status} with reviewedAt ${String(transfer.reviewed_at)}, cancelledAt ${String(transfer.cancelled_at)}, settledAt ${String(transfer.settled_at)}`,
+      );
     }
     const reviewer = transfer.reviewed_by_operator_id;
-    if (status === 'REJECTED' && (reviewer === null || transfer.rejection_reason === null || transfer.rejection_reason === '')) {
-      violations.push(`transfer ${transfer.id}: REJECTED without an operator and a reason (only an operator rejects, with a reason)`);
+    if (
+      status === 'REJECTED' &&
+      (reviewer === null || transfer.rejection_reason === null || transfer.rejection_reason === '')
+    ) {
+      violations.push(
+        `transfer ${transfer.id}: REJECTED without an operator and a reason (only an operator rejects, with a reason)`,
+      );
     }
-    if (status !== 'REJECTED' && transfer.rejection_reason !== null) violations.push(`transfer ${transfer.id}: ${status} with a rejection reason`);
+    if (status !== 'REJECTED' && transfer.rejection_reason !== null)
+      violations.push(`transfer ${transfer.id}: ${status} with a rejection reason`);
     if (reviewer !== null) {
       const owner = operators.find((operator) => operator.id === reviewer)?.organization_id;
-      if (owner !== transfer.organization_id) violations.push(`transfer ${transfer.id}: decided by operator ${reviewer} of organization ${String(owner)}, not its own`);
-      if (status === 'PENDING' || status === 'CANCELLED') violations.push(`transfer ${transfer.id}: ${status} yet decided by operator ${reviewer}`);
+      if (owner !== transfer.organization_id)
+        violations.push(
+          `transfer ${transfer.id}: decided by operator ${reviewer} of organization ${String(owner)}, not its own`,
+        );
+      if (status === 'PENDING' || status === 'CANCELLED')
+        violations.push(`transfer ${transfer.id}: ${status} yet decided by operator ${reviewer}`);
     }
-    if (status === 'PROCESSING' && transfer.settle_after === null) violations.push(`transfer ${transfer.id}: PROCESSING without settle_after`);
-    if ((status === 'SUCCEEDED' || status === 'FAILED') && (status === 'FAILED') !== transfer.account_number.endsWith('0002')) {
-      violations.push(`transfer ${transfer.id}: ${status} for account ${transfer.account_number} (0002 fails, every other succeeds)`);
+    if (status === 'PROCESSING' && transfer.settle_after === null)
+      violations.push(`transfer ${transfer.id}: PROCESSING without settle_after`);
+    if (
+      (status === 'SUCCEEDED' || status === 'FAILED') &&
+      (status === 'FAILED') !== transfer.account_number.endsWith('0002')
+    ) {
+      violations.push(
+        `transfer ${transfer.id}: ${status} for account ${transfer.account_number} (0002 fails, every other succeeds)`,
+      );
     }
 
     const scope = `${transfer.client_id}\u0000${transfer.idempotency_key}`;
     const other = seenKeys.get(scope);
-    if (other !== undefined) violations.push(`idempotency key ${JSON.stringify(transfer.idempotency_key)} maps to two transfers: ${other} and ${transfer.id}`);
+    if (other !== undefined)
+      violations.push(
+        `idempotency key ${JSON.stringify(transfer.idempotency_key)} maps to two transfers: ${other} and ${transfer.id}`,
+      );
     seenKeys.set(scope, transfer.id);
 
-    const key = keys.find((candidate) => candidate.client_id === transfer.client_id && candidate.key === transfer.idempotency_key);
+    const key = keys.find(
+      (candidate) => candidate.client_id === transfer.client_id && candidate.key === transfer.idempotency_key,
+    );
     const stored = storedBodyOf(key?.response_body);
     if (key === undefined || key.response_status !== 200 || stored?.['id'] !== transfer.id) {
-      violations.push(`transfer ${transfer.id}: its idempotency key ${JSON.stringify(transfer.idempotency_key)} holds no stored 200 answer naming it`);
+      violations.push(
+        `transfer ${transfer.id}: its idempotency key ${JSON.stringify(transfer.idempotency_key)} holds no stored 200 answer naming it`,
+      );
     }
   }
 
@@ -124,9 +181,14 @@ export async function checkInvariants(db: Kysely<DB>, organizations: readonly Or
     const id = stored?.['id'];
     if (key.response_status === 200 && typeof id === 'string' && id.startsWith('trf_')) {
       const transfer = transfers.find((candidate) => candidate.id === id);
-      if (transfer === undefined) violations.push(`idempotency key ${JSON.stringify(key.key)}: stored answer names transfer ${id}, which does not exist`);
+      if (transfer === undefined)
+        violations.push(
+          `idempotency key ${JSON.stringify(key.key)}: stored answer names transfer ${id}, which does not exist`,
+        );
       else if (stored?.['idempotencyKey'] === key.key && transfer.idempotency_key !== key.key) {
-        violations.push(`idempotency key ${JSON.stringify(key.key)}: created ${id}, which carries key ${JSON.stringify(transfer.idempotency_key)}`);
+        violations.push(
+          `idempotency key ${JSON.stringify(key.key)}: created ${id}, which carries key ${JSON.stringify(transfer.idempotency_key)}`,
+        );
       }
     }
   }
@@ -147,12 +209,17 @@ export async function processingCount(db: Kysely<DB>, organizationIds: readonly 
 }
 
 /** Polls until no transfer of these organizations is PROCESSING; throws after `timeoutMs`. */
-export async function waitForSettlement(db: Kysely<DB>, organizationIds: readonly string[], timeoutMs = 60_000): Promise<void> {
+export async function waitForSettlement(
+  db: Kysely<DB>,
+  organizationIds: readonly string[],
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const left = await processingCount(db, organizationIds);
     if (left === 0) return;
-    if (Date.now() > deadline) throw new Error(`${left} transfers still PROCESSING after ${timeoutMs} ms: is a settlement worker running?`);
+    if (Date.now() > deadline)
+      throw new Error(`${left} transfers still PROCESSING after ${timeoutMs} ms: is a settlement worker running?`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -31,7 +31,11 @@ export interface ProofClient extends OnboardingResult {
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);
 
-export function proofClient(credentials: OnboardingResult, baseUrls: readonly string[], now: () => number = Date.now): ProofClient {
+export function proofClient(
+  credentials: OnboardingResult,
+  baseUrls: readonly string[],
+  now: () => number = Date.now,
+): ProofClient {
   const [firstUrl] = baseUrls;
   if (firstUrl === undefined) throw new Error('proofClient needs a base URL');
   const tokens = new Map<string, Promise<string>>();
@@ -95,7 +99,11 @@ export function proofClient(credentials: OnboardingResult, baseUrls: readonly st
       } catch {
         // not JSON: kept as text for the failure message
       }
-      return { status: response.status, body: parsed, replayed: response.headers.get('idempotent-replayed') === 'true' };
+      return {
+        status: response.status,
+        body: parsed,
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+      };
     },
   };
   return client;
@@ -104,7 +112,9 @@ export function proofClient(credentials: OnboardingResult, baseUrls: readonly st
 /** A body field, or undefined when the body is not an object. */
 export function field(answer: Answer, name: string): unknown {
   const body = answer.body;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)[name]
+    : undefined;
 }
 
 /** A short description of an answer, for failure messages. */

@@ -35,7 +35,11 @@ function headBytes(host: string, request: RawRequest): Buffer {
   const parts: Buffer[] = [Buffer.from(`${request.method} ${request.target} HTTP/1.1\r\nHost: ${host}\r\n`, 'latin1')];
   const names = new Set(request.headers.map(([name]) => name.toLowerCase()));
   for (const [name, value] of request.headers) {
-    parts.push(Buffer.from(`${name}: `, 'latin1'), typeof value === 'string' ? Buffer.from(value, 'latin1') : value, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(`${name}: `, 'latin1'),
+      typeof value === 'string' ? Buffer.from(value, 'latin1') : value,
+      Buffer.from('\r\n'),
+    );
   }
   if (request.body !== undefined && !names.has('content-length') && !names.has('transfer-encoding')) {
     parts.push(Buffer.from(`Content-Length: ${request.body.length}\r\n`));
@@ -60,7 +64,8 @@ function dechunk(body: Buffer): Buffer {
 
 export function parseResponse(bytes: Buffer): RawResponse {
   const headEnd = bytes.indexOf('\r\n\r\n');
-  if (headEnd < 0) throw new Error(`not an HTTP response: ${JSON.stringify(bytes.subarray(0, 200).toString('latin1'))}`);
+  if (headEnd < 0)
+    throw new Error(`not an HTTP response: ${JSON.stringify(bytes.subarray(0, 200).toString('latin1'))}`);
   const [statusLine = '', ...headerLines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1]);
   if (!Number.isInteger(status)) throw new Error(`bad status line ${JSON.stringify(statusLine)}`);

@@ -169,7 +169,11 @@ export function startServerProcess(options: ServerProcessOptions): ServerProcess
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
       running.delete(child);
-      failReady(new Error(`${options.name} exited (code ${code}, signal ${signal}) before it was ready:\n${log.tail.join('\n')}`));
+      failReady(
+        new Error(
+          `${options.name} exited (code ${code}, signal ${signal}) before it was ready:\n${log.tail.join('\n')}`,
+        ),
+      );
       resolve({ code, signal });
     });
   });

@@ -10,7 +10,7 @@ import { errorHandler, noSuchPath } from '../http/errors.js';
 import { refuseNulText } from '../http/nul-text.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
-import type { DB } from '../store/schema.js';
+import type { DB } from '../database/index.js';
 import { getOrCreateSecret } from '../store/secrets.js';
 import { createOpenApiValidation } from 'contract-first/runtime';
 import { createDashboardInvoke, type DashboardServices } from './context.js';
@@ -46,7 +46,12 @@ export interface DashboardApiDeps {
  */
 export async function createDashboardApi(deps: DashboardApiDeps): Promise<RequestHandler> {
   // The CSRF tokens' secret, shared by every instance on the database like the others (README, "Design").
-  const csrfKey = await getOrCreateSecret(deps.db, 'dashboard-csrf-key', () => randomBytes(32).toString('base64url'), deps.clock.now());
+  const csrfKey = await getOrCreateSecret(
+    deps.db,
+    'dashboard-csrf-key',
+    () => randomBytes(32).toString('base64url'),
+    deps.clock.now(),
+  );
   const services: DashboardServices = {
     db: deps.db,
     clock: deps.clock,
@@ -59,7 +64,10 @@ export async function createDashboardApi(deps: DashboardApiDeps): Promise<Reques
   };
 
   const router = express.Router({ caseSensitive: true });
-  const validation = createOpenApiValidation({ apiSpec: DASHBOARD_SPEC_PATH, validateResponses: deps.validateResponses });
+  const validation = createOpenApiValidation({
+    apiSpec: DASHBOARD_SPEC_PATH,
+    validateResponses: deps.validateResponses,
+  });
   // The session cookie, read by cookie-parser (unsigned: the value is a random token that only
   // names a session in the database).
   router.use(cookieParser());

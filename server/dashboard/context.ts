@@ -3,7 +3,7 @@ import type { Invoke } from '../../generated/dashboard/server.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
-import type { DB } from '../store/schema.js';
+import type { DB } from '../database/index.js';
 import { SESSION, sessionTokenOf, type RequestSession, type SessionLocals } from './session.js';
 import { sendResult } from 'contract-first/runtime';
 
@@ -38,7 +38,6 @@ export function sessionOf(ctx: DashboardContext): RequestSession {
   if (ctx.session === undefined) throw new Error('sessionOf called on an operation without a session');
   return ctx.session;
 }
-
 
 /**
  * Runs a dashboard operation and sends its answer. Its writes take no idempotency key (the

@@ -73,11 +73,19 @@ export async function dashboardPages(dir: string): Promise<RequestHandler> {
     if (PAGE_PATHS.has(req.path)) {
       securityHeaders(res);
       if (built === undefined) {
-        res.status(503).type('text/plain').send('The dashboard\'s pages are not built: run `npm run build` (or `npm run build:dashboard`), then restart.\n');
+        res
+          .status(503)
+          .type('text/plain')
+          .send(
+            "The dashboard's pages are not built: run `npm run build` (or `npm run build:dashboard`), then restart.\n",
+          );
         return;
       }
       // Asked for every time, so that a new build's asset names are seen at once.
-      res.set('Cache-Control', 'no-cache').type(CONTENT_TYPES['.html'] ?? 'text/html').send(built.page);
+      res
+        .set('Cache-Control', 'no-cache')
+        .type(CONTENT_TYPES['.html'] ?? 'text/html')
+        .send(built.page);
       return;
     }
     const name = ASSET_PATH.exec(req.path)?.[1];

@@ -5,7 +5,7 @@ import type { RouteDefinition } from '../../generated/dashboard/server.js';
 import { ApiError } from '../http/errors.js';
 import type { Clock } from '../clock-and-ids.js';
 import { findLiveSession, type LiveSession } from '../store/operators.js';
-import type { DB } from '../store/schema.js';
+import type { DB } from '../database/index.js';
 
 /**
  * The dashboard's session, CSRF and Origin checks, in the order of the dashboard document's
@@ -90,7 +90,9 @@ function needsSession(route: RouteDefinition): boolean {
   const [requirement, ...alternatives] = route.security;
   const schemes = Object.keys(requirement ?? {});
   if (alternatives.length > 0 || schemes.length !== 1 || schemes[0] !== SESSION_SCHEME) {
-    throw new Error(`${route.operationId}: the dashboard enforces one ${SESSION_SCHEME} requirement per operation, not ${JSON.stringify(route.security)}`);
+    throw new Error(
+      `${route.operationId}: the dashboard enforces one ${SESSION_SCHEME} requirement per operation, not ${JSON.stringify(route.security)}`,
+    );
   }
   return true;
 }
@@ -170,7 +172,11 @@ export function sessionChecks(route: RouteDefinition, deps: SessionChecks): Requ
   checks.push((req, res, next) => {
     const token = sessionTokenOf(req);
     if (token === undefined) {
-      next(new ApiError('unauthorized', 'Log in to use the dashboard.', { details: 'POST /dashboard/api/session with your username and password.' }));
+      next(
+        new ApiError('unauthorized', 'Log in to use the dashboard.', {
+          details: 'POST /dashboard/api/session with your username and password.',
+        }),
+      );
       return;
     }
     const tokenHash = sessionTokenHash(token);
@@ -196,7 +202,12 @@ export function sessionChecks(route: RouteDefinition, deps: SessionChecks): Requ
       next();
       return;
     }
-    next(new ApiError('forbidden', `Your role is ${session?.operator.role ?? 'unknown'}; ${route.operationId} needs the ${roles.join(' or ')} role.`));
+    next(
+      new ApiError(
+        'forbidden',
+        `Your role is ${session?.operator.role ?? 'unknown'}; ${route.operationId} needs the ${roles.join(' or ')} role.`,
+      ),
+    );
   });
   return checks;
 }

@@ -83,9 +83,7 @@ function checkIban(iban: string): AccountNumberCheck {
       return fail('An Egyptian IBAN is EG followed by 27 digits; this one contains letters after EG.');
     }
   } else if (iban.length < IBAN_MIN_LENGTH || iban.length > IBAN_MAX_LENGTH) {
-    return fail(
-      `An IBAN has ${IBAN_MIN_LENGTH} to ${IBAN_MAX_LENGTH} characters; this one has ${iban.length}.`,
-    );
+    return fail(`An IBAN has ${IBAN_MIN_LENGTH} to ${IBAN_MAX_LENGTH} characters; this one has ${iban.length}.`);
   }
   if (!ibanIsValid(iban)) {
     return fail(

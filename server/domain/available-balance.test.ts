@@ -39,7 +39,12 @@ const cairoOffsetHours = (ms: number): number => {
 
 describe('LIMIT_MAXIMA and MAX_AVAILABLE_BALANCE', () => {
   it('match the ranges of CardLimits and Card.availableBalance', () => {
-    expect(LIMIT_MAXIMA).toEqual({ daily: 100_000_000, monthly: 300_000_000, atm: 300_000_000, approvalBased: 99_999_999_999 });
+    expect(LIMIT_MAXIMA).toEqual({
+      daily: 100_000_000,
+      monthly: 300_000_000,
+      atm: 300_000_000,
+      approvalBased: 99_999_999_999,
+    });
     expect(MAX_AVAILABLE_BALANCE).toBe(99_999_999_999);
   });
 });
@@ -47,38 +52,143 @@ describe('LIMIT_MAXIMA and MAX_AVAILABLE_BALANCE', () => {
 describe('cairoPeriods at day and month boundaries', () => {
   // [name, now, Cairo offset at now (hours, checked against Intl), dayStart, dayEnd, monthStart, monthEnd]
   it.each([
-    ['winter: last ms of 15 Jan', '2024-01-15T21:59:59.999Z', 2,
-      '2024-01-14T22:00:00.000Z', '2024-01-15T22:00:00.000Z', '2023-12-31T22:00:00.000Z', '2024-01-31T22:00:00.000Z'],
-    ['winter: first ms of 16 Jan', '2024-01-15T22:00:00.000Z', 2,
-      '2024-01-15T22:00:00.000Z', '2024-01-16T22:00:00.000Z', '2023-12-31T22:00:00.000Z', '2024-01-31T22:00:00.000Z'],
-    ['summer: last ms of 15 Jul', '2024-07-15T20:59:59.999Z', 3,
-      '2024-07-14T21:00:00.000Z', '2024-07-15T21:00:00.000Z', '2024-06-30T21:00:00.000Z', '2024-07-31T21:00:00.000Z'],
-    ['summer: first ms of 16 Jul', '2024-07-15T21:00:00.000Z', 3,
-      '2024-07-15T21:00:00.000Z', '2024-07-16T21:00:00.000Z', '2024-06-30T21:00:00.000Z', '2024-07-31T21:00:00.000Z'],
-    ['summer, 2025', '2025-08-10T12:00:00.000Z', 3,
-      '2025-08-09T21:00:00.000Z', '2025-08-10T21:00:00.000Z', '2025-07-31T21:00:00.000Z', '2025-08-31T21:00:00.000Z'],
-    ['month end: last ms of January', '2024-01-31T21:59:59.999Z', 2,
-      '2024-01-30T22:00:00.000Z', '2024-01-31T22:00:00.000Z', '2023-12-31T22:00:00.000Z', '2024-01-31T22:00:00.000Z'],
-    ['month end: first ms of February (leap year)', '2024-01-31T22:00:00.000Z', 2,
-      '2024-01-31T22:00:00.000Z', '2024-02-01T22:00:00.000Z', '2024-01-31T22:00:00.000Z', '2024-02-29T22:00:00.000Z'],
-    ['29 February', '2024-02-29T12:00:00.000Z', 2,
-      '2024-02-28T22:00:00.000Z', '2024-02-29T22:00:00.000Z', '2024-01-31T22:00:00.000Z', '2024-02-29T22:00:00.000Z'],
-    ['year end: last ms of 2024', '2024-12-31T21:59:59.999Z', 2,
-      '2024-12-30T22:00:00.000Z', '2024-12-31T22:00:00.000Z', '2024-11-30T22:00:00.000Z', '2024-12-31T22:00:00.000Z'],
-    ['year end: first ms of 2025', '2024-12-31T22:00:00.000Z', 2,
-      '2024-12-31T22:00:00.000Z', '2025-01-01T22:00:00.000Z', '2024-12-31T22:00:00.000Z', '2025-01-31T22:00:00.000Z'],
+    [
+      'winter: last ms of 15 Jan',
+      '2024-01-15T21:59:59.999Z',
+      2,
+      '2024-01-14T22:00:00.000Z',
+      '2024-01-15T22:00:00.000Z',
+      '2023-12-31T22:00:00.000Z',
+      '2024-01-31T22:00:00.000Z',
+    ],
+    [
+      'winter: first ms of 16 Jan',
+      '2024-01-15T22:00:00.000Z',
+      2,
+      '2024-01-15T22:00:00.000Z',
+      '2024-01-16T22:00:00.000Z',
+      '2023-12-31T22:00:00.000Z',
+      '2024-01-31T22:00:00.000Z',
+    ],
+    [
+      'summer: last ms of 15 Jul',
+      '2024-07-15T20:59:59.999Z',
+      3,
+      '2024-07-14T21:00:00.000Z',
+      '2024-07-15T21:00:00.000Z',
+      '2024-06-30T21:00:00.000Z',
+      '2024-07-31T21:00:00.000Z',
+    ],
+    [
+      'summer: first ms of 16 Jul',
+      '2024-07-15T21:00:00.000Z',
+      3,
+      '2024-07-15T21:00:00.000Z',
+      '2024-07-16T21:00:00.000Z',
+      '2024-06-30T21:00:00.000Z',
+      '2024-07-31T21:00:00.000Z',
+    ],
+    [
+      'summer, 2025',
+      '2025-08-10T12:00:00.000Z',
+      3,
+      '2025-08-09T21:00:00.000Z',
+      '2025-08-10T21:00:00.000Z',
+      '2025-07-31T21:00:00.000Z',
+      '2025-08-31T21:00:00.000Z',
+    ],
+    [
+      'month end: last ms of January',
+      '2024-01-31T21:59:59.999Z',
+      2,
+      '2024-01-30T22:00:00.000Z',
+      '2024-01-31T22:00:00.000Z',
+      '2023-12-31T22:00:00.000Z',
+      '2024-01-31T22:00:00.000Z',
+    ],
+    [
+      'month end: first ms of February (leap year)',
+      '2024-01-31T22:00:00.000Z',
+      2,
+      '2024-01-31T22:00:00.000Z',
+      '2024-02-01T22:00:00.000Z',
+      '2024-01-31T22:00:00.000Z',
+      '2024-02-29T22:00:00.000Z',
+    ],
+    [
+      '29 February',
+      '2024-02-29T12:00:00.000Z',
+      2,
+      '2024-02-28T22:00:00.000Z',
+      '2024-02-29T22:00:00.000Z',
+      '2024-01-31T22:00:00.000Z',
+      '2024-02-29T22:00:00.000Z',
+    ],
+    [
+      'year end: last ms of 2024',
+      '2024-12-31T21:59:59.999Z',
+      2,
+      '2024-12-30T22:00:00.000Z',
+      '2024-12-31T22:00:00.000Z',
+      '2024-11-30T22:00:00.000Z',
+      '2024-12-31T22:00:00.000Z',
+    ],
+    [
+      'year end: first ms of 2025',
+      '2024-12-31T22:00:00.000Z',
+      2,
+      '2024-12-31T22:00:00.000Z',
+      '2025-01-01T22:00:00.000Z',
+      '2024-12-31T22:00:00.000Z',
+      '2025-01-31T22:00:00.000Z',
+    ],
     // Spring forward 2024: 26 Apr 00:00 (+2) became 01:00 (+3); the day has 23 hours, April 30 days less an hour.
-    ['spring forward: last ms of 25 Apr', '2024-04-25T21:59:59.999Z', 2,
-      '2024-04-24T22:00:00.000Z', '2024-04-25T22:00:00.000Z', '2024-03-31T22:00:00.000Z', '2024-04-30T21:00:00.000Z'],
-    ['spring forward: 26 Apr begins at 01:00', '2024-04-25T22:00:00.000Z', 3,
-      '2024-04-25T22:00:00.000Z', '2024-04-26T21:00:00.000Z', '2024-03-31T22:00:00.000Z', '2024-04-30T21:00:00.000Z'],
+    [
+      'spring forward: last ms of 25 Apr',
+      '2024-04-25T21:59:59.999Z',
+      2,
+      '2024-04-24T22:00:00.000Z',
+      '2024-04-25T22:00:00.000Z',
+      '2024-03-31T22:00:00.000Z',
+      '2024-04-30T21:00:00.000Z',
+    ],
+    [
+      'spring forward: 26 Apr begins at 01:00',
+      '2024-04-25T22:00:00.000Z',
+      3,
+      '2024-04-25T22:00:00.000Z',
+      '2024-04-26T21:00:00.000Z',
+      '2024-03-31T22:00:00.000Z',
+      '2024-04-30T21:00:00.000Z',
+    ],
     // Fall back 2024: 31 Oct 24:00 (+3) became 23:00 (+2); the day has 25 hours and ends the month.
-    ['fall back: 31 Oct, first 23:30 (+3)', '2024-10-31T20:30:00.000Z', 3,
-      '2024-10-30T21:00:00.000Z', '2024-10-31T22:00:00.000Z', '2024-09-30T21:00:00.000Z', '2024-10-31T22:00:00.000Z'],
-    ['fall back: 31 Oct, second 23:30 (+2)', '2024-10-31T21:30:00.000Z', 2,
-      '2024-10-30T21:00:00.000Z', '2024-10-31T22:00:00.000Z', '2024-09-30T21:00:00.000Z', '2024-10-31T22:00:00.000Z'],
-    ['fall back: first ms of November', '2024-10-31T22:00:00.000Z', 2,
-      '2024-10-31T22:00:00.000Z', '2024-11-01T22:00:00.000Z', '2024-10-31T22:00:00.000Z', '2024-11-30T22:00:00.000Z'],
+    [
+      'fall back: 31 Oct, first 23:30 (+3)',
+      '2024-10-31T20:30:00.000Z',
+      3,
+      '2024-10-30T21:00:00.000Z',
+      '2024-10-31T22:00:00.000Z',
+      '2024-09-30T21:00:00.000Z',
+      '2024-10-31T22:00:00.000Z',
+    ],
+    [
+      'fall back: 31 Oct, second 23:30 (+2)',
+      '2024-10-31T21:30:00.000Z',
+      2,
+      '2024-10-30T21:00:00.000Z',
+      '2024-10-31T22:00:00.000Z',
+      '2024-09-30T21:00:00.000Z',
+      '2024-10-31T22:00:00.000Z',
+    ],
+    [
+      'fall back: first ms of November',
+      '2024-10-31T22:00:00.000Z',
+      2,
+      '2024-10-31T22:00:00.000Z',
+      '2024-11-01T22:00:00.000Z',
+      '2024-10-31T22:00:00.000Z',
+      '2024-11-30T22:00:00.000Z',
+    ],
   ] as const)('%s', (_name, now, offset, dayStart, dayEnd, monthStart, monthEnd) => {
     expect(cairoOffsetHours(iso(now))).toBe(offset);
     expect(cairoPeriods(iso(now))).toEqual({
@@ -177,9 +287,21 @@ describe('countsFor (USAGE_RULES)', () => {
     ['card, cleared, today', {}, ['dayCardAndAtm', 'monthCardAndAtm', 'approvalSpent']],
     ['card, not cleared, today', { cleared: false }, ['dayCardAndAtm', 'monthCardAndAtm', 'approvalPending']],
     ['ATM, cleared, today', { method: 'ATM' }, ['dayCardAndAtm', 'monthCardAndAtm', 'monthAtm', 'approvalSpent']],
-    ['ATM, not cleared, today', { method: 'ATM', cleared: false }, ['dayCardAndAtm', 'monthCardAndAtm', 'monthAtm', 'approvalPending']],
-    ['ATM earlier this month', { method: 'ATM', authorizationDate: EARLIER_THIS_MONTH }, ['monthCardAndAtm', 'monthAtm', 'approvalSpent']],
-    ['card at the first ms of today', { authorizationDate: P.dayStartMs }, ['dayCardAndAtm', 'monthCardAndAtm', 'approvalSpent']],
+    [
+      'ATM, not cleared, today',
+      { method: 'ATM', cleared: false },
+      ['dayCardAndAtm', 'monthCardAndAtm', 'monthAtm', 'approvalPending'],
+    ],
+    [
+      'ATM earlier this month',
+      { method: 'ATM', authorizationDate: EARLIER_THIS_MONTH },
+      ['monthCardAndAtm', 'monthAtm', 'approvalSpent'],
+    ],
+    [
+      'card at the first ms of today',
+      { authorizationDate: P.dayStartMs },
+      ['dayCardAndAtm', 'monthCardAndAtm', 'approvalSpent'],
+    ],
     ['card at the last ms of yesterday', { authorizationDate: P.dayStartMs - 1 }, ['monthCardAndAtm', 'approvalSpent']],
     ['card at the first ms of tomorrow', { authorizationDate: P.dayEndMs }, ['monthCardAndAtm', 'approvalSpent']],
     ['card at the first ms of the month', { authorizationDate: P.monthStartMs }, ['monthCardAndAtm', 'approvalSpent']],
@@ -199,7 +321,11 @@ describe('countsFor (USAGE_RULES)', () => {
     ['cash, approved, not yet settled', { method: 'CASH', reviewStatus: 'APPROVED' }, ['approvalOutstandingCash']],
     ['cash, balance settled', { method: 'CASH', reviewStatus: 'BALANCE_SETTLED' }, []],
     ['cash, rejected', { method: 'CASH', reviewStatus: 'REJECTED' }, []],
-    ['cash, not reviewed, last year', { method: 'CASH', reviewStatus: 'NOT_REVIEWED', authorizationDate: iso('2023-03-01T00:00:00Z') }, ['approvalOutstandingCash']],
+    [
+      'cash, not reviewed, last year',
+      { method: 'CASH', reviewStatus: 'NOT_REVIEWED', authorizationDate: iso('2023-03-01T00:00:00Z') },
+      ['approvalOutstandingCash'],
+    ],
     ['cash, not cleared', { method: 'CASH', cleared: false }, ['approvalOutstandingCash']],
     ['cash, refund', { method: 'CASH', refund: true }, []],
     ['cash, declined', { method: 'CASH', status: 'DECLINED' }, []],
@@ -223,7 +349,17 @@ describe('countsFor (USAGE_RULES)', () => {
   });
 
   // Every combination of method, status, refund, cleared, review status and date position.
-  const DATES = [P.monthStartMs - 1, P.monthStartMs, P.dayStartMs - 1, P.dayStartMs, NOW, P.dayEndMs - 1, P.dayEndMs, P.monthEndMs - 1, P.monthEndMs];
+  const DATES = [
+    P.monthStartMs - 1,
+    P.monthStartMs,
+    P.dayStartMs - 1,
+    P.dayStartMs,
+    NOW,
+    P.dayEndMs - 1,
+    P.dayEndMs,
+    P.monthEndMs - 1,
+    P.monthEndMs,
+  ];
   const COMBINATIONS: UsageTransaction[] = TRANSACTION_METHODS.flatMap((method) =>
     TRANSACTION_STATUSES.flatMap((status) =>
       [false, true].flatMap((refund) =>
@@ -240,7 +376,11 @@ describe('countsFor (USAGE_RULES)', () => {
     const rule = USAGE_RULES[figure];
     const fromRule = (txn: UsageTransaction): boolean => {
       const [start, end] =
-        rule.period === 'day' ? [P.dayStartMs, P.dayEndMs] : rule.period === 'month' ? [P.monthStartMs, P.monthEndMs] : [-Infinity, Infinity];
+        rule.period === 'day'
+          ? [P.dayStartMs, P.dayEndMs]
+          : rule.period === 'month'
+            ? [P.monthStartMs, P.monthEndMs]
+            : [-Infinity, Infinity];
       return (
         txn.status === 'SUCCEEDED' &&
         !txn.refund &&
@@ -265,23 +405,146 @@ describe('availableBalance', () => {
 
   it.each([
     ['not activated', { activated: false, limits: PLAIN, usage: NO_USAGE, approval: NO_APPROVAL }, null],
-    ['not activated, approval-based', { activated: false, limits: APPROVAL, usage: NO_USAGE, approval: NO_APPROVAL }, null],
-    ['plain, nothing spent: the daily limit binds', { activated: true, limits: PLAIN, usage: NO_USAGE, approval: NO_APPROVAL }, 100_000],
-    ['plain, part of the day spent', { activated: true, limits: PLAIN, usage: { dayCardAndAtm: 30_000, monthCardAndAtm: 30_000, monthAtm: 0 }, approval: NO_APPROVAL }, 70_000],
-    ['plain, the month binds', { activated: true, limits: PLAIN, usage: { dayCardAndAtm: 0, monthCardAndAtm: 450_000, monthAtm: 0 }, approval: NO_APPROVAL }, 50_000],
-    ['plain, the ATM limit binds', { activated: true, limits: PLAIN, usage: { dayCardAndAtm: 0, monthCardAndAtm: 190_000, monthAtm: 190_000 }, approval: NO_APPROVAL }, 10_000],
-    ['plain, ATM limit used up', { activated: true, limits: PLAIN, usage: { dayCardAndAtm: 0, monthCardAndAtm: 200_000, monthAtm: 200_000 }, approval: NO_APPROVAL }, 0],
-    ['plain, day overspent: clamped at 0', { activated: true, limits: PLAIN, usage: { dayCardAndAtm: 150_000, monthCardAndAtm: 150_000, monthAtm: 0 }, approval: NO_APPROVAL }, 0],
-    ['plain, limits lowered below usage: clamped at 0', { activated: true, limits: { daily: 0, monthly: 0, atm: 0, approvalBased: null }, usage: { dayCardAndAtm: 5, monthCardAndAtm: 5, monthAtm: 5 }, approval: NO_APPROVAL }, 0],
-    ['plain, all at maxima', { activated: true, limits: { ...LIMIT_MAXIMA, approvalBased: null }, usage: NO_USAGE, approval: NO_APPROVAL }, 100_000_000],
-    ['plain, approval figures ignored', { activated: true, limits: PLAIN, usage: NO_USAGE, approval: { spent: 1e9, pending: 1e9, outstandingCash: 1e9 } }, 100_000],
-    ['approval-based, nothing spent', { activated: true, limits: APPROVAL, usage: NO_USAGE, approval: NO_APPROVAL }, 1_000_000],
-    ['approval-based, spent, pending and cash', { activated: true, limits: APPROVAL, usage: NO_USAGE, approval: { spent: 200_000, pending: 50_000, outstandingCash: 30_000 } }, 720_000],
-    ['approval-based, plain usage ignored', { activated: true, limits: APPROVAL, usage: { dayCardAndAtm: 1e9, monthCardAndAtm: 1e9, monthAtm: 1e9 }, approval: NO_APPROVAL }, 1_000_000],
-    ['approval-based, overspent: clamped at 0', { activated: true, limits: APPROVAL, usage: NO_USAGE, approval: { spent: 900_000, pending: 90_000, outstandingCash: 20_000 } }, 0],
-    ['approval-based, approved 0', { activated: true, limits: { ...APPROVAL, approvalBased: 0 }, usage: NO_USAGE, approval: NO_APPROVAL }, 0],
-    ['approval-based, the maximum', { activated: true, limits: { ...APPROVAL, approvalBased: 99_999_999_999 }, usage: NO_USAGE, approval: NO_APPROVAL }, 99_999_999_999],
-    ['approval-based, above the maximum: clamped', { activated: true, limits: { ...APPROVAL, approvalBased: 99_999_999_999 }, usage: NO_USAGE, approval: { spent: -1, pending: 0, outstandingCash: 0 } }, 99_999_999_999],
+    [
+      'not activated, approval-based',
+      { activated: false, limits: APPROVAL, usage: NO_USAGE, approval: NO_APPROVAL },
+      null,
+    ],
+    [
+      'plain, nothing spent: the daily limit binds',
+      { activated: true, limits: PLAIN, usage: NO_USAGE, approval: NO_APPROVAL },
+      100_000,
+    ],
+    [
+      'plain, part of the day spent',
+      {
+        activated: true,
+        limits: PLAIN,
+        usage: { dayCardAndAtm: 30_000, monthCardAndAtm: 30_000, monthAtm: 0 },
+        approval: NO_APPROVAL,
+      },
+      70_000,
+    ],
+    [
+      'plain, the month binds',
+      {
+        activated: true,
+        limits: PLAIN,
+        usage: { dayCardAndAtm: 0, monthCardAndAtm: 450_000, monthAtm: 0 },
+        approval: NO_APPROVAL,
+      },
+      50_000,
+    ],
+    [
+      'plain, the ATM limit binds',
+      {
+        activated: true,
+        limits: PLAIN,
+        usage: { dayCardAndAtm: 0, monthCardAndAtm: 190_000, monthAtm: 190_000 },
+        approval: NO_APPROVAL,
+      },
+      10_000,
+    ],
+    [
+      'plain, ATM limit used up',
+      {
+        activated: true,
+        limits: PLAIN,
+        usage: { dayCardAndAtm: 0, monthCardAndAtm: 200_000, monthAtm: 200_000 },
+        approval: NO_APPROVAL,
+      },
+      0,
+    ],
+    [
+      'plain, day overspent: clamped at 0',
+      {
+        activated: true,
+        limits: PLAIN,
+        usage: { dayCardAndAtm: 150_000, monthCardAndAtm: 150_000, monthAtm: 0 },
+        approval: NO_APPROVAL,
+      },
+      0,
+    ],
+    [
+      'plain, limits lowered below usage: clamped at 0',
+      {
+        activated: true,
+        limits: { daily: 0, monthly: 0, atm: 0, approvalBased: null },
+        usage: { dayCardAndAtm: 5, monthCardAndAtm: 5, monthAtm: 5 },
+        approval: NO_APPROVAL,
+      },
+      0,
+    ],
+    [
+      'plain, all at maxima',
+      { activated: true, limits: { ...LIMIT_MAXIMA, approvalBased: null }, usage: NO_USAGE, approval: NO_APPROVAL },
+      100_000_000,
+    ],
+    [
+      'plain, approval figures ignored',
+      { activated: true, limits: PLAIN, usage: NO_USAGE, approval: { spent: 1e9, pending: 1e9, outstandingCash: 1e9 } },
+      100_000,
+    ],
+    [
+      'approval-based, nothing spent',
+      { activated: true, limits: APPROVAL, usage: NO_USAGE, approval: NO_APPROVAL },
+      1_000_000,
+    ],
+    [
+      'approval-based, spent, pending and cash',
+      {
+        activated: true,
+        limits: APPROVAL,
+        usage: NO_USAGE,
+        approval: { spent: 200_000, pending: 50_000, outstandingCash: 30_000 },
+      },
+      720_000,
+    ],
+    [
+      'approval-based, plain usage ignored',
+      {
+        activated: true,
+        limits: APPROVAL,
+        usage: { dayCardAndAtm: 1e9, monthCardAndAtm: 1e9, monthAtm: 1e9 },
+        approval: NO_APPROVAL,
+      },
+      1_000_000,
+    ],
+    [
+      'approval-based, overspent: clamped at 0',
+      {
+        activated: true,
+        limits: APPROVAL,
+        usage: NO_USAGE,
+        approval: { spent: 900_000, pending: 90_000, outstandingCash: 20_000 },
+      },
+      0,
+    ],
+    [
+      'approval-based, approved 0',
+      { activated: true, limits: { ...APPROVAL, approvalBased: 0 }, usage: NO_USAGE, approval: NO_APPROVAL },
+      0,
+    ],
+    [
+      'approval-based, the maximum',
+      {
+        activated: true,
+        limits: { ...APPROVAL, approvalBased: 99_999_999_999 },
+        usage: NO_USAGE,
+        approval: NO_APPROVAL,
+      },
+      99_999_999_999,
+    ],
+    [
+      'approval-based, above the maximum: clamped',
+      {
+        activated: true,
+        limits: { ...APPROVAL, approvalBased: 99_999_999_999 },
+        usage: NO_USAGE,
+        approval: { spent: -1, pending: 0, outstandingCash: 0 },
+      },
+      99_999_999_999,
+    ],
   ] as const)('%s -> %s', (_name, input, want) => {
     expect(availableBalance(input as AvailableBalanceInput)).toBe(want);
   });
@@ -290,7 +553,14 @@ describe('availableBalance', () => {
     const now = iso('2024-10-31T21:30:00Z'); // 31 Oct 23:30 Cairo, second pass (+2), last day of the month.
     const periods = cairoPeriods(now);
     const txn = (amountCents: number, over: Partial<UsageAmountTransaction>): UsageAmountTransaction => ({
-      method: 'CARD', status: 'SUCCEEDED', refund: false, cleared: true, reviewStatus: null, authorizationDate: now, amountCents, ...over,
+      method: 'CARD',
+      status: 'SUCCEEDED',
+      refund: false,
+      cleared: true,
+      reviewStatus: null,
+      authorizationDate: now,
+      amountCents,
+      ...over,
     });
     const card = [
       txn(10_000, { authorizationDate: iso('2024-10-30T21:00:00Z') }), // 31 Oct 00:00 Cairo: today
@@ -310,7 +580,16 @@ describe('availableBalance', () => {
     const { usage, approval } = usageOf(card, holder, periods);
     expect(usage).toEqual({ dayCardAndAtm: 30_000, monthCardAndAtm: 70_000, monthAtm: 20_000 });
     expect(approval).toEqual({ spent: 50_000, pending: 20_000, outstandingCash: 1_000 });
-    expect(availableBalance({ activated: true, limits: { daily: 100_000, monthly: 300_000, atm: 25_000, approvalBased: null }, usage, approval })).toBe(5_000);
-    expect(availableBalance({ activated: true, limits: { ...LIMIT_MAXIMA, approvalBased: 100_000 }, usage, approval })).toBe(29_000);
+    expect(
+      availableBalance({
+        activated: true,
+        limits: { daily: 100_000, monthly: 300_000, atm: 25_000, approvalBased: null },
+        usage,
+        approval,
+      }),
+    ).toBe(5_000);
+    expect(
+      availableBalance({ activated: true, limits: { ...LIMIT_MAXIMA, approvalBased: 100_000 }, usage, approval }),
+    ).toBe(29_000);
   });
 });

@@ -111,7 +111,8 @@ let lastPeriods: CairoPeriods | undefined;
 /** The Cairo calendar day and month that contain `nowMs`, as half-open [start, end) ranges. */
 export function cairoPeriods(nowMs: number): CairoPeriods {
   if (!Number.isFinite(nowMs)) throw new RangeError('cairoPeriods: nowMs must be a finite number');
-  if (lastPeriods !== undefined && nowMs >= lastPeriods.dayStartMs && nowMs < lastPeriods.dayEndMs) return { ...lastPeriods };
+  if (lastPeriods !== undefined && nowMs >= lastPeriods.dayStartMs && nowMs < lastPeriods.dayEndMs)
+    return { ...lastPeriods };
   const { year, month, day } = wallClock(nowMs);
   const periods = {
     dayStartMs: startOfCairoDay(year, month, day),
@@ -138,7 +139,10 @@ export const USAGE_FIGURES = [
 export type UsageFigure = (typeof USAGE_FIGURES)[number];
 
 /** Review statuses that end a cash item's outstanding life (see USAGE_RULES). */
-export const SETTLED_CASH_REVIEW_STATUSES: readonly ReviewStatus[] = Object.freeze(['BALANCE_SETTLED', 'REJECTED'] as const);
+export const SETTLED_CASH_REVIEW_STATUSES: readonly ReviewStatus[] = Object.freeze([
+  'BALANCE_SETTLED',
+  'REJECTED',
+] as const);
 
 export type UsageRule = {
   /** Whose transactions: the card's (`transactions.card_id`) or its holder's (`transactions.person_id`). */
@@ -183,10 +187,28 @@ export type UsageRule = {
  */
 export const USAGE_RULES: Readonly<Record<UsageFigure, UsageRule>> = Object.freeze({
   dayCardAndAtm: { scope: 'card', methods: ['CARD', 'ATM'], period: 'day', cleared: null, excludedReviewStatuses: [] },
-  monthCardAndAtm: { scope: 'card', methods: ['CARD', 'ATM'], period: 'month', cleared: null, excludedReviewStatuses: [] },
+  monthCardAndAtm: {
+    scope: 'card',
+    methods: ['CARD', 'ATM'],
+    period: 'month',
+    cleared: null,
+    excludedReviewStatuses: [],
+  },
   monthAtm: { scope: 'card', methods: ['ATM'], period: 'month', cleared: null, excludedReviewStatuses: [] },
-  approvalSpent: { scope: 'card', methods: ['CARD', 'ATM'], period: 'month', cleared: true, excludedReviewStatuses: [] },
-  approvalPending: { scope: 'card', methods: ['CARD', 'ATM'], period: 'month', cleared: false, excludedReviewStatuses: [] },
+  approvalSpent: {
+    scope: 'card',
+    methods: ['CARD', 'ATM'],
+    period: 'month',
+    cleared: true,
+    excludedReviewStatuses: [],
+  },
+  approvalPending: {
+    scope: 'card',
+    methods: ['CARD', 'ATM'],
+    period: 'month',
+    cleared: false,
+    excludedReviewStatuses: [],
+  },
   approvalOutstandingCash: {
     scope: 'cardHolder',
     methods: ['CASH'],
@@ -291,10 +313,6 @@ export function availableBalance(input: AvailableBalanceInput): number | null {
     return clamp(limits.approvalBased - approval.spent - approval.pending - approval.outstandingCash);
   }
   return clamp(
-    Math.min(
-      limits.daily - usage.dayCardAndAtm,
-      limits.monthly - usage.monthCardAndAtm,
-      limits.atm - usage.monthAtm,
-    ),
+    Math.min(limits.daily - usage.dayCardAndAtm, limits.monthly - usage.monthCardAndAtm, limits.atm - usage.monthAtm),
   );
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { LIMIT_MAXIMA, isApprovalBased, setLimits, updateLimits, type Limits, type LimitsDelta, type SetLimitsBody } from './card-limits.js';
+import {
+  LIMIT_MAXIMA,
+  isApprovalBased,
+  setLimits,
+  updateLimits,
+  type Limits,
+  type LimitsDelta,
+  type SetLimitsBody,
+} from './card-limits.js';
 
 const MAXED = { daily: 100_000_000, monthly: 300_000_000, atm: 300_000_000 };
 const PLAIN: Limits = { daily: 50_000, monthly: 200_000, atm: 100_000, approvalBased: null };
@@ -8,20 +16,36 @@ const APPROVAL: Limits = { ...MAXED, approvalBased: 1_000_000 };
 describe('setLimits (PUT: the whole limit state, plain or approval-based)', () => {
   it.each([
     ['plain limits', { daily: 1, monthly: 2, atm: 3 }, { daily: 1, monthly: 2, atm: 3, approvalBased: null }],
-    ['plain limits, approvalBased null', { daily: 1, monthly: 2, atm: 3, approvalBased: null }, { daily: 1, monthly: 2, atm: 3, approvalBased: null }],
+    [
+      'plain limits, approvalBased null',
+      { daily: 1, monthly: 2, atm: 3, approvalBased: null },
+      { daily: 1, monthly: 2, atm: 3, approvalBased: null },
+    ],
     ['all zero', { daily: 0, monthly: 0, atm: 0 }, { daily: 0, monthly: 0, atm: 0, approvalBased: null }],
     ['all at maxima', { ...MAXED }, { ...MAXED, approvalBased: null }],
-    ['daily above monthly is allowed', { daily: 100_000, monthly: 10, atm: 0 }, { daily: 100_000, monthly: 10, atm: 0, approvalBased: null }],
+    [
+      'daily above monthly is allowed',
+      { daily: 100_000, monthly: 10, atm: 0 },
+      { daily: 100_000, monthly: 10, atm: 0, approvalBased: null },
+    ],
     ['approval-based: others set to maxima', { approvalBased: 5_000 }, { ...MAXED, approvalBased: 5_000 }],
     ['approval-based 0', { approvalBased: 0 }, { ...MAXED, approvalBased: 0 }],
     ['approval-based at maximum', { approvalBased: 99_999_999_999 }, { ...MAXED, approvalBased: 99_999_999_999 }],
-    ['undefined fields count as absent', { daily: undefined, monthly: undefined, atm: undefined, approvalBased: 7 }, { ...MAXED, approvalBased: 7 }],
+    [
+      'undefined fields count as absent',
+      { daily: undefined, monthly: undefined, atm: undefined, approvalBased: 7 },
+      { ...MAXED, approvalBased: 7 },
+    ],
   ] as const)('accepts %s', (_name, body: SetLimitsBody, want) => {
     expect(setLimits(body)).toEqual({ ok: true, limits: want });
   });
 
   it.each([
-    ['both shapes at once', { daily: 1, monthly: 2, atm: 3, approvalBased: 4 }, /either daily, monthly and atm .* or approvalBased alone.*daily, monthly, atm/],
+    [
+      'both shapes at once',
+      { daily: 1, monthly: 2, atm: 3, approvalBased: 4 },
+      /either daily, monthly and atm .* or approvalBased alone.*daily, monthly, atm/,
+    ],
     ['approvalBased with one other field', { atm: 3, approvalBased: 4 }, /not both; this request also has atm/],
     ['negative daily', { daily: -1, monthly: 2, atm: 3 }, /daily must be between 0 and 100000000 cents; got -1/],
     ['negative monthly', { daily: 1, monthly: -2, atm: 3 }, /monthly must be between 0 and 300000000 cents; got -2/],
@@ -29,7 +53,11 @@ describe('setLimits (PUT: the whole limit state, plain or approval-based)', () =
     ['negative approvalBased', { approvalBased: -4 }, /approvalBased must be between 0 and 99999999999 cents; got -4/],
     ['daily above maximum', { daily: 100_000_001, monthly: 2, atm: 3 }, /daily must be between 0 and 100000000/],
     ['monthly above maximum', { daily: 1, monthly: 300_000_001, atm: 3 }, /monthly must be between 0 and 300000000/],
-    ['approvalBased above maximum', { approvalBased: 100_000_000_000 }, /approvalBased must be between 0 and 99999999999/],
+    [
+      'approvalBased above maximum',
+      { approvalBased: 100_000_000_000 },
+      /approvalBased must be between 0 and 99999999999/,
+    ],
     ['two fields wrong: both named', { daily: -1, monthly: -2, atm: 3 }, /daily must .* monthly must/],
     ['fractional cents', { daily: 1.5, monthly: 2, atm: 3 }, /daily must be a whole number of cents; got 1.5/],
     ['NaN', { daily: Number.NaN, monthly: 2, atm: 3 }, /daily must be a whole number/],
@@ -53,30 +81,83 @@ describe('updateLimits (PATCH: amounts added to the current limits)', () => {
     ['undefined fields ignored', PLAIN, { daily: 1, monthly: undefined }, { ...PLAIN, daily: 50_001 }],
     ['approval-based: raise', APPROVAL, { approvalBased: 500 }, { ...APPROVAL, approvalBased: 1_000_500 }],
     ['approval-based: lower to 0', APPROVAL, { approvalBased: -1_000_000 }, { ...APPROVAL, approvalBased: 0 }],
-    ['approval-based: to the maximum', { ...APPROVAL, approvalBased: 0 }, { approvalBased: 99_999_999_999 }, { ...APPROVAL, approvalBased: 99_999_999_999 }],
+    [
+      'approval-based: to the maximum',
+      { ...APPROVAL, approvalBased: 0 },
+      { approvalBased: 99_999_999_999 },
+      { ...APPROVAL, approvalBased: 99_999_999_999 },
+    ],
   ] as const)('%s', (_name, current: Limits, delta: LimitsDelta, want) => {
     expect(updateLimits(current, delta)).toEqual({ ok: true, limits: want });
   });
 
   it.each([
-    ['daily below 0', PLAIN, { daily: -50_001 },
-      /daily would become -1 \(current 50000 - 50001\); the result must be between 0 and 100000000 cents, so the change must be between -50000 and 99950000/],
+    [
+      'daily below 0',
+      PLAIN,
+      { daily: -50_001 },
+      /daily would become -1 \(current 50000 - 50001\); the result must be between 0 and 100000000 cents, so the change must be between -50000 and 99950000/,
+    ],
     ['daily above maximum', PLAIN, { daily: 99_950_001 }, /daily would become 100000001 \(current 50000 \+ 99950001\)/],
-    ['monthly below 0', PLAIN, { monthly: -300_000 }, /monthly would become -100000 \(current 200000 - 300000\).*between 0 and 300000000/],
+    [
+      'monthly below 0',
+      PLAIN,
+      { monthly: -300_000 },
+      /monthly would become -100000 \(current 200000 - 300000\).*between 0 and 300000000/,
+    ],
     ['atm above maximum', PLAIN, { atm: 299_900_001 }, /atm would become 300000001/],
-    ['one good, one bad: nothing changes, the bad one named', PLAIN, { daily: 1, atm: -100_001 }, /^atm would become -1/],
+    [
+      'one good, one bad: nothing changes, the bad one named',
+      PLAIN,
+      { daily: 1, atm: -100_001 },
+      /^atm would become -1/,
+    ],
     ['two bad: both named', PLAIN, { daily: -50_001, atm: -100_001 }, /daily would become .* atm would become/],
-    ['change outside its range', PLAIN, { daily: 100_000_001 }, /daily change must be between -100000000 and 100000000 cents; got 100000001/],
+    [
+      'change outside its range',
+      PLAIN,
+      { daily: 100_000_001 },
+      /daily change must be between -100000000 and 100000000 cents; got 100000001/,
+    ],
     ['fractional change', PLAIN, { monthly: 0.5 }, /monthly change must be a whole number of cents/],
-    ['approvalBased on a plain card', PLAIN, { approvalBased: 5 }, /not approval-based.*Use PUT with approvalBased alone/],
+    [
+      'approvalBased on a plain card',
+      PLAIN,
+      { approvalBased: 5 },
+      /not approval-based.*Use PUT with approvalBased alone/,
+    ],
     ['approvalBased null on a plain card', PLAIN, { approvalBased: null }, /not approval-based.*Use PUT/],
     ['approvalBased with plain fields on a plain card', PLAIN, { daily: 1, approvalBased: 5 }, /not approval-based/],
-    ['daily on an approval-based card', APPROVAL, { daily: 1 }, /approval-based: PATCH may change only approvalBased, not daily.*Use PUT/],
-    ['several plain fields on an approval-based card', APPROVAL, { daily: 1, monthly: 1, approvalBased: 1 }, /not daily, monthly/],
-    ['approvalBased null on an approval-based card', APPROVAL, { approvalBased: null }, /an amount to add, not null.*Use PUT/],
-    ['approvalBased below 0', APPROVAL, { approvalBased: -1_000_001 },
-      /approvalBased would become -1 \(current 1000000 - 1000001\); the result must be between 0 and 99999999999 cents, so the change must be between -1000000 and 99998999999/],
-    ['approvalBased above maximum', APPROVAL, { approvalBased: 99_999_000_000 }, /approvalBased would become 100000000000/],
+    [
+      'daily on an approval-based card',
+      APPROVAL,
+      { daily: 1 },
+      /approval-based: PATCH may change only approvalBased, not daily.*Use PUT/,
+    ],
+    [
+      'several plain fields on an approval-based card',
+      APPROVAL,
+      { daily: 1, monthly: 1, approvalBased: 1 },
+      /not daily, monthly/,
+    ],
+    [
+      'approvalBased null on an approval-based card',
+      APPROVAL,
+      { approvalBased: null },
+      /an amount to add, not null.*Use PUT/,
+    ],
+    [
+      'approvalBased below 0',
+      APPROVAL,
+      { approvalBased: -1_000_001 },
+      /approvalBased would become -1 \(current 1000000 - 1000001\); the result must be between 0 and 99999999999 cents, so the change must be between -1000000 and 99998999999/,
+    ],
+    [
+      'approvalBased above maximum',
+      APPROVAL,
+      { approvalBased: 99_999_000_000 },
+      /approvalBased would become 100000000000/,
+    ],
     ['empty delta', PLAIN, {}, /at least one of daily, monthly, atm/],
     ['only undefined fields', PLAIN, { daily: undefined }, /at least one/],
   ] as const)('refuses %s', (_name, current: Limits, delta: LimitsDelta, message) => {

@@ -38,11 +38,23 @@ export async function hashSecret(secret: string): Promise<string> {
 /** Compares in constant time; a malformed stored hash never matches. */
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || n === undefined || r === undefined || p === undefined || salt === undefined || hash === undefined) {
+  if (
+    scheme !== 'scrypt' ||
+    n === undefined ||
+    r === undefined ||
+    p === undefined ||
+    salt === undefined ||
+    hash === undefined
+  ) {
     return false;
   }
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await derive(secret, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem }, expected.length);
+  const actual = await derive(
+    secret,
+    Buffer.from(salt, 'base64url'),
+    { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem },
+    expected.length,
+  );
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 

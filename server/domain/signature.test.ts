@@ -73,7 +73,13 @@ describe('verifySignature', () => {
     ['trailing newline', [FIRST], MESSAGE, `${GOOD}\n`, false],
     ['garbage appended', [FIRST], MESSAGE, `${GOOD}!!`, false],
     ['hex instead of Base64', [FIRST], MESSAGE, Buffer.from(GOOD, 'base64').toString('hex'), false],
-    ['a SHA-1 signature', [FIRST], MESSAGE, sign('sha1', Buffer.from(MESSAGE), first.privateKey).toString('base64'), false],
+    [
+      'a SHA-1 signature',
+      [FIRST],
+      MESSAGE,
+      sign('sha1', Buffer.from(MESSAGE), first.privateKey).toString('base64'),
+      false,
+    ],
   ] as const)('%s -> %s', (_name, keys, message, signature, want) => {
     expect(verifySignature(keys, message, signature)).toBe(want);
   });
@@ -109,11 +115,31 @@ describe('parsePublicKey', () => {
     ['PKCS#1 2048', (): string => pem(first.publicKey, 'pkcs1'), true, null],
     ['RSA 3072', (): string => pem(rsaPair(3072).publicKey), true, null],
     ['RSA 1024', (): string => pem(rsaPair(1024).publicKey), false, /1024 bits; at least 2048/],
-    ['EC P-256', (): string => pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey), false, /type ec; an RSA key/],
+    [
+      'EC P-256',
+      (): string => pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey),
+      false,
+      /type ec; an RSA key/,
+    ],
     ['Ed25519', (): string => pem(generateKeyPairSync('ed25519').publicKey), false, /type ed25519/],
-    ['RSA-PSS', (): string => pem(generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).publicKey), false, /type rsa-pss/],
-    ['a private key', (): string => first.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), false, /private key/],
-    ['a PKCS#1 private key', (): string => first.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), false, /private key/],
+    [
+      'RSA-PSS',
+      (): string => pem(generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).publicKey),
+      false,
+      /type rsa-pss/,
+    ],
+    [
+      'a private key',
+      (): string => first.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      false,
+      /private key/,
+    ],
+    [
+      'a PKCS#1 private key',
+      (): string => first.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      false,
+      /private key/,
+    ],
     ['garbage', (): string => 'not a key', false, /not a readable PEM/],
     ['empty', (): string => '', false, /not a readable PEM/],
   ] as const)('%s', (_name, make, ok, reason) => {

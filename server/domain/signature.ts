@@ -37,13 +37,20 @@ export type ParsedPublicKey = { ok: true; key: KeyObject } | { ok: false; reason
  */
 export function parsePublicKey(pem: string): ParsedPublicKey {
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
-    return { ok: false, reason: 'This is a private key. Send only the public key (PEM "BEGIN PUBLIC KEY") and keep the private key secret.' };
+    return {
+      ok: false,
+      reason:
+        'This is a private key. Send only the public key (PEM "BEGIN PUBLIC KEY") and keep the private key secret.',
+    };
   }
   let key: KeyObject;
   try {
     key = createPublicKey({ key: pem, format: 'pem' });
   } catch {
-    return { ok: false, reason: 'The public key is not a readable PEM public key (expected "-----BEGIN PUBLIC KEY-----").' };
+    return {
+      ok: false,
+      reason: 'The public key is not a readable PEM public key (expected "-----BEGIN PUBLIC KEY-----").',
+    };
   }
   if (key.asymmetricKeyType !== 'rsa') {
     return {
@@ -100,7 +107,10 @@ const REMEMBERED_SIGNATURES = 256;
  * loads a client's keys again, so a key taken away stops verifying as soon as it would without
  * this. The timestamp window is checked before, on every request.
  */
-export function createSignatureVerifier(verifyOnce: SignatureVerifier = verifySignature, remembered: number = REMEMBERED_SIGNATURES): SignatureVerifier {
+export function createSignatureVerifier(
+  verifyOnce: SignatureVerifier = verifySignature,
+  remembered: number = REMEMBERED_SIGNATURES,
+): SignatureVerifier {
   const verified = new WeakMap<readonly KeyObject[], Set<string>>();
   return (keys, message, signatureB64) => {
     const entry = `${message} ${signatureB64}`;

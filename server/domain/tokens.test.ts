@@ -59,13 +59,15 @@ describe('token service', () => {
     expect(await service.verify(`${token}.`)).toBeUndefined();
   });
 
-  it('accepts a token only as the text it issued: stray bits in the signature\'s last character are refused', async () => {
+  it("accepts a token only as the text it issued: stray bits in the signature's last character are refused", async () => {
     const service = createTokenService(KEY, movableClock(START));
     const { token } = await service.issue(PRINCIPAL);
     const variant = strayBits(token);
     // A lenient decoder reads the same signature from both texts: only the strict check tells them apart.
     expect(variant).not.toBe(token);
-    expect(Buffer.from(variant.split('.')[2] ?? '', 'base64url')).toEqual(Buffer.from(token.split('.')[2] ?? '', 'base64url'));
+    expect(Buffer.from(variant.split('.')[2] ?? '', 'base64url')).toEqual(
+      Buffer.from(token.split('.')[2] ?? '', 'base64url'),
+    );
     expect(await service.verify(variant)).toBeUndefined();
     expect(await service.verify(token)).toBeDefined();
   });
@@ -76,7 +78,15 @@ describe('token service', () => {
     const other = createTokenService(randomBytes(32), movableClock(START));
     expect(await service.verify((await other.issue(PRINCIPAL)).token)).toBeUndefined();
     const unsigned = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(
-      JSON.stringify({ sub: 'cli_a', org: 'org_a', scope: 'cards:read', iss: 'partner-payments-service', aud: 'partner-api', iat: now, exp: now + 60 }),
+      JSON.stringify({
+        sub: 'cli_a',
+        org: 'org_a',
+        scope: 'cards:read',
+        iss: 'partner-payments-service',
+        aud: 'partner-api',
+        iat: now,
+        exp: now + 60,
+      }),
     ).toString('base64url')}.`;
     expect(await service.verify(unsigned)).toBeUndefined();
     const noOrganization = await new SignJWT({ scope: 'cards:read' })

@@ -58,7 +58,10 @@ export function createTokenService(key: Uint8Array, clock: Clock): TokenService 
   if (key.length < 32) throw new Error('The token signing key must be at least 256 bits');
   let cryptoKey: Promise<webcrypto.CryptoKey> | undefined;
   const signingKey = (): Promise<webcrypto.CryptoKey> =>
-    (cryptoKey ??= webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']));
+    (cryptoKey ??= webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]));
   const verified = new Map<string, VerifiedToken & { expiresAt: number }>();
   return {
     async issue(principal) {
@@ -94,7 +97,10 @@ export function createTokenService(key: Uint8Array, clock: Clock): TokenService 
         const { sub, org, scope, iat, exp } = payload;
         if (typeof sub !== 'string' || typeof org !== 'string' || typeof scope !== 'string') return undefined;
         if (typeof iat !== 'number' || typeof exp !== 'number') return undefined;
-        const result = { principal: { clientId: sub, organizationId: org, scopes: scope.split(' ').filter(isScope) }, issuedAt: iat };
+        const result = {
+          principal: { clientId: sub, organizationId: org, scopes: scope.split(' ').filter(isScope) },
+          issuedAt: iat,
+        };
         if (verified.size >= MAX_CACHED_TOKENS) verified.clear();
         verified.set(token, { ...result, expiresAt: exp });
         return result;

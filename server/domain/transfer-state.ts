@@ -8,14 +8,7 @@
  * refused: no cancel or execute of a transfer that is not PENDING.
  */
 
-export const TRANSFER_STATUSES = [
-  'PENDING',
-  'CANCELLED',
-  'REJECTED',
-  'PROCESSING',
-  'FAILED',
-  'SUCCEEDED',
-] as const;
+export const TRANSFER_STATUSES = ['PENDING', 'CANCELLED', 'REJECTED', 'PROCESSING', 'FAILED', 'SUCCEEDED'] as const;
 
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 

@@ -30,7 +30,11 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
  * A token whose client no longer exists, or that was issued before the client's tokens were
  * revoked, is refused like an expired one.
  */
-export function authenticate(route: RouteDefinition, tokens: TokenService, clientPolicyOf: ClientPolicyOf): RequestHandler {
+export function authenticate(
+  route: RouteDefinition,
+  tokens: TokenService,
+  clientPolicyOf: ClientPolicyOf,
+): RequestHandler {
   const challenge = bearerChallenge(route);
   const scopes = requiredScopes(route) ?? [];
   return (req, res, next) => {
@@ -50,7 +54,9 @@ export function authenticate(route: RouteDefinition, tokens: TokenService, clien
       const result = await tokens.verify(token);
       if (result === undefined) return undefined;
       const { principal, issuedAt } = result;
-      return tokenStillValid(await clientPolicyOf(principal.clientId), principal.organizationId, issuedAt) ? principal : undefined;
+      return tokenStillValid(await clientPolicyOf(principal.clientId), principal.organizationId, issuedAt)
+        ? principal
+        : undefined;
     };
     verified().then((principal) => {
       if (principal === undefined) {

@@ -22,6 +22,12 @@ const keepRaw = (req: unknown, _res: unknown, buffer: Buffer): void => {
 export function bodyParsers(): RequestHandler[] {
   return [
     express.json({ type: ['application/json', 'application/merge-patch+json'], limit: BODY_LIMIT, verify: keepRaw }),
-    express.urlencoded({ type: 'application/x-www-form-urlencoded', extended: false, limit: BODY_LIMIT, parameterLimit: 20, verify: keepRaw }),
+    express.urlencoded({
+      type: 'application/x-www-form-urlencoded',
+      extended: false,
+      limit: BODY_LIMIT,
+      parameterLimit: 20,
+      verify: keepRaw,
+    }),
   ];
 }

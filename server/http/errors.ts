@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/openapi-types.js';
 import type { Logger } from '../logger.js';
-import { passedItsBound } from '../store/bounds.js';
+import { passedItsBound } from '../database/index.js';
 import { validationFailureOf, type ValidationFailure } from 'contract-first/runtime';
 
 export type ErrorType = components['schemas']['ErrorType'];
@@ -28,7 +28,7 @@ export const ERRORS = {
   unsupportedMediaType: { status: 415, type: 'InvalidRequest' },
   idempotencyKeyReused: { status: 422, type: 'DuplicateIdempotencyKey' },
   internal: { status: 500, type: 'InternalError' },
-  /** A database call passed its bound (server/store/bounds.ts): the request did nothing; retry. */
+  /** A database call passed its bound (server/database/bounds.ts): the request did nothing; retry. */
   serviceUnavailable: { status: 503, type: 'InternalError' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 
@@ -41,11 +41,7 @@ export class ApiError extends Error {
   readonly details: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { details?: string; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: { details?: string; headers?: Record<string, string> } = {}) {
     super(message);
     this.name = 'ApiError';
     this.status = ERRORS[code].status;
@@ -86,10 +82,14 @@ const RETRY_AFTER_SECONDS = 1;
 
 /** A 503: a database call passed its bound; its transaction rolled back and nothing was stored. */
 export function serviceUnavailable(): ApiError {
-  return new ApiError('serviceUnavailable', 'The service could not complete the request in time; nothing was changed.', {
-    details: 'Retry after the number of seconds in Retry-After.',
-    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  });
+  return new ApiError(
+    'serviceUnavailable',
+    'The service could not complete the request in time; nothing was changed.',
+    {
+      details: 'Retry after the number of seconds in Retry-After.',
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    },
+  );
 }
 
 /**
@@ -112,7 +112,10 @@ function fromValidationFailure(failure: ValidationFailure, referenceUrl: string 
       return noSuchPath(referenceUrl);
     case 405: {
       const allow = failure.headers['Allow'] ?? '';
-      return new ApiError('methodNotAllowed', 'This method is not allowed on this path.', { details: `Allowed: ${allow}`, headers: { Allow: allow } });
+      return new ApiError('methodNotAllowed', 'This method is not allowed on this path.', {
+        details: `Allowed: ${allow}`,
+        headers: { Allow: allow },
+      });
     }
     case 413:
       return payloadTooLarge();
@@ -161,7 +164,8 @@ function fromFrameworkError(error: unknown): ApiError | undefined {
  */
 export function oauthErrorCode(apiError: ApiError): string {
   if (apiError.status === 401) return 'invalid_client';
-  const grantTypeNotAllowed = apiError instanceof RequestValidationError && apiError.field === 'body.grant_type' && apiError.keyword === 'enum';
+  const grantTypeNotAllowed =
+    apiError instanceof RequestValidationError && apiError.field === 'body.grant_type' && apiError.keyword === 'enum';
   return grantTypeNotAllowed ? 'unsupported_grant_type' : 'invalid_request';
 }
 
@@ -190,12 +194,17 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       error instanceof ApiError
         ? error
         : failure !== undefined
-          ? offContract === undefined ? fromValidationFailure(failure, options.referenceUrl) : undefined
+          ? offContract === undefined
+            ? fromValidationFailure(failure, options.referenceUrl)
+            : undefined
           : passedItsBound(error)
             ? serviceUnavailable()
             : fromFrameworkError(error);
     if (known?.status === 503) {
-      options.logger.warn({ err: error, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path }, 'a database call passed its bound');
+      options.logger.warn(
+        { err: error, requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path },
+        'a database call passed its bound',
+      );
     }
     const apiError = known ?? internalError(res);
     if (known === undefined) {
@@ -204,9 +213,10 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       else options.logger.error({ offContract, ...where }, 'answer off the contract replaced by a 500');
     }
     res.set(apiError.headers);
-    const body = options.tokenPath !== undefined && req.path === options.tokenPath && apiError.status < 500
-      ? { ...apiError.toBody(), error: oauthErrorCode(apiError) }
-      : apiError.toBody();
+    const body =
+      options.tokenPath !== undefined && req.path === options.tokenPath && apiError.status < 500
+        ? { ...apiError.toBody(), error: oauthErrorCode(apiError) }
+        : apiError.toBody();
     res.status(apiError.status).json(body);
   };
 }

@@ -6,8 +6,15 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Kysely, Transaction } from 'kysely';
 import type { OperationId } from '../../generated/server.js';
-import type { DB } from '../store/schema.js';
-import { idempotentWrite, operation, type OperationContext, type ServiceHandlers, type SignedWriteId, type WriteContext } from './handler-kinds.js';
+import type { DB } from '../database/index.js';
+import {
+  idempotentWrite,
+  operation,
+  type OperationContext,
+  type ServiceHandlers,
+  type SignedWriteId,
+  type WriteContext,
+} from './handler-kinds.js';
 import { handlers } from './handlers/index.js';
 
 describe('handler kinds', () => {
@@ -36,7 +43,10 @@ describe('handler kinds', () => {
     const wrong: ServiceHandlers = {
       ...handlers,
       // @ts-expect-error createTransfer declares the write-request headers: it must be an idempotent write
-      createTransfer: operation<'createTransfer'>(async () => ({ status: 400, body: { message: 'no', type: 'InvalidRequest' } })),
+      createTransfer: operation<'createTransfer'>(async () => ({
+        status: 400,
+        body: { message: 'no', type: 'InvalidRequest' },
+      })),
     };
     void wrong;
   });
@@ -45,7 +55,10 @@ describe('handler kinds', () => {
     const wrong: ServiceHandlers = {
       ...handlers,
       // @ts-expect-error getTransfer declares no write-request headers: it must not be an idempotent write
-      getTransfer: idempotentWrite<'getTransfer'>(async () => ({ status: 404, body: { message: 'no', type: 'NotFound' } })),
+      getTransfer: idempotentWrite<'getTransfer'>(async () => ({
+        status: 404,
+        body: { message: 'no', type: 'NotFound' },
+      })),
     };
     void wrong;
   });

@@ -4,10 +4,8 @@ import type { CursorCodec } from '../domain/cursor.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
-import type { AtCommit } from '../store/at-commit.js';
+import type { AtCommit, DB, RunOverRows } from '../database/index.js';
 import type { ReadCard } from '../store/card-reads.js';
-import type { RunOverRows } from '../store/rows-together.js';
-import type { DB } from '../store/schema.js';
 import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
 
 /**
@@ -69,7 +67,7 @@ export interface WriteContext extends RequestContext<WriteServices> {
   readonly principal: Principal;
   /**
    * Sends a statement after the handler returns, as the transaction's last, with the stored
-   * answer and the commit in one round trip (server/store/at-commit.ts): the statement that takes
+   * answer and the commit in one round trip (server/database/at-commit.ts): the statement that takes
    * a row every write of its kind needs, so that the row is held only inside the database, or one
    * whose result the answer does not need (a create's insert). The handler answers as if the
    * statement does its part, which the statement makes sure of by failing when it cannot
@@ -105,16 +103,25 @@ export function operation<K extends OperationId>(
 export function idempotentWrite<K extends OperationId>(
   handler: OperationHandler<K, WriteContext>,
 ): KindedHandler<K, 'idempotentWrite'> {
-  return Object.assign((input: OperationInput<K>, unit: UnitOfWork) => unit.idempotentWrite((ctx) => handler(input, ctx)), {
-    kind: 'idempotentWrite' as const,
-  });
+  return Object.assign(
+    (input: OperationInput<K>, unit: UnitOfWork) => unit.idempotentWrite((ctx) => handler(input, ctx)),
+    {
+      kind: 'idempotentWrite' as const,
+    },
+  );
 }
 
-type Declares<Headers, Name extends string> = string extends keyof Headers ? false : Name extends keyof Headers ? true : false;
+type Declares<Headers, Name extends string> = string extends keyof Headers
+  ? false
+  : Name extends keyof Headers
+    ? true
+    : false;
 
 /** The operations that declare every write-request header: the signed, idempotent writes. */
 export type SignedWriteId = {
-  [K in OperationId]: Declares<OperationInput<K>['headers'], (typeof WRITE_REQUEST_HEADERS)[number]> extends true ? K : never;
+  [K in OperationId]: Declares<OperationInput<K>['headers'], (typeof WRITE_REQUEST_HEADERS)[number]> extends true
+    ? K
+    : never;
 }[OperationId];
 
 /** One handler per operation, of the kind its declaration in the document needs. */

@@ -20,7 +20,11 @@ export function answerHttpParserErrors(server: Server, ids: IdGenerator): void {
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'Request Timeout', 'The request did not arrive in time.']
           : [400, 'Bad Request', 'The request is not valid HTTP/1.1.'];
-    const body = JSON.stringify({ message, type: 'InvalidRequest', details: 'Check the request line and the header names and values.' });
+    const body = JSON.stringify({
+      message,
+      type: 'InvalidRequest',
+      details: 'Check the request line and the header names and values.',
+    });
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { parsePublicKey } from '../domain/signature.js';
 import type { Clock } from '../clock-and-ids.js';
 import { listActiveClientKeys } from '../store/organizations.js';
-import type { DB } from '../store/schema.js';
+import type { DB } from '../database/index.js';
 import type { PublicKeysOf } from './write-request.js';
 
 /**

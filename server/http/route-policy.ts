@@ -21,7 +21,9 @@ export function requiredScopes(route: RouteDefinition): readonly string[] | unde
   const [requirement, ...alternatives] = route.security;
   const schemes = Object.keys(requirement ?? {});
   if (alternatives.length > 0 || schemes.length !== 1 || schemes[0] !== TOKEN_SCHEME) {
-    throw new Error(`${route.operationId}: the service enforces one ${TOKEN_SCHEME} requirement per operation, not ${JSON.stringify(route.security)}`);
+    throw new Error(
+      `${route.operationId}: the service enforces one ${TOKEN_SCHEME} requirement per operation, not ${JSON.stringify(route.security)}`,
+    );
   }
   return requirement?.[TOKEN_SCHEME] ?? [];
 }
@@ -30,7 +32,9 @@ export function requiredScopes(route: RouteDefinition): readonly string[] | unde
 export function isSignedWrite(route: RouteDefinition): boolean {
   const declared = WRITE_REQUEST_HEADERS.filter((name) => route.parameters.header.includes(name)).length;
   if (declared !== 0 && declared !== WRITE_REQUEST_HEADERS.length) {
-    throw new Error(`${route.operationId}: a signed write declares all of ${WRITE_REQUEST_HEADERS.join(', ')}, not some`);
+    throw new Error(
+      `${route.operationId}: a signed write declares all of ${WRITE_REQUEST_HEADERS.join(', ')}, not some`,
+    );
   }
   return declared === WRITE_REQUEST_HEADERS.length;
 }

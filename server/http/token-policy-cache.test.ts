@@ -11,10 +11,28 @@ describe('tokenStillValid', () => {
     ['no revocation', { organizationId: ORG, tokensNotBefore: null }, ORG, 1_000, true],
     ['unknown client', undefined, ORG, 1_000, false],
     ['client of another organization', { organizationId: 'org_b', tokensNotBefore: null }, ORG, 1_000, false],
-    ['issued a second before the revocation point', { organizationId: ORG, tokensNotBefore: 1_000_500 }, ORG, 999, false],
-    ['issued in the second of the revocation point', { organizationId: ORG, tokensNotBefore: 1_000_500 }, ORG, 1_000, false],
+    [
+      'issued a second before the revocation point',
+      { organizationId: ORG, tokensNotBefore: 1_000_500 },
+      ORG,
+      999,
+      false,
+    ],
+    [
+      'issued in the second of the revocation point',
+      { organizationId: ORG, tokensNotBefore: 1_000_500 },
+      ORG,
+      1_000,
+      false,
+    ],
     ['issued the second after', { organizationId: ORG, tokensNotBefore: 1_000_500 }, ORG, 1_001, true],
-    ['issued exactly at a whole-second revocation point', { organizationId: ORG, tokensNotBefore: 1_000_000 }, ORG, 1_000, true],
+    [
+      'issued exactly at a whole-second revocation point',
+      { organizationId: ORG, tokensNotBefore: 1_000_000 },
+      ORG,
+      1_000,
+      true,
+    ],
   ] as const)('%s → %s', (_name, policy, organizationId, iat, valid) => {
     expect(tokenStillValid(policy, organizationId, iat)).toBe(valid);
   });
@@ -31,7 +49,8 @@ describe('tokenIssueTime and tokenStillValid together', () => {
     for (let issuedAt = revokedAt - 1_500; issuedAt <= revokedAt + 1_500; issuedAt += 1) {
       const dated = issuedAt <= revokedAt ? issuedAt : tokenIssueTime(issuedAt, notBefore);
       const valid = tokenStillValid(policy, ORG, Math.floor(dated / 1000));
-      if (valid !== issuedAt > revokedAt) throw new Error(`a token issued at ${issuedAt} is ${valid ? 'valid' : 'refused'}`);
+      if (valid !== issuedAt > revokedAt)
+        throw new Error(`a token issued at ${issuedAt} is ${valid ? 'valid' : 'refused'}`);
     }
   });
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock-and-ids.js';
 import { getClientTokenPolicy, type ClientTokenPolicy } from '../store/organizations.js';
-import type { DB } from '../store/schema.js';
+import type { DB } from '../database/index.js';
 
 /**
  * 5 s. Every authenticated request checks that its token's client still exists and that the token

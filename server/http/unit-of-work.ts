@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
-import { inTransactionWithStatementAtCommit } from '../store/at-commit.js';
+import { inTransactionWithStatementAtCommit } from '../database/index.js';
 import { findAnswer, idempotencyKeyTakenOf, storedAnswerStatement } from '../store/idempotency.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
@@ -23,7 +23,6 @@ export function fingerprintOf(req: Request): string {
 export function requestFingerprint(method: string, path: string, body: Uint8Array): string {
   return hash('sha256', `${method.toUpperCase()} ${path}\n${hash('sha256', body, 'hex')}`, 'hex');
 }
-
 
 /** Rolls the write's transaction back and is answered as is: a 5xx stores nothing, so a retry runs again. */
 class UnstoredAnswer extends Error {
@@ -57,7 +56,9 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
     const header = (name: string): string | undefined => req.get(name);
     const signed = isSignedWrite(route);
     const kindError = (declared: string): Error =>
-      new Error(`${route.operationId}: its handler is declared ${declared}, but the document ${signed ? 'makes it' : 'does not make it'} a signed write`);
+      new Error(
+        `${route.operationId}: its handler is declared ${declared}, but the document ${signed ? 'makes it' : 'does not make it'} a signed write`,
+      );
 
     const unit: UnitOfWork = {
       operation: (handler) => {
@@ -68,7 +69,12 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
       idempotentWrite: async <R extends AnyOperationResult>(handler: (ctx: WriteContext) => Promise<R>): Promise<R> => {
         if (!signed) throw kindError('an idempotent write');
         if (principal === undefined) throw new Error(`${route.operationId}: a signed write must be authenticated`);
-        const key = { clientId: principal.clientId, key: req.get('idempotency-key') ?? '', fingerprint: fingerprintOf(req), nowMs: now };
+        const key = {
+          clientId: principal.clientId,
+          key: req.get('idempotency-key') ?? '',
+          fingerprint: fingerprintOf(req),
+          nowMs: now,
+        };
         try {
           return await inTransactionWithStatementAtCommit(
             services.db,

@@ -51,7 +51,8 @@ export function verifyWriteRequest(route: RouteDefinition, clock: Clock, publicK
     if (key === undefined || key === '') {
       return fail(
         new ApiError('missingIdempotencyKey', 'The Idempotency-Key header is required on write requests.', {
-          details: 'Send a unique key of 12 to 36 characters (a UUID fits) and reuse it only to retry the same request.',
+          details:
+            'Send a unique key of 12 to 36 characters (a UUID fits) and reuse it only to retry the same request.',
         }),
       );
     }
@@ -96,12 +97,14 @@ export function verifyWriteRequest(route: RouteDefinition, clock: Clock, publicK
     }
 
     const principal = (res.locals as AuthenticatedLocals)[PRINCIPAL];
-    if (principal === undefined) return fail(new ApiError('unauthorized', 'A bearer access token is required.', { headers: challenge }));
+    if (principal === undefined)
+      return fail(new ApiError('unauthorized', 'A bearer access token is required.', { headers: challenge }));
     const path = req.originalUrl.split('?')[0] ?? req.path;
     const message = signatureMessage(req.method, path, timestamp);
     const invalid = (): ApiError =>
       new ApiError('invalidSignature', 'The request signature does not verify.', {
-        details: 'Sign exactly METHOD + path (no query string) + the timestamp header text, RSASSA-PKCS1-v1_5 with SHA-256, standard Base64.',
+        details:
+          'Sign exactly METHOD + path (no query string) + the timestamp header text, RSASSA-PKCS1-v1_5 with SHA-256, standard Base64.',
         headers: challenge,
       });
 

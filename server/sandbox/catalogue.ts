@@ -41,7 +41,8 @@ export interface SandboxCard {
   readonly nickname: string;
   readonly kind: SandboxCardKind;
   /** EGP. Plain: daily, monthly, atm. Approval-based: the approved amount. */
-  readonly limitsEgp: { readonly daily: number; readonly monthly: number; readonly atm: number } | { readonly approvalBased: number };
+  readonly limitsEgp:
+    { readonly daily: number; readonly monthly: number; readonly atm: number } | { readonly approvalBased: number };
   /** Categories this card is mostly used for. */
   readonly profile: readonly Category[];
   /** Leave this card close to its limit today (a few percent left). */
@@ -49,22 +50,121 @@ export interface SandboxCard {
 }
 
 export const SANDBOX_CARDS: readonly SandboxCard[] = [
-  { holder: 0, nickname: 'Travel and client visits', kind: 'plain', limitsEgp: { daily: 25_000, monthly: 150_000, atm: 20_000 }, profile: ['TRAVEL', 'HOSPITALITY', 'TRANSPORTATION', 'FOOD_BEVERAGE'] },
-  { holder: 1, nickname: 'Procurement', kind: 'approvalBased', limitsEgp: { approvalBased: 250_000 }, profile: ['RETAIL', 'E_COMMERCE', 'TECHNOLOGY', 'CONSTRUCTION', 'MANUFACTURING'] },
-  { holder: 3, nickname: 'Sales entertainment', kind: 'plain', limitsEgp: { daily: 10_000, monthly: 60_000, atm: 5_000 }, profile: ['FOOD_BEVERAGE', 'ENTERTAINMENT', 'HOSPITALITY'], nearLimit: true },
-  { holder: 4, nickname: 'Software subscriptions', kind: 'plain', limitsEgp: { daily: 50_000, monthly: 200_000, atm: 2_000 }, profile: ['TECHNOLOGY', 'DESIGN', 'MEDIA', 'EDUCATION'] },
-  { holder: 5, nickname: 'Fleet fuel', kind: 'plain', limitsEgp: { daily: 8_000, monthly: 120_000, atm: 10_000 }, profile: ['FUEL', 'AUTOMOTIVE', 'TOWING', 'LOGISTICS'] },
-  { holder: 6, nickname: 'Marketing ads', kind: 'approvalBased', limitsEgp: { approvalBased: 180_000 }, profile: ['MARKETING', 'MEDIA', 'ART', 'DESIGN'], nearLimit: true },
-  { holder: 7, nickname: 'Warehouse petty spend', kind: 'plain', limitsEgp: { daily: 6_000, monthly: 40_000, atm: 15_000 }, profile: ['RETAIL', 'FOOD_BEVERAGE', 'UTILITIES', 'CONSTRUCTION'], nearLimit: true },
-  { holder: 8, nickname: 'Office and utilities', kind: 'plain', limitsEgp: { daily: 30_000, monthly: 250_000, atm: 10_000 }, profile: ['UTILITIES', 'REAL_ESTATE', 'INSURANCE', 'GOVERNMENT', 'LEGAL', 'PROFESSIONAL_SERVICES'] },
-  { holder: 9, nickname: 'Field sales', kind: 'plain', limitsEgp: { daily: 12_000, monthly: 80_000, atm: 8_000 }, profile: ['TRANSPORTATION', 'FOOD_BEVERAGE', 'FUEL', 'HOSPITALITY'] },
-  { holder: 11, nickname: 'Deliveries', kind: 'plain', limitsEgp: { daily: 7_500, monthly: 90_000, atm: 12_000 }, profile: ['LOGISTICS', 'FUEL', 'TRANSPORTATION', 'AUTOMOTIVE'] },
-  { holder: 12, nickname: 'Field engineering', kind: 'plain', limitsEgp: { daily: 15_000, monthly: 100_000, atm: 10_000 }, profile: ['ENGINEERING', 'ENERGY', 'TECHNOLOGY', 'MEDICAL', 'PHARMACEUTICAL'] },
-  { holder: 13, nickname: 'Events and sponsorships', kind: 'approvalBased', limitsEgp: { approvalBased: 400_000 }, profile: ['ENTERTAINMENT', 'CHARITY', 'MEMBERSHIP', 'HOSPITALITY', 'AGRICULTURE'] },
-  { holder: 2, nickname: 'New hire card', kind: 'notActivated', limitsEgp: { daily: 2_000, monthly: 10_000, atm: 1_000 }, profile: [] },
-  { holder: 10, nickname: 'Contractor expenses', kind: 'notActivated', limitsEgp: { approvalBased: 30_000 }, profile: [] },
-  { holder: 0, nickname: 'Replacement card', kind: 'notActivated', limitsEgp: { daily: 25_000, monthly: 150_000, atm: 20_000 }, profile: [] },
-  { holder: 9, nickname: 'Fitness and wellbeing', kind: 'plain', limitsEgp: { daily: 5_000, monthly: 20_000, atm: 1_000 }, profile: ['FITNESS', 'MEDICAL', 'CLOTHING', 'EDUCATION'] },
+  {
+    holder: 0,
+    nickname: 'Travel and client visits',
+    kind: 'plain',
+    limitsEgp: { daily: 25_000, monthly: 150_000, atm: 20_000 },
+    profile: ['TRAVEL', 'HOSPITALITY', 'TRANSPORTATION', 'FOOD_BEVERAGE'],
+  },
+  {
+    holder: 1,
+    nickname: 'Procurement',
+    kind: 'approvalBased',
+    limitsEgp: { approvalBased: 250_000 },
+    profile: ['RETAIL', 'E_COMMERCE', 'TECHNOLOGY', 'CONSTRUCTION', 'MANUFACTURING'],
+  },
+  {
+    holder: 3,
+    nickname: 'Sales entertainment',
+    kind: 'plain',
+    limitsEgp: { daily: 10_000, monthly: 60_000, atm: 5_000 },
+    profile: ['FOOD_BEVERAGE', 'ENTERTAINMENT', 'HOSPITALITY'],
+    nearLimit: true,
+  },
+  {
+    holder: 4,
+    nickname: 'Software subscriptions',
+    kind: 'plain',
+    limitsEgp: { daily: 50_000, monthly: 200_000, atm: 2_000 },
+    profile: ['TECHNOLOGY', 'DESIGN', 'MEDIA', 'EDUCATION'],
+  },
+  {
+    holder: 5,
+    nickname: 'Fleet fuel',
+    kind: 'plain',
+    limitsEgp: { daily: 8_000, monthly: 120_000, atm: 10_000 },
+    profile: ['FUEL', 'AUTOMOTIVE', 'TOWING', 'LOGISTICS'],
+  },
+  {
+    holder: 6,
+    nickname: 'Marketing ads',
+    kind: 'approvalBased',
+    limitsEgp: { approvalBased: 180_000 },
+    profile: ['MARKETING', 'MEDIA', 'ART', 'DESIGN'],
+    nearLimit: true,
+  },
+  {
+    holder: 7,
+    nickname: 'Warehouse petty spend',
+    kind: 'plain',
+    limitsEgp: { daily: 6_000, monthly: 40_000, atm: 15_000 },
+    profile: ['RETAIL', 'FOOD_BEVERAGE', 'UTILITIES', 'CONSTRUCTION'],
+    nearLimit: true,
+  },
+  {
+    holder: 8,
+    nickname: 'Office and utilities',
+    kind: 'plain',
+    limitsEgp: { daily: 30_000, monthly: 250_000, atm: 10_000 },
+    profile: ['UTILITIES', 'REAL_ESTATE', 'INSURANCE', 'GOVERNMENT', 'LEGAL', 'PROFESSIONAL_SERVICES'],
+  },
+  {
+    holder: 9,
+    nickname: 'Field sales',
+    kind: 'plain',
+    limitsEgp: { daily: 12_000, monthly: 80_000, atm: 8_000 },
+    profile: ['TRANSPORTATION', 'FOOD_BEVERAGE', 'FUEL', 'HOSPITALITY'],
+  },
+  {
+    holder: 11,
+    nickname: 'Deliveries',
+    kind: 'plain',
+    limitsEgp: { daily: 7_500, monthly: 90_000, atm: 12_000 },
+    profile: ['LOGISTICS', 'FUEL', 'TRANSPORTATION', 'AUTOMOTIVE'],
+  },
+  {
+    holder: 12,
+    nickname: 'Field engineering',
+    kind: 'plain',
+    limitsEgp: { daily: 15_000, monthly: 100_000, atm: 10_000 },
+    profile: ['ENGINEERING', 'ENERGY', 'TECHNOLOGY', 'MEDICAL', 'PHARMACEUTICAL'],
+  },
+  {
+    holder: 13,
+    nickname: 'Events and sponsorships',
+    kind: 'approvalBased',
+    limitsEgp: { approvalBased: 400_000 },
+    profile: ['ENTERTAINMENT', 'CHARITY', 'MEMBERSHIP', 'HOSPITALITY', 'AGRICULTURE'],
+  },
+  {
+    holder: 2,
+    nickname: 'New hire card',
+    kind: 'notActivated',
+    limitsEgp: { daily: 2_000, monthly: 10_000, atm: 1_000 },
+    profile: [],
+  },
+  {
+    holder: 10,
+    nickname: 'Contractor expenses',
+    kind: 'notActivated',
+    limitsEgp: { approvalBased: 30_000 },
+    profile: [],
+  },
+  {
+    holder: 0,
+    nickname: 'Replacement card',
+    kind: 'notActivated',
+    limitsEgp: { daily: 25_000, monthly: 150_000, atm: 20_000 },
+    profile: [],
+  },
+  {
+    holder: 9,
+    nickname: 'Fitness and wellbeing',
+    kind: 'plain',
+    limitsEgp: { daily: 5_000, monthly: 20_000, atm: 1_000 },
+    profile: ['FITNESS', 'MEDICAL', 'CLOTHING', 'EDUCATION'],
+  },
 ];
 
 export interface SandboxMerchant {
@@ -75,7 +175,12 @@ export interface SandboxMerchant {
   readonly maxEgp: number;
 }
 
-const m = (name: string, category: Category, minEgp: number, maxEgp: number): SandboxMerchant => ({ name, category, minEgp, maxEgp });
+const m = (name: string, category: Category, minEgp: number, maxEgp: number): SandboxMerchant => ({
+  name,
+  category,
+  minEgp,
+  maxEgp,
+});
 
 /** Card merchants, by category: real Egyptian (or Egypt-serving) businesses and plausible amounts. */
 export const CARD_MERCHANTS: readonly SandboxMerchant[] = [
@@ -184,16 +289,24 @@ export const CASH_MERCHANTS: readonly SandboxMerchant[] = [
 ];
 
 /** The partner's own charges: monthly platform fee, card issuance, ATM and FX fees. */
-export const FEE_KINDS: readonly { readonly description: string; readonly minEgp: number; readonly maxEgp: number }[] = [
-  { description: 'Monthly platform fee', minEgp: 1_500, maxEgp: 1_500 },
-  { description: 'Card issuance fee', minEgp: 150, maxEgp: 150 },
-  { description: 'ATM withdrawal fee', minEgp: 25, maxEgp: 40 },
-  { description: 'Foreign currency conversion fee', minEgp: 30, maxEgp: 600 },
-];
+export const FEE_KINDS: readonly { readonly description: string; readonly minEgp: number; readonly maxEgp: number }[] =
+  [
+    { description: 'Monthly platform fee', minEgp: 1_500, maxEgp: 1_500 },
+    { description: 'Card issuance fee', minEgp: 150, maxEgp: 150 },
+    { description: 'ATM withdrawal fee', minEgp: 25, maxEgp: 40 },
+    { description: 'Foreign currency conversion fee', minEgp: 30, maxEgp: 600 },
+  ];
 
 export const FEE_MERCHANT = 'Partner Payments';
 
-export const SANDBOX_TAGS = ['Client visit', 'Team offsite', 'Recurring', 'Reimbursable', 'Project Nile', 'Quarter end'] as const;
+export const SANDBOX_TAGS = [
+  'Client visit',
+  'Team offsite',
+  'Recurring',
+  'Reimbursable',
+  'Project Nile',
+  'Quarter end',
+] as const;
 
 export const CARD_NOTES = [
   'Lunch with the Nile Delta Consulting team.',

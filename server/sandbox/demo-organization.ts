@@ -46,9 +46,15 @@ import {
   type SandboxMerchant,
 } from './catalogue.js';
 import { derivedIds, hashSeed, mulberry32, picker, type Picker } from './seeded-random.js';
-import type { DB, NewCardHolderRow, NewCardRow, NewDepartmentRow, TransactionTag } from '../store/schema.js';
+import {
+  type DB,
+  inTransaction,
+  type NewCardHolderRow,
+  type NewCardRow,
+  type NewDepartmentRow,
+  type TransactionTag,
+} from '../database/index.js';
 import { insertTransactions, type NewTransaction } from '../store/transactions.js';
-import { inTransaction } from '../store/in-transaction.js';
 
 /** The seed used when none is given: the demo organization and tests get the same data. */
 export const DEFAULT_SANDBOX_SEED = 20_250_301;
@@ -118,7 +124,12 @@ function amountCents(p: Picker, merchant: { minEgp: number; maxEgp: number }): n
 function limitsOf(card: SandboxCard): Limits {
   const egp = card.limitsEgp;
   if ('approvalBased' in egp) {
-    return { daily: LIMIT_MAXIMA.daily, monthly: LIMIT_MAXIMA.monthly, atm: LIMIT_MAXIMA.atm, approvalBased: cents(egp.approvalBased) };
+    return {
+      daily: LIMIT_MAXIMA.daily,
+      monthly: LIMIT_MAXIMA.monthly,
+      atm: LIMIT_MAXIMA.atm,
+      approvalBased: cents(egp.approvalBased),
+    };
   }
   return { daily: cents(egp.daily), monthly: cents(egp.monthly), atm: cents(egp.atm), approvalBased: null };
 }
@@ -325,18 +336,38 @@ export function planSandboxData(options: SandboxOptions): SandboxPlan {
         personId: card.holderId,
         card,
       });
-      record.review_status = p.pick<ReviewStatus | null>([null, 'NOT_REVIEWED', 'APPROVED', 'APPROVED', 'BALANCE_SETTLED']);
+      record.review_status = p.pick<ReviewStatus | null>([
+        null,
+        'NOT_REVIEWED',
+        'APPROVED',
+        'APPROVED',
+        'BALANCE_SETTLED',
+      ]);
     } else {
       const profiled = CARD_MERCHANTS.filter((merchant) => card.spec.profile.includes(merchant.category));
       const merchant = profiled.length > 0 && p.chance(0.75) ? p.pick(profiled) : p.pick(CARD_MERCHANTS);
-      record = base({ date, merchant: merchant.name, category: merchant.category, method, amount: amountCents(p, merchant), personId: card.holderId, card });
+      record = base({
+        date,
+        merchant: merchant.name,
+        category: merchant.category,
+        method,
+        amount: amountCents(p, merchant),
+        personId: card.holderId,
+        card,
+      });
       record.review_status = fresh
         ? p.pick<ReviewStatus>(['NOT_REVIEWED', 'NOT_REVIEWED', 'UNDER_REVIEW'])
-        : p.weighted<ReviewStatus>([...REVIEW_STATUSES], (s) => ({ NOT_REVIEWED: 2, UNDER_REVIEW: 2, BALANCE_SETTLED: 3, APPROVED: 4, REJECTED: 1 })[s]);
+        : p.weighted<ReviewStatus>(
+            [...REVIEW_STATUSES],
+            (s) => ({ NOT_REVIEWED: 2, UNDER_REVIEW: 2, BALANCE_SETTLED: 3, APPROVED: 4, REJECTED: 1 })[s],
+          );
       if (p.chance(0.15)) record.note = p.pick(CARD_NOTES);
     }
     record.tags = someTags();
-    const status = p.weighted<TransactionStatus>([...TRANSACTION_STATUSES], (s) => ({ SUCCEEDED: 88, DECLINED: 8, REVERSED: 4 })[s]);
+    const status = p.weighted<TransactionStatus>(
+      [...TRANSACTION_STATUSES],
+      (s) => ({ SUCCEEDED: 88, DECLINED: 8, REVERSED: 4 })[s],
+    );
     record.status = status;
     if (status === 'SUCCEEDED' && !withinFloor(record)) record.status = 'DECLINED';
     if (record.status === 'DECLINED') {
@@ -364,7 +395,10 @@ export function planSandboxData(options: SandboxOptions): SandboxPlan {
     record.refund = p.chance(0.3);
     record.review_status = record.refund
       ? p.pick<ReviewStatus>(['BALANCE_SETTLED', 'BALANCE_SETTLED', 'APPROVED'])
-      : p.weighted<ReviewStatus>([...REVIEW_STATUSES], (s) => ({ NOT_REVIEWED: 3, UNDER_REVIEW: 2, BALANCE_SETTLED: 3, APPROVED: 2, REJECTED: 1 })[s]);
+      : p.weighted<ReviewStatus>(
+          [...REVIEW_STATUSES],
+          (s) => ({ NOT_REVIEWED: 3, UNDER_REVIEW: 2, BALANCE_SETTLED: 3, APPROVED: 2, REJECTED: 1 })[s],
+        );
     record.status = p.chance(0.04) ? 'REVERSED' : 'SUCCEEDED';
     // Outstanding cash counts against the holder's approval-based cards: settle it instead of breaching.
     if (!withinFloor(record)) record.review_status = 'BALANCE_SETTLED';
@@ -395,13 +429,16 @@ export function planSandboxData(options: SandboxOptions): SandboxPlan {
   };
 
   for (let i = 0; i < RANDOM_RECORDS; i += 1) {
-    const method = p.weighted<TransactionMethod>(['CARD', 'ATM', 'CASH', 'PARTNER_FEES'], (m) => ({ CARD: 64, ATM: 11, CASH: 19, PARTNER_FEES: 6 })[m]);
+    const method = p.weighted<TransactionMethod>(
+      ['CARD', 'ATM', 'CASH', 'PARTNER_FEES'],
+      (m) => ({ CARD: 64, ATM: 11, CASH: 19, PARTNER_FEES: 6 })[m],
+    );
     if (method === 'CARD' || method === 'ATM') add(cardRecord(method));
     else if (method === 'CASH') add(cashRecord());
     else add(feeRecord(randomDate(), p.pick(FEE_KINDS.slice(1))));
   }
   // The platform fee on the first of every Cairo month in the window.
-  for (let monthStart = periods.monthStartMs; monthStart >= now - SANDBOX_LEDGER_DAYS * DAY_MS; ) {
+  for (let monthStart = periods.monthStartMs; monthStart >= now - SANDBOX_LEDGER_DAYS * DAY_MS;) {
     const fee = FEE_KINDS[0];
     if (fee !== undefined) add(feeRecord(monthStart + 9 * HOUR_MS <= now ? monthStart + 9 * HOUR_MS : monthStart, fee));
     monthStart = cairoPeriods(monthStart - 1).monthStartMs;
@@ -418,8 +455,18 @@ export function planSandboxData(options: SandboxOptions): SandboxPlan {
     const plain = card.limits.approvalBased === null;
     const amount = plain ? Math.floor((available - target) / 10_000) * 10_000 : available - target;
     if (amount <= 0) continue;
-    const merchant = plain ? { name: p.pick(ATM_MERCHANTS), category: 'CASH' } : p.pick(CARD_MERCHANTS.filter((m) => card.spec.profile.includes(m.category)));
-    const record = base({ date, merchant: merchant.name, category: merchant.category, method: plain ? 'ATM' : 'CARD', amount, personId: card.holderId, card });
+    const merchant = plain
+      ? { name: p.pick(ATM_MERCHANTS), category: 'CASH' }
+      : p.pick(CARD_MERCHANTS.filter((m) => card.spec.profile.includes(m.category)));
+    const record = base({
+      date,
+      merchant: merchant.name,
+      category: merchant.category,
+      method: plain ? 'ATM' : 'CARD',
+      amount,
+      personId: card.holderId,
+      card,
+    });
     record.review_status = 'NOT_REVIEWED';
     record.authorization_code = authorizationCode();
     record.cleared = false;
@@ -500,12 +547,15 @@ const BULK_SPAN_MS = 365 * DAY_MS;
  */
 export async function insertBulkTransactions(db: Kysely<DB>, options: BulkOptions): Promise<{ inserted: number }> {
   const { organizationId, count, now } = options;
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('insertBulkTransactions: count must be a whole number ≥ 0');
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new RangeError('insertBulkTransactions: count must be a whole number ≥ 0');
   if (count === 0) return { inserted: 0 };
   const cards = await activatedCards(db, organizationId);
   const holders = await cardHolderIds(db, organizationId);
   if (cards.length === 0 || holders.length === 0) {
-    throw new Error(`Organization ${organizationId} has no activated card: add the sandbox data (--demo) before bulk records.`);
+    throw new Error(
+      `Organization ${organizationId} has no activated card: add the sandbox data (--demo) before bulk records.`,
+    );
   }
   const seed = hashSeed(`bulk:${options.seed ?? DEFAULT_SANDBOX_SEED}`);
   // Ids: a random batch prefix plus the row number, so repeated runs never collide.

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import { onboardOrganization, type OnboardingResult } from '../onboarding.js';
 import { countOrganizations } from '../store/organizations.js';
-import type { DB } from '../store/schema.js';
+import type { DB } from '../database/index.js';
 import type { TransferRecord } from '../store/transfers.js';
 import { seedSandboxData, type SandboxSummary } from './demo-organization.js';
 import { seedPendingTransfers } from './pending-transfers.js';
@@ -29,8 +29,15 @@ export async function onboardDemoOrganization(
   options: { readonly balanceCents: number },
 ): Promise<DemoOrganization | undefined> {
   if ((await countOrganizations(db)) > 0) return undefined;
-  const onboarding = await onboardOrganization(db, deps, { name: DEMO_ORGANIZATION_NAME, balanceCents: options.balanceCents });
-  const sandbox = await seedSandboxData(db, { organizationId: onboarding.organizationId, now: deps.clock.now(), ids: deps.ids });
+  const onboarding = await onboardOrganization(db, deps, {
+    name: DEMO_ORGANIZATION_NAME,
+    balanceCents: options.balanceCents,
+  });
+  const sandbox = await seedSandboxData(db, {
+    organizationId: onboarding.organizationId,
+    now: deps.clock.now(),
+    ids: deps.ids,
+  });
   const pendingTransfers = await seedPendingTransfers(db, {
     organizationId: onboarding.organizationId,
     clientId: onboarding.clientId,

@@ -21,9 +21,8 @@ import type { Kysely } from 'kysely';
 import type { IdGenerator } from '../clock-and-ids.js';
 import { checkAccountNumber } from '../domain/account-number.js';
 import { findBank } from '../domain/banks.js';
-import { inTransaction } from '../store/in-transaction.js';
+import { type DB, inTransaction } from '../database/index.js';
 import { getBalance } from '../store/organizations.js';
-import type { DB } from '../store/schema.js';
 import { insertTransfer, type TransferRecord } from '../store/transfers.js';
 
 export type PendingTransferKind = 'covered' | 'refusedByNetwork' | 'nearBalance' | 'notCovered';
@@ -123,11 +122,16 @@ export interface PendingTransfersOptions {
  * its balance now. An organization whose balance cannot cover the small ones (below four times
  * what covered and refusedByNetwork take together) is refused: the kinds would not hold.
  */
-export async function seedPendingTransfers(db: Kysely<DB>, options: PendingTransfersOptions): Promise<TransferRecord[]> {
+export async function seedPendingTransfers(
+  db: Kysely<DB>,
+  options: PendingTransfersOptions,
+): Promise<TransferRecord[]> {
   const balance = await getBalance(db, options.organizationId);
   if (balance === undefined) throw new Error(`seedPendingTransfers: no organization ${options.organizationId}`);
   if (balance < 4 * (COVERED_CENTS + REFUSED_CENTS)) {
-    throw new RangeError(`seedPendingTransfers: a balance of ${balance} cents is too small for the demo's pending transfers`);
+    throw new RangeError(
+      `seedPendingTransfers: a balance of ${balance} cents is too small for the demo's pending transfers`,
+    );
   }
   return inTransaction(db, async (tx) => {
     const stored: TransferRecord[] = [];
@@ -135,7 +139,8 @@ export async function seedPendingTransfers(db: Kysely<DB>, options: PendingTrans
       const bank = findBank(spec.bankId);
       if (bank === undefined) throw new Error(`seedPendingTransfers: ${spec.bankId} is not in the bank list`);
       const account = checkAccountNumber(bank, spec.accountNumber);
-      if (!account.ok) throw new Error(`seedPendingTransfers: ${spec.accountNumber} (${spec.bankId}): ${account.reason}`);
+      if (!account.ok)
+        throw new Error(`seedPendingTransfers: ${spec.accountNumber} (${spec.bankId}): ${account.reason}`);
       stored.push(
         await insertTransfer(tx, {
           id: options.ids.next('trf'),

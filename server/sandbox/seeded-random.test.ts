@@ -42,7 +42,8 @@ describe('picker', () => {
 
   it('never picks an item of weight 0', () => {
     const p = picker(mulberry32(4));
-    for (let i = 0; i < 500; i += 1) expect(p.weighted(['a', 'b', 'c'], (item) => (item === 'b' ? 0 : 1))).not.toBe('b');
+    for (let i = 0; i < 500; i += 1)
+      expect(p.weighted(['a', 'b', 'c'], (item) => (item === 'b' ? 0 : 1))).not.toBe('b');
   });
 });
 

@@ -84,7 +84,9 @@ export function derivedIds(organizationId: string, seed: number): IdGenerator & 
   const make = (prefix: string): string => {
     const n = counters.get(prefix) ?? 0;
     counters.set(prefix, n + 1);
-    const digest = createHash('sha256').update(`sandbox\u0000${organizationId}\u0000${seed}\u0000${prefix}\u0000${n}`).digest();
+    const digest = createHash('sha256')
+      .update(`sandbox\u0000${organizationId}\u0000${seed}\u0000${prefix}\u0000${n}`)
+      .digest();
     let id = '';
     // 24 bytes of 256 values mapped onto 36 symbols: a slight bias, irrelevant for sample ids.
     for (let i = 0; i < ID_LENGTH; i += 1) id += ID_ALPHABET[(digest[i] ?? 0) % ID_ALPHABET.length];

@@ -1,9 +1,8 @@
 /**
  * Card reads batched: the reads that arrive while the server handles one turn of its event loop
  * go to the database as one statement (findCardsWithUsage) instead of one each, through
- * DataLoader. A partner's card reads, and those of many partners at once, cost a round trip, a
- * socket write and a parse of the driver's each; batched, a read costs the server about a third less
- * of its time on either database (scripts/bench/RESULTS.md, "card reads batched").
+ * DataLoader: one round trip, socket write and driver parse for all of them
+ * (server/decisions/0008-card-reads-of-one-event-loop-turn-share-a-statement.md).
  *
  * Nothing is kept between batches (DataLoader's cache is off): every read asks the database, and
  * a read that arrives after a write was answered sees that write. A batch waits for nothing but
@@ -13,10 +12,14 @@ import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { CairoPeriods } from '../domain/available-balance.js';
 import { findCardWithUsage, findCardsWithUsage, type CardKey, type CardWithUsage } from './cards.js';
-import type { DB } from './schema.js';
+import type { DB } from '../database/index.js';
 
 /** The organization's card with its usage in `periods`; undefined when unknown or another organization's. */
-export type ReadCard = (organizationId: string, cardId: string, periods: CairoPeriods) => Promise<CardWithUsage | undefined>;
+export type ReadCard = (
+  organizationId: string,
+  cardId: string,
+  periods: CairoPeriods,
+) => Promise<CardWithUsage | undefined>;
 
 /** The most reads one statement takes; more in one turn go as several statements. */
 export const MAX_CARD_READS_A_STATEMENT = 100;
@@ -50,7 +53,11 @@ async function readAll(db: Kysely<DB>, reads: readonly CardRead[]): Promise<(Car
   const found: (CardWithUsage | undefined)[] = reads.map(() => undefined);
   await Promise.all(
     [...days.values()].map(async ({ periods, places }) => {
-      const cards = await findCardsWithUsage(db, places.map((place) => reads[place] as CardRead), periods);
+      const cards = await findCardsWithUsage(
+        db,
+        places.map((place) => reads[place] as CardRead),
+        periods,
+      );
       places.forEach((place, index) => (found[place] = cards[index]));
     }),
   );

@@ -7,8 +7,13 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ApprovalUsage, CairoPeriods, CardUsage } from '../domain/available-balance.js';
 import type { Limits } from '../domain/card-limits.js';
 import type { CursorPosition } from '../domain/cursor.js';
-import { int8FromJson } from './connection.js';
-import type { DB, NewCardHolderRow, NewCardRow, NewDepartmentRow } from './schema.js';
+import {
+  type DB,
+  int8FromJson,
+  type NewCardHolderRow,
+  type NewCardRow,
+  type NewDepartmentRow,
+} from '../database/index.js';
 
 export interface DepartmentRecord {
   readonly id: string;
@@ -66,7 +71,9 @@ export async function listCards(
     sql`${keyset} order by c.created_at desc, c.id desc limit ${options.take}`,
   );
   const { rows } = await sql<{ cards: CardWithUsageRow[] }>`
-    select coalesce(json_agg(page order by page.created_at desc, page.id desc), '[]') as cards from (${query}) page`.execute(db);
+    select coalesce(json_agg(page order by page.created_at desc, page.id desc), '[]') as cards from (${query}) page`.execute(
+    db,
+  );
   return (rows[0]?.cards ?? []).map(cardWithUsageOf);
 }
 
@@ -93,7 +100,11 @@ export interface LockedCard {
  * concurrent limit changes of one card run one after the other and none is lost (as
  * updateCardLimits promises). Must run inside a transaction.
  */
-export async function lockCard(db: Kysely<DB>, organizationId: string, cardId: string): Promise<LockedCard | undefined> {
+export async function lockCard(
+  db: Kysely<DB>,
+  organizationId: string,
+  cardId: string,
+): Promise<LockedCard | undefined> {
   const row = await db
     .selectFrom('cards')
     .where('organization_id', '=', organizationId)
@@ -103,11 +114,24 @@ export async function lockCard(db: Kysely<DB>, organizationId: string, cardId: s
     .executeTakeFirst();
   return row === undefined
     ? undefined
-    : { id: row.id, limits: { daily: row.daily_limit, monthly: row.monthly_limit, atm: row.atm_limit, approvalBased: row.approval_based_limit } };
+    : {
+        id: row.id,
+        limits: {
+          daily: row.daily_limit,
+          monthly: row.monthly_limit,
+          atm: row.atm_limit,
+          approvalBased: row.approval_based_limit,
+        },
+      };
 }
 
 /** Writes a card's whole limit state; the caller has locked the row and checked the limits. */
-export async function saveCardLimits(db: Kysely<DB>, organizationId: string, cardId: string, limits: Limits): Promise<void> {
+export async function saveCardLimits(
+  db: Kysely<DB>,
+  organizationId: string,
+  cardId: string,
+  limits: Limits,
+): Promise<void> {
   const result = await db
     .updateTable('cards')
     .set({
@@ -144,7 +168,11 @@ export async function saveCardLimits(db: Kysely<DB>, organizationId: string, car
  * value, as the ledger page does: a driver then parses one value instead of one per column.
  */
 export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods, rest: RawBuilder<unknown>) {
-  return cardsWithUsage(periods, { from: sql`cards c`, position: sql``, where: sql`c.organization_id = ${organizationId} ${rest}` });
+  return cardsWithUsage(periods, {
+    from: sql`cards c`,
+    position: sql``,
+    where: sql`c.organization_id = ${organizationId} ${rest}`,
+  });
 }
 
 /**
@@ -153,7 +181,11 @@ export function cardWithUsageQuery(organizationId: string, periods: CairoPeriods
  */
 function cardsWithUsage(
   periods: CairoPeriods,
-  parts: { readonly from: RawBuilder<unknown>; readonly position: RawBuilder<unknown>; readonly where: RawBuilder<unknown> },
+  parts: {
+    readonly from: RawBuilder<unknown>;
+    readonly position: RawBuilder<unknown>;
+    readonly where: RawBuilder<unknown>;
+  },
 ) {
   return sql<CardWithUsageRow>`
     select ${parts.position} c.id, c.created_at, c.record,
@@ -195,7 +227,11 @@ export interface CardKey {
  * is as absent as an unknown one). A key may come more than once. Two arrays are its only
  * parameters whatever their length, so every batch runs the same prepared statement.
  */
-export async function findCardsWithUsage(db: Kysely<DB>, keys: readonly CardKey[], periods: CairoPeriods): Promise<(CardWithUsage | undefined)[]> {
+export async function findCardsWithUsage(
+  db: Kysely<DB>,
+  keys: readonly CardKey[],
+  periods: CairoPeriods,
+): Promise<(CardWithUsage | undefined)[]> {
   const query = cardsByKeyQuery(keys, periods);
   const { rows } = await sql<{ cards: (CardWithUsageRow & { position: number })[] }>`
     select coalesce(json_agg(card), '[]') as cards from (${query}) card`.execute(db);
@@ -282,10 +318,17 @@ export async function activatedCards(
     .select(['id', 'last4', 'card_holder_id'])
     .orderBy('id')
     .execute();
-  return rows.flatMap((row) => (row.last4 === null ? [] : [{ id: row.id, last4: row.last4, holderId: row.card_holder_id }]));
+  return rows.flatMap((row) =>
+    row.last4 === null ? [] : [{ id: row.id, last4: row.last4, holderId: row.card_holder_id }],
+  );
 }
 
 export async function cardHolderIds(db: Kysely<DB>, organizationId: string): Promise<string[]> {
-  const rows = await db.selectFrom('card_holders').where('organization_id', '=', organizationId).select('id').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('card_holders')
+    .where('organization_id', '=', organizationId)
+    .select('id')
+    .orderBy('id')
+    .execute();
   return rows.map((row) => row.id);
 }

@@ -1,6 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { overRows, rowsParameter } from './rows-together.js';
-import type { DB, IdempotencyKeyRow } from './schema.js';
+import { type DB, type IdempotencyKeyRow, overRows, rowsParameter } from '../database/index.js';
 
 // Idempotency keys in the database. A key is stored only with its answer, by the last statement
 // of the write it answers, in that write's own transaction: the change, the key and its answer
@@ -58,7 +57,8 @@ const IDEMPOTENCY_KEY_TAKEN = 'PK001';
 export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | undefined {
   if (error instanceof IdempotencyKeyTaken) return error;
   const e = error as { code?: unknown; detail?: unknown } | null;
-  if (e?.code === IDEMPOTENCY_KEY_TAKEN && (e.detail === 'in-flight' || e.detail === 'exists')) return new IdempotencyKeyTaken(e.detail);
+  if (e?.code === IDEMPOTENCY_KEY_TAKEN && (e.detail === 'in-flight' || e.detail === 'exists'))
+    return new IdempotencyKeyTaken(e.detail);
   return undefined;
 }
 
@@ -81,7 +81,10 @@ export function storedAnswerStatement(input: StoreAnswerInput): CompiledQuery {
     response_body: input.body,
     created_at: input.nowMs,
   } satisfies IdempotencyKeyRow;
-  return overRows(CompiledQuery.raw(STORE_ANSWERS, [rowsParameter([answer]), input.retentionMs ?? IDEMPOTENCY_RETENTION_MS]), [0]);
+  return overRows(
+    CompiledQuery.raw(STORE_ANSWERS, [rowsParameter([answer]), input.retentionMs ?? IDEMPOTENCY_RETENTION_MS]),
+    [0],
+  );
 }
 
 // One insert over the answers ($1): a row exists only when its key's advisory lock was free (a

@@ -3,7 +3,7 @@
  * SHA-256 of the cookie value, never the value, so that a read of the table hands out no session.
  */
 import { sql, type Kysely } from 'kysely';
-import type { DB, OperatorRole } from './schema.js';
+import type { DB, OperatorRole } from '../database/index.js';
 
 export interface OperatorRecord {
   readonly id: string;
@@ -31,7 +31,14 @@ export type CreateOperatorResult = { kind: 'created'; operator: OperatorRecord }
 /** Adds an operator; a username another operator has (ignoring case) changes nothing. */
 export async function createOperator(
   db: Kysely<DB>,
-  operator: { id: string; organizationId: string; username: string; passwordHash: string; role: OperatorRole; now: number },
+  operator: {
+    id: string;
+    organizationId: string;
+    username: string;
+    passwordHash: string;
+    role: OperatorRole;
+    now: number;
+  },
 ): Promise<CreateOperatorResult> {
   const inserted = await db
     .insertInto('operators')
@@ -60,7 +67,14 @@ export async function createOperator(
   };
 }
 
-const OPERATOR_COLUMNS = ['o.id', 'o.organization_id', 'o.username', 'o.role', 'o.created_at', 'o.disabled_at'] as const;
+const OPERATOR_COLUMNS = [
+  'o.id',
+  'o.organization_id',
+  'o.username',
+  'o.role',
+  'o.created_at',
+  'o.disabled_at',
+] as const;
 
 function operatorOf(row: {
   id: string;
@@ -81,7 +95,10 @@ function operatorOf(row: {
 }
 
 /** The operator with this username, ignoring case (disabled ones too), with their password hash. */
-export async function findOperatorCredentials(db: Kysely<DB>, username: string): Promise<OperatorCredentials | undefined> {
+export async function findOperatorCredentials(
+  db: Kysely<DB>,
+  username: string,
+): Promise<OperatorCredentials | undefined> {
   const row = await db
     .selectFrom('operators as o')
     .select([...OPERATOR_COLUMNS, 'o.password_hash'])
@@ -107,7 +124,11 @@ export async function listOperators(db: Kysely<DB>, organizationId: string): Pro
  * transaction of the caller's or its own. Undefined when there is no such operator; an operator
  * already disabled stays as they were.
  */
-export async function disableOperator(db: Kysely<DB>, username: string, nowMs: number): Promise<OperatorRecord | undefined> {
+export async function disableOperator(
+  db: Kysely<DB>,
+  username: string,
+  nowMs: number,
+): Promise<OperatorRecord | undefined> {
   const run = async (tx: Kysely<DB>) => {
     const row = await tx
       .updateTable('operators as o')
@@ -116,7 +137,12 @@ export async function disableOperator(db: Kysely<DB>, username: string, nowMs: n
       .returning(OPERATOR_COLUMNS)
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    await tx.updateTable('operator_sessions').set({ ended_at: nowMs }).where('operator_id', '=', row.id).where('ended_at', 'is', null).execute();
+    await tx
+      .updateTable('operator_sessions')
+      .set({ ended_at: nowMs })
+      .where('operator_id', '=', row.id)
+      .where('ended_at', 'is', null)
+      .execute();
     return operatorOf(row);
   };
   return db.isTransaction ? run(db) : db.transaction().execute(run);
@@ -128,12 +154,21 @@ export async function createSession(
 ): Promise<void> {
   await db
     .insertInto('operator_sessions')
-    .values({ token_hash: session.tokenHash, operator_id: session.operatorId, created_at: session.now, expires_at: session.expiresAt })
+    .values({
+      token_hash: session.tokenHash,
+      operator_id: session.operatorId,
+      created_at: session.now,
+      expires_at: session.expiresAt,
+    })
     .execute();
 }
 
 /** The session stored under this hash if it is live: not ended, not expired, its operator not disabled. */
-export async function findLiveSession(db: Kysely<DB>, tokenHash: string, nowMs: number): Promise<LiveSession | undefined> {
+export async function findLiveSession(
+  db: Kysely<DB>,
+  tokenHash: string,
+  nowMs: number,
+): Promise<LiveSession | undefined> {
   const row = await db
     .selectFrom('operator_sessions as s')
     .innerJoin('operators as o', 'o.id', 's.operator_id')
@@ -144,7 +179,9 @@ export async function findLiveSession(db: Kysely<DB>, tokenHash: string, nowMs: 
     .where('s.expires_at', '>', nowMs)
     .where('o.disabled_at', 'is', null)
     .executeTakeFirst();
-  return row === undefined ? undefined : { operator: operatorOf(row), organizationName: row.organization_name, expiresAt: row.expires_at };
+  return row === undefined
+    ? undefined
+    : { operator: operatorOf(row), organizationName: row.organization_name, expiresAt: row.expires_at };
 }
 
 /** Ends the session stored under this hash (logout, or a new login in the same browser); true when it was live. */

@@ -1,7 +1,7 @@
 import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS } from '../domain/credentials.js';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
-import type { DB } from './schema.js';
+import type { DB } from '../database/index.js';
 
 // Organizations, their partner clients, the clients' public keys, and the counter of failed
 // client authentications (more than 10 a minute → 429; the createToken operation's 429 answer).
@@ -106,7 +106,9 @@ export async function getClientTokenPolicy(db: Kysely<DB>, clientId: string): Pr
     .select(['organization_id', 'tokens_not_before'])
     .where('id', '=', clientId)
     .executeTakeFirst();
-  return row === undefined ? undefined : { organizationId: row.organization_id, tokensNotBefore: row.tokens_not_before };
+  return row === undefined
+    ? undefined
+    : { organizationId: row.organization_id, tokensNotBefore: row.tokens_not_before };
 }
 
 /**
@@ -234,7 +236,8 @@ export async function authFailureStatus(
 ): Promise<{ failures: number; retryAfterSeconds: number | undefined }> {
   const window = await getAuthFailureWindow(db, key, nowMs, AUTH_FAILURE_WINDOW_MS);
   if (window === undefined) return { failures: 0, retryAfterSeconds: undefined };
-  const retryAfterSeconds = window.failures >= AUTH_FAILURE_LIMIT ? Math.max(1, Math.ceil((window.windowEndsAt - nowMs) / 1000)) : undefined;
+  const retryAfterSeconds =
+    window.failures >= AUTH_FAILURE_LIMIT ? Math.max(1, Math.ceil((window.windowEndsAt - nowMs) / 1000)) : undefined;
   return { failures: window.failures, retryAfterSeconds };
 }
 
@@ -245,7 +248,10 @@ export async function clearAuthFailures(db: Kysely<DB>, clientId: string): Promi
 
 /** Deletes windows that are over; they only matter again once a new failure starts one. */
 export async function purgeAuthFailures(db: Kysely<DB>, nowMs: number, windowMs: number): Promise<number> {
-  const result = await db.deleteFrom('auth_failures').where('window_start', '<=', nowMs - windowMs).executeTakeFirst();
+  const result = await db
+    .deleteFrom('auth_failures')
+    .where('window_start', '<=', nowMs - windowMs)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
@@ -271,5 +277,10 @@ export async function listClientSummaries(db: Kysely<DB>, organizationId: string
     .orderBy('c.created_at')
     .orderBy('c.id')
     .execute();
-  return rows.map((row) => ({ clientId: row.id, scopes: row.scopes, createdAt: row.created_at, activePublicKeys: Number(row.active_keys) }));
+  return rows.map((row) => ({
+    clientId: row.id,
+    scopes: row.scopes,
+    createdAt: row.created_at,
+    activePublicKeys: Number(row.active_keys),
+  }));
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DB } from './schema.js';
+import type { DB } from '../database/index.js';
 
 // Secrets the service generates for itself on first start (token signing, cursor signing),
 // kept in the database so that every instance sharing it agrees on them (README, "Design").

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { ReviewStatus, TransactionMethod, TransactionStatus } from '../domain/available-balance.js';
 import type { Category } from '../domain/categories.js';
 import type { CursorPosition } from '../domain/cursor.js';
-import type { DB, NewTransactionRow, TransactionTag } from './schema.js';
+import type { DB, NewTransactionRow, TransactionTag } from '../database/index.js';
 
 export interface TransactionFilters {
   /** Inclusive bounds on authorization_date, Unix milliseconds. */
@@ -34,17 +34,21 @@ export function containsPattern(text: string): string {
  * The organization's ledger rows, each as the record it shows in JSON text: the Transaction
  * schema's value, written by the database (transactions.record, migrations 011 and 012) and sent
  * to the client as it is stored. Only the text: the last record of a page gives its cursor
- * (positionOfRecord); the id and date columns beside it, the same again for every row, cost the
- * embedded database a third of its pages a second (scripts/bench/RESULTS.md).
+ * (positionOfRecord); the id and date columns are not read
+ * (server/decisions/0011-ledger-and-card-records-are-stored-as-the-api-shows-them.md).
  */
 function transactionQuery(db: Kysely<DB>, organizationId: string) {
-  return db.selectFrom('transactions as t').where('t.organization_id', '=', organizationId).select(sql<string>`t.record::text`.as('json'));
+  return db
+    .selectFrom('transactions as t')
+    .where('t.organization_id', '=', organizationId)
+    .select(sql<string>`t.record::text`.as('json'));
 }
 
 /** Where a stored record (its JSON text) stands in the ledger's order: a cursor's position. */
 export function positionOfRecord(json: string): CursorPosition {
   const { id, authorizationDate } = JSON.parse(json) as { readonly id?: unknown; readonly authorizationDate?: unknown };
-  if (typeof id !== 'string' || typeof authorizationDate !== 'number') throw new Error('transactions.record has no id or authorizationDate');
+  if (typeof id !== 'string' || typeof authorizationDate !== 'number')
+    throw new Error('transactions.record has no id or authorizationDate');
   return { sort: authorizationDate, id };
 }
 
@@ -67,7 +71,11 @@ const MAX_MERCHANT_NAMES = 100;
  * when there are more than MAX_MERCHANT_NAMES. A skip scan of transactions_merchant_idx: one
  * index probe per distinct name, never a read of the ledger's rows.
  */
-async function merchantNamesMatching(db: Kysely<DB>, organizationId: string, text: string): Promise<string[] | undefined> {
+async function merchantNamesMatching(
+  db: Kysely<DB>,
+  organizationId: string,
+  text: string,
+): Promise<string[] | undefined> {
   const result = await sql<{ merchant: string }>`
     with recursive names (merchant) as (
       (select t.merchant from transactions t where t.organization_id = ${organizationId} order by t.merchant limit 1)
@@ -88,7 +96,11 @@ async function merchantNamesMatching(db: Kysely<DB>, organizationId: string, tex
 }
 
 /** The people of the organization in these departments: `departmentIds` matches the person's department. */
-async function peopleInDepartments(db: Kysely<DB>, organizationId: string, departmentIds: readonly string[]): Promise<string[]> {
+async function peopleInDepartments(
+  db: Kysely<DB>,
+  organizationId: string,
+  departmentIds: readonly string[],
+): Promise<string[]> {
   const rows = await db
     .selectFrom('card_holders')
     .select('id')
@@ -113,9 +125,13 @@ async function peopleInDepartments(db: Kysely<DB>, organizationId: string, depar
  */
 export async function transactionListQuery(db: Kysely<DB>, options: TransactionListOptions) {
   const { organizationId, filters, after } = options;
-  const people = filters.departmentIds === undefined ? undefined : await peopleInDepartments(db, organizationId, filters.departmentIds);
+  const people =
+    filters.departmentIds === undefined
+      ? undefined
+      : await peopleInDepartments(db, organizationId, filters.departmentIds);
   if (people !== undefined && people.length === 0) return undefined;
-  const merchants = filters.merchant === undefined ? undefined : await merchantNamesMatching(db, organizationId, filters.merchant);
+  const merchants =
+    filters.merchant === undefined ? undefined : await merchantNamesMatching(db, organizationId, filters.merchant);
   if (merchants !== undefined && merchants.length === 0) return undefined;
 
   let query = transactionQuery(db, organizationId);
@@ -125,7 +141,8 @@ export async function transactionListQuery(db: Kysely<DB>, options: TransactionL
   if (filters.categories !== undefined) query = query.where('t.category', 'in', [...filters.categories]);
   if (filters.reviewStatuses !== undefined) query = query.where('t.review_status', 'in', [...filters.reviewStatuses]);
   if (merchants !== undefined) query = query.where('t.merchant', 'in', merchants);
-  else if (filters.merchant !== undefined) query = query.where('t.merchant', 'ilike', containsPattern(filters.merchant));
+  else if (filters.merchant !== undefined)
+    query = query.where('t.merchant', 'ilike', containsPattern(filters.merchant));
   if (people !== undefined) query = query.where('t.person_id', 'in', people);
   if (after !== undefined) {
     query = query.where(({ eb, refTuple, tuple }) =>

@@ -1,10 +1,18 @@
 import { CompiledQuery, sql, type Kysely, type SqlBool } from 'kysely';
-import { conditionHolds, inTransactionWithStatementAtCommit, type AtCommit } from './at-commit.js';
-import { overRows, rowsParameter } from './rows-together.js';
+import {
+  type AtCommit,
+  conditionHolds,
+  type DB,
+  inTransaction,
+  inTransactionWithStatementAtCommit,
+  overRows,
+  rowsParameter,
+  type SettlementOutcome,
+  type TransferRow,
+  type TransferStatus,
+} from '../database/index.js';
 import type { CursorPosition } from '../domain/cursor.js';
 import { canCancel, canExecute, canReject } from '../domain/transfer-state.js';
-import { inTransaction } from './in-transaction.js';
-import type { DB, SettlementOutcome, TransferRow, TransferStatus } from './schema.js';
 
 // Transfers and the organization balance they move (README, "Design"). The balance is the
 // available balance: execute reserves the amount (PENDING → PROCESSING), settlement keeps the
@@ -123,7 +131,11 @@ function newTransferRow(transfer: NewTransfer): TransferRow {
  * on PostgreSQL. It has no condition: when it fails (a foreign key, a duplicate id) nothing of the
  * transaction commits and the error is the request's.
  */
-export async function insertTransfer(db: Kysely<DB>, transfer: NewTransfer, atCommit?: AtCommit): Promise<TransferRecord> {
+export async function insertTransfer(
+  db: Kysely<DB>,
+  transfer: NewTransfer,
+  atCommit?: AtCommit,
+): Promise<TransferRecord> {
   const row = newTransferRow(transfer);
   const insert = overRows(CompiledQuery.raw(INSERT_TRANSFERS, [rowsParameter([row])]), [0]);
   if (atCommit === undefined) await db.executeQuery(insert);
@@ -133,16 +145,36 @@ export async function insertTransfer(db: Kysely<DB>, transfer: NewTransfer, atCo
 
 /** Every column of a transfer, each written by INSERT_TRANSFERS (one missing or unknown does not compile). */
 const TRANSFER_COLUMNS = Object.keys({
-  id: true, organization_id: true, client_id: true, idempotency_key: true, amount_cents: true, currency: true,
-  status: true, category: true, submission_date: true, reviewed_at: true, cancelled_at: true, settle_after: true,
-  settled_at: true, bank_id: true, account_number: true, account_name: true, memo: true, note: true,
-  reviewed_by_operator_id: true, rejection_reason: true,
+  id: true,
+  organization_id: true,
+  client_id: true,
+  idempotency_key: true,
+  amount_cents: true,
+  currency: true,
+  status: true,
+  category: true,
+  submission_date: true,
+  reviewed_at: true,
+  cancelled_at: true,
+  settle_after: true,
+  settled_at: true,
+  bank_id: true,
+  account_number: true,
+  account_name: true,
+  memo: true,
+  note: true,
+  reviewed_by_operator_id: true,
+  rejection_reason: true,
 } satisfies Record<keyof TransferRow, true>) as (keyof TransferRow)[];
 /** The same text for every new transfer, written once: the rows of $1, a JSON array of transfers' rows (rowsParameter). */
 const INSERT_TRANSFERS = `insert into transfers (${TRANSFER_COLUMNS.join(', ')}) select ${TRANSFER_COLUMNS.join(', ')} from json_populate_recordset(null::transfers, $1::json)`;
 
 /** The organization's transfer; undefined when unknown or another organization's (404 either way). */
-export async function getTransfer(db: Kysely<DB>, organizationId: string, id: string): Promise<TransferRecord | undefined> {
+export async function getTransfer(
+  db: Kysely<DB>,
+  organizationId: string,
+  id: string,
+): Promise<TransferRecord | undefined> {
   const row = await db
     .selectFrom('transfers')
     .selectAll()
@@ -223,7 +255,12 @@ export async function rejectTransfer(
     if (!canReject(current.status)) return { kind: 'not-pending', transfer: toTransfer(current) };
     const row = await tx
       .updateTable('transfers')
-      .set({ status: 'REJECTED', reviewed_at: decision.nowMs, reviewed_by_operator_id: decision.operatorId, rejection_reason: decision.reason })
+      .set({
+        status: 'REJECTED',
+        reviewed_at: decision.nowMs,
+        reviewed_by_operator_id: decision.operatorId,
+        rejection_reason: decision.reason,
+      })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -260,7 +297,9 @@ export async function executeTransfer(
   atCommit?: AtCommit,
 ): Promise<ExecuteTransferResult> {
   if (!db.isTransaction) {
-    return inTransactionWithStatementAtCommit(db, (tx, deferTo) => executeTransfer(tx, organizationId, id, nowMs, settleAfter, operatorId, deferTo));
+    return inTransactionWithStatementAtCommit(db, (tx, deferTo) =>
+      executeTransfer(tx, organizationId, id, nowMs, settleAfter, operatorId, deferTo),
+    );
   }
   const current = await lockTransfer(db, organizationId, id);
   if (current === undefined) return { kind: 'not-found' };
@@ -274,7 +313,12 @@ export async function executeTransfer(
     update organizations set balance_cents = balance_cents - ${current.amount_cents}
     where id = ${organizationId} and balance_cents >= ${current.amount_cents}
     returning id)`;
-  const changes = { status: 'PROCESSING', reviewed_at: nowMs, settle_after: settleAfter, reviewed_by_operator_id: operatorId ?? null } as const;
+  const changes = {
+    status: 'PROCESSING',
+    reviewed_at: nowMs,
+    settle_after: settleAfter,
+    reviewed_by_operator_id: operatorId ?? null,
+  } as const;
   const moved = sql`update transfers
     set status = ${changes.status}, reviewed_at = ${changes.reviewed_at}, settle_after = ${changes.settle_after},
         reviewed_by_operator_id = ${changes.reviewed_by_operator_id}
@@ -367,7 +411,10 @@ export async function claimDueSettlements(
 
 /** The organization's transfer, locked until the commit (SQL text: it runs with every execute, cancel and reject). */
 async function lockTransfer(db: Kysely<DB>, organizationId: string, id: string): Promise<TransferRow | undefined> {
-  const { rows } = await sql<TransferRow>`select * from transfers where organization_id = ${organizationId} and id = ${id} for update`.execute(db);
+  const { rows } =
+    await sql<TransferRow>`select * from transfers where organization_id = ${organizationId} and id = ${id} for update`.execute(
+      db,
+    );
   return rows[0];
 }
 
@@ -434,7 +481,10 @@ export function transfersPendingFirstQuery(db: Kysely<DB>, organizationId: strin
   if (after !== undefined) {
     query = query.where(sql<boolean>`(${pendingFirstKeySql}, t.id) < (${after.sort}::bigint, ${after.id})`);
   }
-  return query.orderBy(pendingFirstKeySql, 'desc').orderBy('t.id', 'desc').limit(limit + 1);
+  return query
+    .orderBy(pendingFirstKeySql, 'desc')
+    .orderBy('t.id', 'desc')
+    .limit(limit + 1);
 }
 
 /**

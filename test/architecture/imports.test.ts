@@ -16,8 +16,15 @@ const FOLDERS = ['server', 'client', 'scripts', 'generated', 'test', 'toolkit'];
 /** Each violation of the rules in the tree under `baseDir`, as `from → to (rule)`. */
 async function violations(baseDir: string): Promise<string[]> {
   const options = await extractDepcruiseOptions(CONFIG);
-  const { output } = await cruise(FOLDERS, { ...options, baseDir }, {}, { tsConfig: extractTSConfig(path.join(ROOT, 'tsconfig.json')) });
-  return (output as ICruiseResult).summary.violations.map((violation) => `${violation.from} → ${violation.to} (${violation.rule.name})`).sort();
+  const { output } = await cruise(
+    FOLDERS,
+    { ...options, baseDir },
+    {},
+    { tsConfig: extractTSConfig(path.join(ROOT, 'tsconfig.json')) },
+  );
+  return (output as ICruiseResult).summary.violations
+    .map((violation) => `${violation.from} → ${violation.to} (${violation.rule.name})`)
+    .sort();
 }
 
 describe('import layers', () => {
@@ -36,10 +43,12 @@ describe('import layers', () => {
       'scripts/tool.ts → test/helper.ts (scripts-not-test)',
       'scripts/tool.ts → toolkit/src/codegen/emit.ts (service-not-into-toolkit)',
       'server/app.ts → client/sdk.ts (server-not-outside)',
+      'server/database/open.ts → server/store/table.ts (database-below-store)',
       'server/domain/rule.ts → server/http/route.ts (domain-below-http-and-store)',
       'server/http/route.ts → server/dashboard/api.ts (partner-api-not-dashboard)',
       'server/sandbox/demo.ts → server/http/route.ts (sandbox-below-http)',
       'server/settlement-worker.ts → server/http/route.ts (worker-not-http)',
+      'server/store/table.ts → server/database/open.ts (database-through-its-index)',
       'server/store/table.ts → server/http/route.ts (store-below-http)',
       'toolkit/src/runtime/validation.ts → server/store/table.ts (toolkit-not-service)',
     ]);

@@ -27,7 +27,11 @@ describe('the integers of a card read', () => {
     const organizationId = await addOrganization(database.db);
     const holder = await addHolder(database.db, organizationId);
     const cardId = await addCard(database.db, organizationId, holder, { createdAt: Number.MAX_SAFE_INTEGER });
-    await addRecords(database.db, organizationId, spent.map((amountCents) => ({ personId: holder, cardId, authorizationDate: NOW, amountCents })));
+    await addRecords(
+      database.db,
+      organizationId,
+      spent.map((amountCents) => ({ personId: holder, cardId, authorizationDate: NOW, amountCents })),
+    );
     return {
       one: () => findCardWithUsage(database.db, organizationId, cardId, cairoPeriods(NOW)),
       page: () => listCards(database.db, { organizationId, periods: cairoPeriods(NOW), after: undefined, take: 10 }),
@@ -36,7 +40,10 @@ describe('the integers of a card read', () => {
 
   it('reads the largest safe sum and time exactly, alone and in a page', async () => {
     const { one, page } = await read([Number.MAX_SAFE_INTEGER - 1, 1]);
-    const expected = { createdAt: Number.MAX_SAFE_INTEGER, figures: { usage: { monthCardAndAtm: Number.MAX_SAFE_INTEGER } } };
+    const expected = {
+      createdAt: Number.MAX_SAFE_INTEGER,
+      figures: { usage: { monthCardAndAtm: Number.MAX_SAFE_INTEGER } },
+    };
     expect(await one()).toMatchObject(expected);
     expect(await page()).toMatchObject([expected]);
   });

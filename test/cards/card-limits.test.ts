@@ -47,7 +47,12 @@ describe('card limits', () => {
     ]);
   });
 
-  const send = (method: 'PUT' | 'PATCH', id: string, body: unknown, options: { idempotencyKey?: string; contentType?: string; as?: Partner } = {}) =>
+  const send = (
+    method: 'PUT' | 'PATCH',
+    id: string,
+    body: unknown,
+    options: { idempotencyKey?: string; contentType?: string; as?: Partner } = {},
+  ) =>
     (options.as ?? partner).request(method, `/v1/card/${id}/limits`, {
       body,
       contentType: options.contentType ?? MERGE_PATCH,
@@ -91,11 +96,19 @@ describe('card limits', () => {
 
     it('makes a card approval-based with the other limits at their maxima', async () => {
       // 2,500,000 approved, 1,000 EGP spent today: 2,400,000 left.
-      await expectCard(await send('PUT', plain, { approvalBased: 2_500_000 }), { ...LIMIT_MAXIMA, approvalBased: 2_500_000 }, 2_400_000);
+      await expectCard(
+        await send('PUT', plain, { approvalBased: 2_500_000 }),
+        { ...LIMIT_MAXIMA, approvalBased: 2_500_000 },
+        2_400_000,
+      );
     });
 
     it('turns an approval-based card back into a plain card', async () => {
-      await expectCard(await send('PUT', approval, { daily: 300_000, monthly: 600_000, atm: 50_000 }), { daily: 300_000, monthly: 600_000, atm: 50_000, approvalBased: null }, 50_000);
+      await expectCard(
+        await send('PUT', approval, { daily: 300_000, monthly: 600_000, atm: 50_000 }),
+        { daily: 300_000, monthly: 600_000, atm: 50_000, approvalBased: null },
+        50_000,
+      );
     });
 
     it.each([
@@ -118,7 +131,11 @@ describe('card limits', () => {
 
     it('sets the limits of a card that is not activated, whose balance stays null', async () => {
       const inactive = await addCard(app.db, partner.organizationId, holder, { last4: null });
-      const card = await expectCard(await send('PUT', inactive, { daily: 10, monthly: 20, atm: 30 }), { daily: 10, monthly: 20, atm: 30, approvalBased: null }, null);
+      const card = await expectCard(
+        await send('PUT', inactive, { daily: 10, monthly: 20, atm: 30 }),
+        { daily: 10, monthly: 20, atm: 30, approvalBased: null },
+        null,
+      );
       expect(card.last4).toBeNull();
     });
   });
@@ -126,7 +143,11 @@ describe('card limits', () => {
   describe('PATCH (amounts to add)', () => {
     it('adds each amount present and leaves the others', async () => {
       // daily 600000, monthly 2000000, atm 250000: min(500000, 1900000, 210000)
-      await expectCard(await send('PATCH', plain, { daily: 100_000, atm: -50_000 }), { ...PLAIN, daily: 600_000, atm: 250_000 }, 210_000);
+      await expectCard(
+        await send('PATCH', plain, { daily: 100_000, atm: -50_000 }),
+        { ...PLAIN, daily: 600_000, atm: 250_000 },
+        210_000,
+      );
     });
 
     it('may take a limit exactly to 0 or to its maximum', async () => {
@@ -139,7 +160,11 @@ describe('card limits', () => {
 
     it('adds to the approved amount of an approval-based card', async () => {
       // 4,500,000 approved, 1,500 EGP pending: 4,350,000 left.
-      await expectCard(await send('PATCH', approval, { approvalBased: 500_000 }), { ...APPROVAL, approvalBased: 4_500_000 }, 4_350_000);
+      await expectCard(
+        await send('PATCH', approval, { approvalBased: 500_000 }),
+        { ...APPROVAL, approvalBased: 4_500_000 },
+        4_350_000,
+      );
     });
 
     it.each([
@@ -182,7 +207,11 @@ describe('card limits', () => {
       expect(await retry.json()).toEqual(card);
       expect(await storedLimits(plain)).toEqual({ ...PLAIN, daily: 501_000 });
       // Same key, other body: refused, and still nothing added.
-      await expectInvalid(await send('PATCH', plain, { daily: 2_000 }, { idempotencyKey: key }), 422, 'DuplicateIdempotencyKey');
+      await expectInvalid(
+        await send('PATCH', plain, { daily: 2_000 }, { idempotencyKey: key }),
+        422,
+        'DuplicateIdempotencyKey',
+      );
       expect(await storedLimits(plain)).toEqual({ ...PLAIN, daily: 501_000 });
     });
 
@@ -196,44 +225,68 @@ describe('card limits', () => {
 
     it('never loses one of many concurrent changes of one card', async () => {
       const changes = 12;
-      const responses = await Promise.all(Array.from({ length: changes }, () => send('PATCH', plain, { daily: 1_000, monthly: 2_000 })));
+      const responses = await Promise.all(
+        Array.from({ length: changes }, () => send('PATCH', plain, { daily: 1_000, monthly: 2_000 })),
+      );
       expect(responses.map((response) => response.status)).toEqual(Array(changes).fill(200));
-      expect(await storedLimits(plain)).toEqual({ ...PLAIN, daily: PLAIN.daily + changes * 1_000, monthly: PLAIN.monthly + changes * 2_000 });
+      expect(await storedLimits(plain)).toEqual({
+        ...PLAIN,
+        daily: PLAIN.daily + changes * 1_000,
+        monthly: PLAIN.monthly + changes * 2_000,
+      });
       // Every answer saw a different state: the changes ran one after the other.
-      const dailies = await Promise.all(responses.map(async (response) => ((await response.json()) as Card).limits.daily));
+      const dailies = await Promise.all(
+        responses.map(async (response) => ((await response.json()) as Card).limits.daily),
+      );
       expect(new Set(dailies).size).toBe(changes);
     });
   });
 
   describe('both', () => {
     it.each(['PUT', 'PATCH'] as const)('%s answers 415 to application/json', async (method) => {
-      await expectInvalid(await send(method, plain, { daily: 1, monthly: 1, atm: 1 }, { contentType: 'application/json' }), 415);
+      await expectInvalid(
+        await send(method, plain, { daily: 1, monthly: 1, atm: 1 }, { contentType: 'application/json' }),
+        415,
+      );
       expect(await storedLimits(plain)).toEqual(PLAIN);
     });
 
-    it.each(['PUT', 'PATCH'] as const)("%s answers 404 NotFound for an unknown card and for another organization's card", async (method) => {
-      const body = method === 'PUT' ? { daily: 1, monthly: 1, atm: 1 } : { daily: 1 };
-      await expectInvalid(await send(method, 'crd_doesnotexist000000000000', body), 404, 'NotFound');
-      await expectInvalid(await send(method, plain, body, { as: other }), 404, 'NotFound');
-      expect(await storedLimits(plain)).toEqual(PLAIN);
-    });
+    it.each(['PUT', 'PATCH'] as const)(
+      "%s answers 404 NotFound for an unknown card and for another organization's card",
+      async (method) => {
+        const body = method === 'PUT' ? { daily: 1, monthly: 1, atm: 1 } : { daily: 1 };
+        await expectInvalid(await send(method, 'crd_doesnotexist000000000000', body), 404, 'NotFound');
+        await expectInvalid(await send(method, plain, body, { as: other }), 404, 'NotFound');
+        expect(await storedLimits(plain)).toEqual(PLAIN);
+      },
+    );
 
     it.each(['PUT', 'PATCH'] as const)('%s needs cards:write', async (method) => {
       const token = await partner.token('cards:read');
-      const response = await partner.request(method, `/v1/card/${plain}/limits`, { body: { daily: 1, monthly: 1, atm: 1 }, contentType: MERGE_PATCH, token });
+      const response = await partner.request(method, `/v1/card/${plain}/limits`, {
+        body: { daily: 1, monthly: 1, atm: 1 },
+        contentType: MERGE_PATCH,
+        token,
+      });
       expect(response.status).toBe(403);
       expect(await storedLimits(plain)).toEqual(PLAIN);
     });
 
     it('answers with the balance of the current Cairo day: usage of yesterday no longer counts against the daily limit', async () => {
       const dayStart = cairoPeriods(NOW).dayStartMs;
-      const card = await addCard(app.db, partner.organizationId, holder, { limits: { daily: 100_000, monthly: 1_000_000, atm: 1_000_000, approvalBased: null } });
+      const card = await addCard(app.db, partner.organizationId, holder, {
+        limits: { daily: 100_000, monthly: 1_000_000, atm: 1_000_000, approvalBased: null },
+      });
       await addRecords(app.db, partner.organizationId, [
         { cardId: card, personId: holder, authorizationDate: dayStart - 1, amountCents: 70_000 },
         { cardId: card, personId: holder, authorizationDate: dayStart, amountCents: 20_000 },
       ]);
       // daily 100000 - 20000 today; monthly 1000000 - 90000; atm untouched.
-      await expectCard(await send('PATCH', card, { monthly: 0 }), { daily: 100_000, monthly: 1_000_000, atm: 1_000_000, approvalBased: null }, 80_000);
+      await expectCard(
+        await send('PATCH', card, { monthly: 0 }),
+        { daily: 100_000, monthly: 1_000_000, atm: 1_000_000, approvalBased: null },
+        80_000,
+      );
     });
   });
 });

@@ -55,7 +55,14 @@ describe('card reads batched', () => {
     expect(statements()).toBe(1);
     const alone = await Promise.all(asked.map(([org, card]) => findCardWithUsage(database.db, org, card, periods)));
     expect(answers).toEqual(alone);
-    expect(answers.map((answer) => answer?.card.id)).toEqual([first.cards[0], second.cards[1], undefined, undefined, first.cards[0], second.cards[0]]);
+    expect(answers.map((answer) => answer?.card.id)).toEqual([
+      first.cards[0],
+      second.cards[1],
+      undefined,
+      undefined,
+      first.cards[0],
+      second.cards[0],
+    ]);
     expect(answers[0]?.figures.usage.dayCardAndAtm).toBe(1_234);
   });
 
@@ -69,7 +76,10 @@ describe('card reads batched', () => {
 
     const unbatched = counted(database.db);
     const alone = createCardReads(unbatched.db, { batched: false });
-    await Promise.all([alone(first.org, first.cards[0] as string, periods), alone(second.org, second.cards[0] as string, periods)]);
+    await Promise.all([
+      alone(first.org, first.cards[0] as string, periods),
+      alone(second.org, second.cards[0] as string, periods),
+    ]);
     expect(unbatched.statements()).toBe(2);
   });
 
@@ -77,7 +87,10 @@ describe('card reads batched', () => {
     const { db, statements } = counted(database.db);
     const read = createCardReads(db, { batched: true });
     const card = first.cards[0] as string;
-    const [before, after] = await Promise.all([read(first.org, card, cairoPeriods(MARCH_12)), read(first.org, card, cairoPeriods(MARCH_13))]);
+    const [before, after] = await Promise.all([
+      read(first.org, card, cairoPeriods(MARCH_12)),
+      read(first.org, card, cairoPeriods(MARCH_13)),
+    ]);
     expect(statements()).toBe(2);
     expect(before?.figures.usage.dayCardAndAtm).toBe(1_234);
     expect(after?.figures.usage.dayCardAndAtm).toBe(5_000);
@@ -88,7 +101,11 @@ describe('card reads batched', () => {
     const { db, statements } = counted(database.db);
     const read = createCardReads(db, { batched: true });
     const periods = cairoPeriods(MARCH_12);
-    const answers = await Promise.all(Array.from({ length: MAX_CARD_READS_A_STATEMENT + 1 }, () => read(second.org, second.cards[1] as string, periods)));
+    const answers = await Promise.all(
+      Array.from({ length: MAX_CARD_READS_A_STATEMENT + 1 }, () =>
+        read(second.org, second.cards[1] as string, periods),
+      ),
+    );
     expect(statements()).toBe(2);
     expect(new Set(answers.map((answer) => answer?.card.id))).toEqual(new Set([second.cards[1]]));
   });
@@ -96,7 +113,10 @@ describe('card reads batched', () => {
   it('fails the reads of a failed statement, and only those', async () => {
     const read = createCardReads(database.db, { batched: true });
     const broken = { ...cairoPeriods(MARCH_12), dayStartMs: Number.NaN };
-    const failed = Promise.all([read(first.org, first.cards[0] as string, broken), read(second.org, second.cards[0] as string, broken)]);
+    const failed = Promise.all([
+      read(first.org, first.cards[0] as string, broken),
+      read(second.org, second.cards[0] as string, broken),
+    ]);
     await expect(failed).rejects.toThrow();
     expect((await read(first.org, first.cards[0] as string, cairoPeriods(MARCH_12)))?.card.id).toBe(first.cards[0]);
   });

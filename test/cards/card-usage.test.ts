@@ -9,7 +9,7 @@ import {
 } from '../../server/domain/available-balance.js';
 import { mulberry32, picker } from '../../server/sandbox/seeded-random.js';
 import { findCardWithUsage, lockCard, saveCardLimits } from '../../server/store/cards.js';
-import { inTransaction } from '../../server/store/in-transaction.js';
+import { inTransaction } from '../../server/database/in-transaction.js';
 import { createTestDatabaseOf, databaseKinds, type TestDatabase } from '../../scripts/proof/database.js';
 import {
   addCard,
@@ -57,7 +57,11 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
   async function compareAll(organizationId: string, now: number): Promise<void> {
     const cards = await cardRows(database.db, organizationId);
     const rows = await ledgerRows(database.db, organizationId);
-    const figures = await storedUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(now) });
+    const figures = await storedUsages(database.db, {
+      organizationId,
+      cardIds: cards.map((c) => c.id),
+      periods: cairoPeriods(now),
+    });
     for (const card of cards) {
       expect(figures.get(card.id), `card ${card.nickname}`).toEqual(expectedUsage(card, rows, now));
     }
@@ -81,11 +85,24 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
         for (const method of ['CARD', 'ATM'] as const) {
           for (const cleared of [true, false]) {
             // Distinct powers of two would overflow; distinct small amounts still tell records apart.
-            records.push({ cardId, personId: holder, authorizationDate: at, method, cleared, amountCents: (amount += 7) });
+            records.push({
+              cardId,
+              personId: holder,
+              authorizationDate: at,
+              method,
+              cleared,
+              amountCents: (amount += 7),
+            });
           }
         }
       }
-      records.push({ personId: holder, authorizationDate: at, method: 'CASH', reviewStatus: 'UNDER_REVIEW', amountCents: (amount += 7) });
+      records.push({
+        personId: holder,
+        authorizationDate: at,
+        method: 'CASH',
+        reviewStatus: 'UNDER_REVIEW',
+        amountCents: (amount += 7),
+      });
     }
     // Records that never count, wherever they fall.
     for (const status of ['DECLINED', 'REVERSED'] as const) {
@@ -95,7 +112,13 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     records.push({ personId: holder, authorizationDate: now, method: 'PARTNER_FEES', amountCents: 777_777 });
     records.push({ personId: holder, authorizationDate: now, method: 'CASH', refund: true, amountCents: 666_666 });
     for (const reviewStatus of [null, ...REVIEW_STATUSES]) {
-      records.push({ personId: holder, authorizationDate: now - 40 * 24 * HOUR, method: 'CASH', reviewStatus, amountCents: (amount += 7) });
+      records.push({
+        personId: holder,
+        authorizationDate: now - 40 * 24 * HOUR,
+        method: 'CASH',
+        reviewStatus,
+        amountCents: (amount += 7),
+      });
     }
     await addRecords(db, org, records);
     await compareAll(org, now);
@@ -110,7 +133,9 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     for (const holder of holders) {
       cards.push({ id: await addCard(db, org, holder), holder });
       cards.push({
-        id: await addCard(db, org, holder, { limits: { daily: 100_000_000, monthly: 300_000_000, atm: 300_000_000, approvalBased: 9_000_000 } }),
+        id: await addCard(db, org, holder, {
+          limits: { daily: 100_000_000, monthly: 300_000_000, atm: 300_000_000, approvalBased: 9_000_000 },
+        }),
         holder,
       });
     }
@@ -138,7 +163,7 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     }
   });
 
-  it('keeps each holder\'s outstanding cash as records change, move, go and are truncated', async () => {
+  it("keeps each holder's outstanding cash as records change, move, go and are truncated", async () => {
     const db = database.db;
     const org = await addOrganization(db);
     const p = picker(mulberry32(11));
@@ -175,7 +200,11 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     await db.deleteFrom('transactions').where('id', 'in', ids.slice(150)).execute();
     await compareAll(org, now);
     await sql`truncate transactions`.execute(db);
-    const cleared = await db.selectFrom('card_holders').select('outstanding_cash_cents').where('organization_id', '=', org).execute();
+    const cleared = await db
+      .selectFrom('card_holders')
+      .select('outstanding_cash_cents')
+      .where('organization_id', '=', org)
+      .execute();
     expect(cleared.map((row) => row.outstanding_cash_cents)).toEqual([0, 0, 0]);
     await compareAll(org, now);
   });
@@ -188,13 +217,27 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     const card = await addCard(db, org, holder);
     const periods = cairoPeriods(Date.parse('2025-03-12T10:00:00Z'));
     const read = async () => (await findCardWithUsage(db, org, card, periods))?.card;
-    expect((await read())?.cardHolder).toStrictEqual({ id: holder, fullName: 'Amr Saleh', userExternalIdOne: 'EMP-1', department: { id: department, name: 'Sales' } });
-    await db.updateTable('card_holders').set({ full_name: 'Mona Adel', user_external_id_one: null, user_external_id_two: 'EMP-2' }).where('id', '=', holder).execute();
+    expect((await read())?.cardHolder).toStrictEqual({
+      id: holder,
+      fullName: 'Amr Saleh',
+      userExternalIdOne: 'EMP-1',
+      department: { id: department, name: 'Sales' },
+    });
+    await db
+      .updateTable('card_holders')
+      .set({ full_name: 'Mona Adel', user_external_id_one: null, user_external_id_two: 'EMP-2' })
+      .where('id', '=', holder)
+      .execute();
     await db.updateTable('departments').set({ name: 'Field sales' }).where('id', '=', department).execute();
     await db.updateTable('cards').set({ nickname: 'Travel' }).where('id', '=', card).execute();
     expect(await read()).toMatchObject({
       nickname: 'Travel',
-      cardHolder: { id: holder, fullName: 'Mona Adel', userExternalIdTwo: 'EMP-2', department: { id: department, name: 'Field sales' } },
+      cardHolder: {
+        id: holder,
+        fullName: 'Mona Adel',
+        userExternalIdTwo: 'EMP-2',
+        department: { id: department, name: 'Field sales' },
+      },
     });
     expect((await read())?.cardHolder).not.toHaveProperty('userExternalIdOne');
   });
@@ -207,9 +250,14 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     const card = await addCard(db, org, holder);
     const now = Date.parse('2025-03-12T10:00:00Z');
     await addRecords(db, org, [{ cardId: card, personId: holder, authorizationDate: now, amountCents: 1234 }]);
-    expect(await storedUsages(db, { organizationId: stranger, cardIds: [card], periods: cairoPeriods(now) })).toEqual(new Map());
+    expect(await storedUsages(db, { organizationId: stranger, cardIds: [card], periods: cairoPeriods(now) })).toEqual(
+      new Map(),
+    );
     expect(await storedUsages(db, { organizationId: org, cardIds: [], periods: cairoPeriods(now) })).toEqual(new Map());
-    expect((await storedUsages(db, { organizationId: org, cardIds: [card], periods: cairoPeriods(now) })).get(card)?.usage.dayCardAndAtm).toBe(1234);
+    expect(
+      (await storedUsages(db, { organizationId: org, cardIds: [card], periods: cairoPeriods(now) })).get(card)?.usage
+        .dayCardAndAtm,
+    ).toBe(1234);
   });
 
   it('finds and locks a card only within its organization', async () => {
@@ -221,13 +269,24 @@ describe.each(databaseKinds())('card usage figures on %s', (kind) => {
     const periods = cairoPeriods(Date.parse('2025-03-12T10:00:00Z'));
     expect(await findCardWithUsage(db, stranger, card, periods)).toBeUndefined();
     const found = (await findCardWithUsage(db, org, card, periods))?.card;
-    expect(found).toMatchObject({ id: card, last4: null, cardHolder: { id: holder, userExternalIdOne: 'EMP-1', department: null } });
+    expect(found).toMatchObject({
+      id: card,
+      last4: null,
+      cardHolder: { id: holder, userExternalIdOne: 'EMP-1', department: null },
+    });
     await inTransaction(db, async (tx) => {
       expect(await lockCard(tx, stranger, card)).toBeUndefined();
       expect(await lockCard(tx, org, card)).toBeDefined();
       await saveCardLimits(tx, org, card, { daily: 1, monthly: 2, atm: 3, approvalBased: null });
-      await expect(saveCardLimits(tx, stranger, card, { daily: 1, monthly: 2, atm: 3, approvalBased: null })).rejects.toThrow();
+      await expect(
+        saveCardLimits(tx, stranger, card, { daily: 1, monthly: 2, atm: 3, approvalBased: null }),
+      ).rejects.toThrow();
     });
-    expect((await findCardWithUsage(db, org, card, periods))?.card.limits).toEqual({ daily: 1, monthly: 2, atm: 3, approvalBased: null });
+    expect((await findCardWithUsage(db, org, card, periods))?.card.limits).toEqual({
+      daily: 1,
+      monthly: 2,
+      atm: 3,
+      approvalBased: null,
+    });
   });
 });

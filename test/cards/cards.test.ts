@@ -56,7 +56,9 @@ describe('cards', () => {
     expect(status).toBe(200);
     expect(body.cards).toHaveLength(10);
     expect(body.nextCursor).toEqual(expect.any(String));
-    const stored = (await cardRows(app.db, partner.organizationId)).sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
+    const stored = (await cardRows(app.db, partner.organizationId)).sort(
+      (a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1),
+    );
     expect(body.cards.map((card) => card.id)).toEqual(stored.slice(0, 10).map((card) => card.id));
   });
 
@@ -79,7 +81,14 @@ describe('cards', () => {
     // Sensible sandbox balances: every activated card can spend something, some are nearly spent.
     const activated = cards.filter((card) => card.last4 !== null);
     expect(activated.every((card) => (card.availableBalance ?? 0) > 0)).toBe(true);
-    expect(activated.some((card) => (card.availableBalance ?? 0) < 0.1 * Math.min(card.limits.daily, card.limits.monthly, card.limits.atm, card.limits.approvalBased ?? Infinity))).toBe(true);
+    expect(
+      activated.some(
+        (card) =>
+          (card.availableBalance ?? 0) <
+          0.1 *
+            Math.min(card.limits.daily, card.limits.monthly, card.limits.atm, card.limits.approvalBased ?? Infinity),
+      ),
+    ).toBe(true);
   });
 
   it('shows last4 and availableBalance as null for a card that is not activated', async () => {
@@ -154,7 +163,11 @@ describe('cards', () => {
       ...theirs.map((card) => ({ who: partner, card, expected: 404 })),
       ...mine.map((card) => ({ who: other, card, expected: 404 })),
     ];
-    const answers = await Promise.all(asked.map(({ who, card }) => who.request('GET', `/v1/card/${card.id}`).then((response) => json<Card | ErrorBody>(response))));
+    const answers = await Promise.all(
+      asked.map(({ who, card }) =>
+        who.request('GET', `/v1/card/${card.id}`).then((response) => json<Card | ErrorBody>(response)),
+      ),
+    );
     answers.forEach(({ status, body }, index) => {
       const { card, expected } = asked[index] as (typeof asked)[number];
       expect(status).toBe(expected);
@@ -193,7 +206,9 @@ describe('cards', () => {
     }
     // The cursor carries a position, not an organization: in another partner's hands it pages
     // through that partner's own cards, never ours.
-    const theirs = await json<CardListPage>(await other.request('GET', `/v1/card?limit=2&cursor=${encodeURIComponent(cursor)}`));
+    const theirs = await json<CardListPage>(
+      await other.request('GET', `/v1/card?limit=2&cursor=${encodeURIComponent(cursor)}`),
+    );
     expect(theirs.status).toBe(200);
     const ours = new Set((await cardRows(app.db, partner.organizationId)).map((card) => card.id));
     expect(theirs.body.cards.some((card) => ours.has(card.id))).toBe(false);

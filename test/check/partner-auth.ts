@@ -43,7 +43,9 @@ export function partnerAuth(credentials: PartnerCredentials): CheckAuth {
     async prepare(request) {
       const url = new URL(request.url);
       if (url.pathname === TOKEN_PATH) {
-        const basic = Buffer.from(`${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`).toString('base64');
+        const basic = Buffer.from(
+          `${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`,
+        ).toString('base64');
         return { ...request, headers: { ...request.headers, Authorization: `Basic ${basic}` } };
       }
       const headers: Record<string, string> = { ...request.headers, Authorization: `Bearer ${await tokens.get()}` };
@@ -61,7 +63,10 @@ export function partnerAuth(credentials: PartnerCredentials): CheckAuth {
 
 function required(name: string): string {
   const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set: the partner's credentials come from PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET and PARTNER_PRIVATE_KEY_FILE`);
+  if (value === undefined || value === '')
+    throw new Error(
+      `${name} is not set: the partner's credentials come from PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET and PARTNER_PRIVATE_KEY_FILE`,
+    );
   return value;
 }
 

@@ -12,14 +12,19 @@ const PUBLIC = path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party');
 const FIXTURES = path.join(PROJECT_ROOT, 'test/fixtures/lint');
 
 /** The fixtures' one server is on localhost, which Redocly's no-server-example.com warns of. */
-const ofInterest = (findings: readonly LintFinding[]) => findings.filter((finding) => finding.ruleId !== 'no-server-example.com');
-const brief = (findings: readonly LintFinding[]) => ofInterest(findings).map(({ severity, ruleId, line, message }) => ({ severity, ruleId, line, message }));
+const ofInterest = (findings: readonly LintFinding[]) =>
+  findings.filter((finding) => finding.ruleId !== 'no-server-example.com');
+const brief = (findings: readonly LintFinding[]) =>
+  ofInterest(findings).map(({ severity, ruleId, line, message }) => ({ severity, ruleId, line, message }));
 
 describe("the toolkit's lint rules", () => {
-  it.each(readdirSync(PUBLIC).filter((name) => name.endsWith('.yaml')))('give no error on the public document %s', async (name) => {
-    const findings = await lintDocument(path.join(PUBLIC, name), PROJECT_ROOT);
-    expect(findings.filter((finding) => finding.severity === 'error')).toEqual([]);
-  });
+  it.each(readdirSync(PUBLIC).filter((name) => name.endsWith('.yaml')))(
+    'give no error on the public document %s',
+    async (name) => {
+      const findings = await lintDocument(path.join(PUBLIC, name), PROJECT_ROOT);
+      expect(findings.filter((finding) => finding.severity === 'error')).toEqual([]);
+    },
+  );
 
   it('say what the server answers that a document does not declare, as warnings with a fix any document can follow', async () => {
     const input = await lintDocument(path.join(FIXTURES, 'operation-400-for-input/openapi.yaml'), PROJECT_ROOT);
@@ -50,17 +55,34 @@ describe("the toolkit's lint rules", () => {
     const sent = [];
     for (const name of ['readme-webhooks.yaml', 'oai-tictactoe.yaml']) {
       const findings = await lintDocument(path.join(PUBLIC, name), PROJECT_ROOT);
-      sent.push(...findings.filter((finding) => /^contract-first\/operation-40[01]/.test(finding.ruleId) && /^#\/webhooks\/|\/callbacks\//.test(finding.pointer)));
+      sent.push(
+        ...findings.filter(
+          (finding) =>
+            /^contract-first\/operation-40[01]/.test(finding.ruleId) &&
+            /^#\/webhooks\/|\/callbacks\//.test(finding.pointer),
+        ),
+      );
     }
     expect(sent).toEqual([]);
   });
 
   it('warn of a required parameter or property that has a default', async () => {
     const findings = await lintDocument(path.join(FIXTURES, 'required-with-default/openapi.yaml'), PROJECT_ROOT);
-    const tail = 'is required and has a default: the validator writes the default into a request that leaves it out, so the server takes such requests, while clients read that they must send it. Drop `required`, or the default.';
+    const tail =
+      'is required and has a default: the validator writes the default into a request that leaves it out, so the server takes such requests, while clients read that they must send it. Drop `required`, or the default.';
     expect(brief(findings).filter((finding) => finding.ruleId === 'contract-first/required-with-default')).toEqual([
-      { severity: 'warning', ruleId: 'contract-first/required-with-default', line: 30, message: `Parameter \`limit\` ${tail}` },
-      { severity: 'warning', ruleId: 'contract-first/required-with-default', line: 92, message: `Property \`kind\` ${tail}` },
+      {
+        severity: 'warning',
+        ruleId: 'contract-first/required-with-default',
+        line: 30,
+        message: `Parameter \`limit\` ${tail}`,
+      },
+      {
+        severity: 'warning',
+        ruleId: 'contract-first/required-with-default',
+        line: 92,
+        message: `Property \`kind\` ${tail}`,
+      },
     ]);
   });
 
@@ -71,7 +93,8 @@ describe("the toolkit's lint rules", () => {
         severity: 'warning',
         ruleId: 'contract-first/security-scheme-defined',
         line: 27,
-        message: 'The security requirement names "apiKey", which components.securitySchemes does not define: define it there, or correct the name.',
+        message:
+          'The security requirement names "apiKey", which components.securitySchemes does not define: define it there, or correct the name.',
       },
     ]);
     const files = await lintDocument(path.join(FIXTURES, 'file-referenced/openapi.yaml'), PROJECT_ROOT);
@@ -83,10 +106,14 @@ describe("the toolkit's lint rules", () => {
 
   it('refuse, as an error, an allOf member closed against the rest of its composition', async () => {
     const findings = await lintDocument(path.join(FIXTURES, 'closed-allof-member/openapi.yaml'), PROJECT_ROOT);
-    expect(findings.filter((finding) => finding.severity === 'error').map((finding) => [finding.ruleId, finding.pointer])).toEqual([
-      ['contract-first/closed-allof-member', '#/components/schemas/Widget/allOf/0'],
-    ]);
+    expect(
+      findings.filter((finding) => finding.severity === 'error').map((finding) => [finding.ruleId, finding.pointer]),
+    ).toEqual([['contract-first/closed-allof-member', '#/components/schemas/Widget/allOf/0']]);
     // Its consequence, the document's own example failing, is a warning of Redocly's.
-    expect(ofInterest(findings).filter((finding) => finding.severity === 'warning').map((finding) => finding.ruleId)).toEqual(['no-invalid-media-type-examples']);
+    expect(
+      ofInterest(findings)
+        .filter((finding) => finding.severity === 'warning')
+        .map((finding) => finding.ruleId),
+    ).toEqual(['no-invalid-media-type-examples']);
   });
 });

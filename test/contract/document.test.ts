@@ -118,9 +118,7 @@ const operations: OperationEntry[] = Object.entries(doc.paths).flatMap(([path, i
     if (operation === undefined) return [];
     // Operation parameters override path-level ones of the same name and location.
     const own = operation.parameters ?? [];
-    const inherited = (item.parameters ?? []).filter(
-      (p) => !own.some((o) => o.name === p.name && o.in === p.in),
-    );
+    const inherited = (item.parameters ?? []).filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
     return [{ method, path, operation, parameters: [...inherited, ...own] }];
   }),
 );
@@ -161,9 +159,7 @@ function validatorFor(schema: Schema): ValidateFunction {
 
 function validationErrors(schema: Schema, value: unknown): string[] {
   const validate = validatorFor(schema);
-  return validate(value)
-    ? []
-    : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,9 +196,10 @@ function schemaExamples(where: string, schema: Schema, seen = new Set<Schema>())
   const children: [string, Schema][] = [
     ...Object.entries(schema.properties ?? {}).map(([k, s]): [string, Schema] => [`${where}.${k}`, s]),
     ...(schema.items ? [[`${where}[]`, schema.items] as [string, Schema]] : []),
-    ...[...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])].map(
-      (s, i): [string, Schema] => [`${where}|${i}`, s],
-    ),
+    ...[...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])].map((s, i): [string, Schema] => [
+      `${where}|${i}`,
+      s,
+    ]),
   ];
   return [...own, ...children.flatMap(([w, s]) => schemaExamples(w, s, seen))];
 }
@@ -214,9 +211,7 @@ const exampleCases: ExampleCase[] = [
       ...parameters.flatMap((p) => examplesOf(`${op} parameter ${p.name}`, p)),
       ...mediaTypesOf(operation).flatMap(([mt, media]) => examplesOf(`${op} request ${mt}`, media)),
       ...Object.entries(operation.responses).flatMap(([status, response]) => [
-        ...Object.entries(response.content ?? {}).flatMap(([mt, media]) =>
-          examplesOf(`${op} ${status} ${mt}`, media),
-        ),
+        ...Object.entries(response.content ?? {}).flatMap(([mt, media]) => examplesOf(`${op} ${status} ${mt}`, media)),
         ...Object.entries(response.headers ?? {}).flatMap(([name, header]) =>
           examplesOf(`${op} ${status} header ${name}`, header),
         ),
@@ -272,10 +267,12 @@ function headerParameter(entry: OperationEntry, name: string): Parameter | undef
 }
 
 /** A signed write declares the write headers (as server/http/route-policy.ts reads the route table). */
-const isWrite = (entry: OperationEntry) => Object.keys(WRITE_HEADERS).some((name) => headerParameter(entry, name) !== undefined);
+const isWrite = (entry: OperationEntry) =>
+  Object.keys(WRITE_HEADERS).some((name) => headerParameter(entry, name) !== undefined);
 const writeOperations = operations.filter(isWrite).map((o) => o.operation.operationId);
 
-const scopesOf = (operation: Operation) => (operation.security ?? []).flatMap((requirement) => Object.values(requirement).flat());
+const scopesOf = (operation: Operation) =>
+  (operation.security ?? []).flatMap((requirement) => Object.values(requirement).flat());
 
 interface OAuthScheme {
   type: 'oauth2';
@@ -312,7 +309,10 @@ describe('operations', () => {
         expect(operation.security, `${operationId}: ${publicReason}`).toEqual([]);
         return;
       }
-      expect(operation.security, `${operationId} is public, but not one of ${Object.keys(PUBLIC_OPERATIONS).join(', ')}`).not.toEqual([]);
+      expect(
+        operation.security,
+        `${operationId} is public, but not one of ${Object.keys(PUBLIC_OPERATIONS).join(', ')}`,
+      ).not.toEqual([]);
       expect(Object.keys(operation.security?.[0] ?? {}), `${operationId}: one oauth2 requirement`).toEqual(['oauth2']);
       expect(operation.security).toHaveLength(1);
       const scopes = scopesOf(operation);
@@ -416,7 +416,11 @@ function expectedResponses(entry: OperationEntry): { success: string[]; errors: 
   const hasBody = operation.requestBody !== undefined;
   const errors: ErrorStatuses = {};
   if (parameters.length > 0 || hasBody) {
-    errors['400'] = ['InvalidRequest', ...(write ? ['MissingIdempotencyKey'] : []), ...(OWN_ERRORS[operation.operationId] ?? [])];
+    errors['400'] = [
+      'InvalidRequest',
+      ...(write ? ['MissingIdempotencyKey'] : []),
+      ...(OWN_ERRORS[operation.operationId] ?? []),
+    ];
   }
   if (scopesOf(operation).length > 0) {
     errors['401'] = ['Unauthorized', ...(write ? ['MissingSignature', 'InvalidSignature'] : [])];
@@ -509,7 +513,11 @@ describe('responses', () => {
     const { operation, parameters } = operationById('listBanks');
     expect(parameters.map((p) => p.name)).toEqual(['If-None-Match']);
     for (const status of ['200', '304']) {
-      expect(Object.keys(operation.responses[status]?.headers ?? {}).sort()).toEqual(['Cache-Control', 'ETag', 'X-Request-Id']);
+      expect(Object.keys(operation.responses[status]?.headers ?? {}).sort()).toEqual([
+        'Cache-Control',
+        'ETag',
+        'X-Request-Id',
+      ]);
     }
     expect(operation.responses['304']?.content).toBeUndefined();
   });
@@ -531,7 +539,8 @@ describe('responses', () => {
 function int64WithoutBounds(schema: Schema, where: string, seen = new Set<Schema>()): string[] {
   if (seen.has(schema)) return [];
   seen.add(schema);
-  const own = schema.format === 'int64' && (schema.minimum === undefined || schema.maximum === undefined) ? [where] : [];
+  const own =
+    schema.format === 'int64' && (schema.minimum === undefined || schema.maximum === undefined) ? [where] : [];
   const children: [string, Schema][] = [
     ...Object.entries(schema.properties ?? {}).map(([k, s]): [string, Schema] => [`${where}.${k}`, s]),
     ...(schema.items ? [[`${where}[]`, schema.items] as [string, Schema]] : []),

@@ -31,37 +31,48 @@ interface JsonProblem {
 }
 
 /** The house rules redocly.yaml turns on: the plugins' (contract-first/…, house/…) and the configurable ones (rule/…). */
-const houseRules = Object.keys((parse(readFileSync(path.join(PROJECT_ROOT, CONFIG), 'utf8')) as { rules: Record<string, unknown> }).rules)
+const houseRules = Object.keys(
+  (parse(readFileSync(path.join(PROJECT_ROOT, CONFIG), 'utf8')) as { rules: Record<string, unknown> }).rules,
+)
   .filter((id) => id.startsWith('contract-first/') || id.startsWith('house/') || id.startsWith('rule/'))
   .sort();
 
 const fixtureNames = readdirSync(path.join(PROJECT_ROOT, FIXTURES)).sort();
 const fixtureRoot = (name: string) => `${FIXTURES}/${name}/openapi.yaml`;
 
-const lint = await runRedocly([
-  'lint',
-  '--config',
-  CONFIG,
-  '--format',
-  'json',
-  '--max-problems',
-  '1000',
-  ...DOCUMENTS,
-  ...fixtureNames.map(fixtureRoot),
-], { cwd: PROJECT_ROOT });
+const lint = await runRedocly(
+  [
+    'lint',
+    '--config',
+    CONFIG,
+    '--format',
+    'json',
+    '--max-problems',
+    '1000',
+    ...DOCUMENTS,
+    ...fixtureNames.map(fixtureRoot),
+  ],
+  { cwd: PROJECT_ROOT },
+);
 // One JSON report per document, printed one after the other (`}{` where one ends and the next begins).
 const reports = JSON.parse(`[${lint.stdout.trim().replace(/^\}\{$/gm, '},{')}]`) as { problems: JsonProblem[] }[];
-const findings: Finding[] = reports.flatMap((r) => r.problems).map((p) => {
-  const [location] = p.location;
-  return {
-    file: path.relative(PROJECT_ROOT, path.resolve(PROJECT_ROOT, location?.source.ref ?? '')).split(path.sep).join('/'),
-    line: location?.start?.line ?? 0,
-    col: location?.start?.col ?? 0,
-    ruleId: p.ruleId,
-    message: p.message,
-  };
-});
-const byPosition = (a: Finding, b: Finding) => a.file.localeCompare(b.file) || a.line - b.line || a.message.localeCompare(b.message);
+const findings: Finding[] = reports
+  .flatMap((r) => r.problems)
+  .map((p) => {
+    const [location] = p.location;
+    return {
+      file: path
+        .relative(PROJECT_ROOT, path.resolve(PROJECT_ROOT, location?.source.ref ?? ''))
+        .split(path.sep)
+        .join('/'),
+      line: location?.start?.line ?? 0,
+      col: location?.start?.col ?? 0,
+      ruleId: p.ruleId,
+      message: p.message,
+    };
+  });
+const byPosition = (a: Finding, b: Finding) =>
+  a.file.localeCompare(b.file) || a.line - b.line || a.message.localeCompare(b.message);
 const findingsUnder = (folder: string) => findings.filter((f) => f.file.startsWith(`${folder}/`)).sort(byPosition);
 
 // What each rule's fixture makes it say, and where: nothing else fires on the fixture.
@@ -96,7 +107,8 @@ const EXPECTED: Record<string, Finding[]> = {
       line: 34,
       col: 7,
       ruleId: 'house/operation-403-when-secured',
-      message: "Operation getWidget is secured (oauth2) but declares no 403 response: add `'403': $ref: ../components/responses/Forbidden.yaml`.",
+      message:
+        "Operation getWidget is secured (oauth2) but declares no 403 response: add `'403': $ref: ../components/responses/Forbidden.yaml`.",
     },
   ],
   'contract-first/security-scheme-defined': [
@@ -105,10 +117,17 @@ const EXPECTED: Record<string, Finding[]> = {
       line: 27,
       col: 11,
       ruleId: 'contract-first/security-scheme-defined',
-      message: 'The security requirement names "apiKey", which components.securitySchemes does not define: define it there, or correct the name.',
+      message:
+        'The security requirement names "apiKey", which components.securitySchemes does not define: define it there, or correct the name.',
     },
     // Redocly's own rule says it too.
-    { file: `${F}/security-scheme-defined/openapi.yaml`, line: 27, col: 11, ruleId: 'security-defined', message: 'There is no `apiKey` security scheme defined.' },
+    {
+      file: `${F}/security-scheme-defined/openapi.yaml`,
+      line: 27,
+      col: 11,
+      ruleId: 'security-defined',
+      message: 'There is no `apiKey` security scheme defined.',
+    },
   ],
   'contract-first/required-with-default': [
     {

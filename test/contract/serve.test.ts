@@ -43,7 +43,10 @@ describe('npm run serve, by default', () => {
       },
     });
     const ticket = await get(serving, `${BASE}/tickets/a1b2/qr`);
-    expect([ticket.status, ticket.body.message]).toEqual([404, expect.stringMatching(/^GET \/tickets\/\{ticketId\}\/qr is served at \/tickets\/a1b2\/qr: /)]);
+    expect([ticket.status, ticket.body.message]).toEqual([
+      404,
+      expect.stringMatching(/^GET \/tickets\/\{ticketId\}\/qr is served at \/tickets\/a1b2\/qr: /),
+    ]);
   });
 
   it('answers a path the document does not have with a plain 404', async () => {
@@ -85,10 +88,22 @@ describe('npm run serve --under-servers', () => {
   });
 
   it('prints each base it serves under, from the command line', async () => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'), 'serve', '--input', MUSEUM, '--port', '0', '--under-servers'], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, INIT_CWD: PROJECT_ROOT },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'),
+        'serve',
+        '--input',
+        MUSEUM,
+        '--port',
+        '0',
+        '--under-servers',
+      ],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, INIT_CWD: PROJECT_ROOT },
+      },
+    );
     let stdout = '';
     try {
       await new Promise<void>((resolve, reject) => {
@@ -103,17 +118,26 @@ describe('npm run serve --under-servers', () => {
     }
     const url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? '';
     expect(stdout).toBe(
-      [`serving ${MUSEUM} (8 operations) at ${url}${BASE}`, `  try: curl -u user:password ${url}${BASE}/museum-hours`, '  Ctrl-C stops', ''].join('\n'),
+      [
+        `serving ${MUSEUM} (8 operations) at ${url}${BASE}`,
+        `  try: curl -u user:password ${url}${BASE}/museum-hours`,
+        '  Ctrl-C stops',
+        '',
+      ].join('\n'),
     );
   }, 60_000);
 });
 
 describe('npm run serve with no --input', () => {
   it("serves the project's first document of redocly.yaml, having printed what the toolkit's lint rules find", async () => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'), 'serve', '--port', '0'], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, INIT_CWD: PROJECT_ROOT },
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'node_modules/contract-first/bin/contract-first.js'), 'serve', '--port', '0'],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, INIT_CWD: PROJECT_ROOT },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -186,14 +210,26 @@ components:
   });
 
   it('answers a value drawn from the schema, without the write-only code the example shows', async () => {
-    const response = await fetch(`${serving.url}/cards`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ holder: 'Ada', cvc: '123' }) });
+    const response = await fetch(`${serving.url}/cards`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ holder: 'Ada', cvc: '123' }),
+    });
     expect(response.status).toBe(201);
     const body = (await response.json()) as Record<string, unknown>;
     expect(body).toEqual({ holder: expect.any(String), ...('id' in body ? { id: expect.any(String) } : {}) });
-    expect(logged).toContainEqual(expect.stringMatching(/^warning: #\/paths\/~1cards\/post\/responses\/201\/content\/application~1json\/example: .*\/cvc is write-only/));
+    expect(logged).toContainEqual(
+      expect.stringMatching(
+        /^warning: #\/paths\/~1cards\/post\/responses\/201\/content\/application~1json\/example: .*\/cvc is write-only/,
+      ),
+    );
   });
 
   it('says it leaves the extension out of what it serves', () => {
-    expect(logged).toContainEqual(expect.stringMatching(/^warning: #\/x-topics: this extension holds a \$ref to "\.\/getting-started\.md" that bundling left unresolved/));
+    expect(logged).toContainEqual(
+      expect.stringMatching(
+        /^warning: #\/x-topics: this extension holds a \$ref to "\.\/getting-started\.md" that bundling left unresolved/,
+      ),
+    );
   });
 });

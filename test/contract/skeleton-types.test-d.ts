@@ -6,7 +6,14 @@
  */
 import { assertType, describe, expectTypeOf, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
-import type { AnswerBody, Handlers, OperationHandler, OperationId, OperationInput, OperationResult } from '../../generated/server.js';
+import type {
+  AnswerBody,
+  Handlers,
+  OperationHandler,
+  OperationId,
+  OperationInput,
+  OperationResult,
+} from '../../generated/server.js';
 import { routes } from '../../generated/server.js';
 import { jsonText } from 'contract-first/runtime';
 
@@ -34,7 +41,10 @@ describe('Handlers', () => {
 
   it('accepts a handler answering a declared status with its body', () => {
     assertType<Handlers<Ctx>>({ ...complete, listBanks: async () => ({ status: 200, body: bankList }) });
-    assertType<Handlers<Ctx>>({ ...complete, getTransfer: async () => ({ status: 404, body: { message: 'no', type: 'NotFound' } }) });
+    assertType<Handlers<Ctx>>({
+      ...complete,
+      getTransfer: async () => ({ status: 404, body: { message: 'no', type: 'NotFound' } }),
+    });
   });
 
   it('refuses an undeclared success status', () => {
@@ -75,7 +85,9 @@ describe('Handlers', () => {
 
 describe('OperationResult', () => {
   it('is one of the statuses the operation declares', () => {
-    expectTypeOf<OperationResult<'createTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500 | 503>();
+    expectTypeOf<OperationResult<'createTransfer'>['status']>().toEqualTypeOf<
+      200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500 | 503
+    >();
     expectTypeOf<OperationResult<'getTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 500 | 503>();
   });
 

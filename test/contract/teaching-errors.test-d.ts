@@ -24,9 +24,13 @@ type MessageOf<K extends OperationId> = Undeclared<K>[Extract<keyof Undeclared<K
 
 describe('the message of an undeclared status', () => {
   it('names the operation and the statuses it declares, in order', () => {
-    expectTypeOf<MessageOf<'getTransfer'>>().toEqualTypeOf<'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503'>();
+    expectTypeOf<
+      MessageOf<'getTransfer'>
+    >().toEqualTypeOf<'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503'>();
     expectTypeOf<MessageOf<'listBanks'>>().toEqualTypeOf<'listBanks answers one of 200 | 304 | 400 | 500 | 503'>();
-    expectTypeOf<MessageOf<'createTransfer'>>().toEqualTypeOf<'createTransfer answers one of 200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500 | 503'>();
+    expectTypeOf<
+      MessageOf<'createTransfer'>
+    >().toEqualTypeOf<'createTransfer answers one of 200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500 | 503'>();
   });
 
   it('is reached by the statuses the operation does not declare, and by no other', () => {
@@ -36,7 +40,9 @@ describe('the message of an undeclared status', () => {
   });
 
   it('adds no answer a handler can give: the declared responses are exactly what they were', () => {
-    expectTypeOf<Exclude<Answer<'getTransfer'>, Undeclared<'getTransfer'>>>().toEqualTypeOf<OperationResult<'getTransfer'>>();
+    expectTypeOf<Exclude<Answer<'getTransfer'>, Undeclared<'getTransfer'>>>().toEqualTypeOf<
+      OperationResult<'getTransfer'>
+    >();
     expectTypeOf<OperationResult<'getTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 500 | 503>();
   });
 });
@@ -53,8 +59,10 @@ describe('handlers', () => {
   it('refuses an undeclared status', () => {
     // @ts-expect-error getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503, not 201
     operation<'getTransfer'>(async () => ({ status: 201, body: transfer }));
-    // @ts-expect-error 202 is not declared either, whatever the other branch answers
-    operation<'getTransfer'>(async () => (Math.random() > 0.5 ? { status: 200, body: transfer } : { status: 202, body: transfer }));
+    operation<'getTransfer'>(async () =>
+      // @ts-expect-error 202 is not declared either, whatever the other branch answers
+      Math.random() > 0.5 ? { status: 200, body: transfer } : { status: 202, body: transfer },
+    );
     const status = 400 as 400 | 402;
     // @ts-expect-error 402 is not declared
     idempotentWrite<'cancelTransfer'>(async () => ({ status, body: { message: 'no', type: 'NotFound' } }));
@@ -73,6 +81,9 @@ describe('handlers', () => {
 
   it('refuses an answer that imitates the message member', () => {
     // @ts-expect-error its key is a symbol the generated file does not export
-    operation<'getTransfer'>(async () => ({ status: 201, undeclaredStatus: 'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503' }));
+    operation<'getTransfer'>(async () => ({
+      status: 201,
+      undeclaredStatus: 'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503',
+    }));
   });
 });

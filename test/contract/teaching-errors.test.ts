@@ -74,19 +74,25 @@ describe('a handler off the contract fails to compile with a message that names 
     expect(messages.get('valid')).toEqual([]);
   });
 
-  it.each(['undeclaredStatus', 'undeclaredStatusOfTwo', 'undeclaredStatusAnnotated', 'undeclaredStatusInHandlers'] as const)(
-    'an undeclared status (%s): the statuses getTransfer declares, and the 201 it answered',
-    (name) => {
-      const message = only(name);
-      expect(message).toContain(GET_TRANSFER);
-      expect(message).toContain(GET_TRANSFER_ANSWER);
-      expect(message).toMatch(/Property '\[undeclaredStatus\]' is missing in type '\{ status: 201;/);
-    },
-  );
+  it.each([
+    'undeclaredStatus',
+    'undeclaredStatusOfTwo',
+    'undeclaredStatusAnnotated',
+    'undeclaredStatusInHandlers',
+  ] as const)('an undeclared status (%s): the statuses getTransfer declares, and the 201 it answered', (name) => {
+    const message = only(name);
+    expect(message).toContain(GET_TRANSFER);
+    expect(message).toContain(GET_TRANSFER_ANSWER);
+    expect(message).toMatch(/Property '\[undeclaredStatus\]' is missing in type '\{ status: 201;/);
+  });
 
   it('names the operation in the first line: the answer of an arrow that returns it, else the handler', () => {
-    expect(only('undeclaredStatus').split('\n')[0]).toContain(`is not assignable to type 'Promise<${GET_TRANSFER_ANSWER}>'`);
-    expect(only('undeclaredStatusOfTwo').split('\n')[0]).toContain(`is not assignable to parameter of type 'OperationHandler<"getTransfer", OperationContext>'`);
+    expect(only('undeclaredStatus').split('\n')[0]).toContain(
+      `is not assignable to type 'Promise<${GET_TRANSFER_ANSWER}>'`,
+    );
+    expect(only('undeclaredStatusOfTwo').split('\n')[0]).toContain(
+      `is not assignable to parameter of type 'OperationHandler<"getTransfer", OperationContext>'`,
+    );
   });
 
   it('a body field of the wrong type: the operation, its statuses, and the field', () => {

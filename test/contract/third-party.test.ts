@@ -24,9 +24,14 @@ import { rawRequest } from '../../scripts/proof/raw-http.js';
  * stub runs.
  */
 const FIXTURES = [
-  ...['redocly-museum', 'oai-tictactoe', 'readme-petstore', 'readme-petstore-simple', 'readme-parameters-style', 'readme-webhooks'].map(
-    (name) => path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party', `${name}.yaml`),
-  ),
+  ...[
+    'redocly-museum',
+    'oai-tictactoe',
+    'readme-petstore',
+    'readme-petstore-simple',
+    'readme-parameters-style',
+    'readme-webhooks',
+  ].map((name) => path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party', `${name}.yaml`)),
   path.join(PROJECT_ROOT, 'toolkit/test/fixtures/generator/slips.yaml'),
   path.join(PROJECT_ROOT, 'toolkit/test/fixtures/generator/edge-cases.yaml'),
 ];
@@ -83,7 +88,9 @@ describe('the generator on documents that are not ours', () => {
     const webhooks = generations.get('readme-webhooks');
     expect(webhooks?.model.operations).toEqual([]);
     expect(webhooks?.model.webhooks.length).toBeGreaterThan(0);
-    expect(webhooks?.files.find((file) => file.path.endsWith('server.ts'))?.content).toContain('export const sendWebhook');
+    expect(webhooks?.files.find((file) => file.path.endsWith('server.ts'))?.content).toContain(
+      'export const sendWebhook',
+    );
   });
 
   it('hands each parameter to the handler typed by its schema: an integer path parameter or header is a number', async () => {
@@ -93,7 +100,9 @@ describe('the generator on documents that are not ours', () => {
       securitySchemes: Readonly<Record<string, ContractSecurityScheme>>;
       mountOperations: never;
     };
-    const stubs = (await import(pathToFileURL(path.join(work, 'edge-cases', 'handlers', 'index.ts')).href)) as { handlers: Record<string, unknown> };
+    const stubs = (await import(pathToFileURL(path.join(work, 'edge-cases', 'handlers', 'index.ts')).href)) as {
+      handlers: Record<string, unknown>;
+    };
     let seen: unknown;
     const app = createContractApp({
       apiSpec: path.join(out, 'openapi.json'),
@@ -113,9 +122,17 @@ describe('the generator on documents that are not ours', () => {
     await new Promise((resolve) => listening.once('listening', resolve));
     try {
       const { port } = listening.address() as AddressInfo;
-      const response = await fetch(`http://127.0.0.1:${port}/api/v2/pets/5?api_key=k`, { headers: { 'X-Count': '3', 'X-Trace': 't', Cookie: 'session=s' } });
+      const response = await fetch(`http://127.0.0.1:${port}/api/v2/pets/5?api_key=k`, {
+        headers: { 'X-Count': '3', 'X-Trace': 't', Cookie: 'session=s' },
+      });
       expect(response.status, await response.text()).toBe(200);
-      expect(seen).toEqual({ path: { 'pet-id': 5 }, query: {}, headers: { 'X-Trace': 't', 'X-Count': 3 }, cookies: {}, body: undefined });
+      expect(seen).toEqual({
+        path: { 'pet-id': 5 },
+        query: {},
+        headers: { 'X-Trace': 't', 'X-Count': 3 },
+        cookies: {},
+        body: undefined,
+      });
     } finally {
       listening.closeAllConnections();
       listening.close();
@@ -123,7 +140,12 @@ describe('the generator on documents that are not ours', () => {
   });
 
   it('takes request bodies of every media type an operation declares: multipart, text, octet-stream, +json', async () => {
-    const serving = await serve({ input: FIXTURES.at(-1) ?? '', port: 0, handlersDir: path.join(work, 'edge-cases', 'handlers'), log: () => undefined });
+    const serving = await serve({
+      input: FIXTURES.at(-1) ?? '',
+      port: 0,
+      handlersDir: path.join(work, 'edge-cases', 'handlers'),
+      log: () => undefined,
+    });
     try {
       const upload = `${serving.url}/files:upload`;
       const form = new FormData();
@@ -131,16 +153,30 @@ describe('the generator on documents that are not ours', () => {
       const bodies: Array<[string, RequestInit]> = [
         ['multipart/form-data', { body: form }],
         ['text/plain', { body: 'hello', headers: { 'Content-Type': 'text/plain' } }],
-        ['application/octet-stream', { body: new Uint8Array([0, 1, 2]), headers: { 'Content-Type': 'application/octet-stream' } }],
-        ['application/merge-patch+json', { body: '{"a":1}', headers: { 'Content-Type': 'application/merge-patch+json' } }],
+        [
+          'application/octet-stream',
+          { body: new Uint8Array([0, 1, 2]), headers: { 'Content-Type': 'application/octet-stream' } },
+        ],
+        [
+          'application/merge-patch+json',
+          { body: '{"a":1}', headers: { 'Content-Type': 'application/merge-patch+json' } },
+        ],
       ];
       for (const [type, init] of bodies) {
         const response = await fetch(upload, { method: 'POST', ...init });
         expect([type, response.status], await response.text()).toEqual([type, 202]);
       }
-      const wrongType = await fetch(upload, { method: 'POST', body: '<a/>', headers: { 'Content-Type': 'application/xml' } });
+      const wrongType = await fetch(upload, {
+        method: 'POST',
+        body: '<a/>',
+        headers: { 'Content-Type': 'application/xml' },
+      });
       expect(wrongType.status).toBe(415);
-      const badJson = await fetch(upload, { method: 'POST', body: '[1]', headers: { 'Content-Type': 'application/merge-patch+json' } });
+      const badJson = await fetch(upload, {
+        method: 'POST',
+        body: '[1]',
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+      });
       expect(badJson.status).toBe(400);
     } finally {
       await serving.close();
@@ -149,7 +185,11 @@ describe('the generator on documents that are not ours', () => {
 
   it('sends a webhook with the generated sender, typed by the document', async () => {
     const generated = (await import(pathToFileURL(path.join(work, 'edge-cases', 'out', 'server.ts')).href)) as {
-      sendWebhook: (url: string, name: string, request: { headers: object; body: unknown }) => Promise<{ status: number; body?: unknown }>;
+      sendWebhook: (
+        url: string,
+        name: string,
+        request: { headers: object; body: unknown },
+      ) => Promise<{ status: number; body?: unknown }>;
     };
     const received: Array<{ method: string; type: string | undefined; body: string }> = [];
     const { createServer } = await import('node:http');
@@ -164,7 +204,10 @@ describe('the generator on documents that are not ours', () => {
     await new Promise<void>((resolve) => subscriber.listen(0, '127.0.0.1', () => resolve()));
     try {
       const { port } = subscriber.address() as AddressInfo;
-      const answer = await generated.sendWebhook(`http://127.0.0.1:${port}/hooks`, 'petAdopted', { headers: {}, body: { id: 1, name: 'Rex' } });
+      const answer = await generated.sendWebhook(`http://127.0.0.1:${port}/hooks`, 'petAdopted', {
+        headers: {},
+        body: { id: 1, name: 'Rex' },
+      });
       expect(answer.status).toBe(200);
       expect(received).toEqual([{ method: 'POST', type: 'application/json', body: '{"id":1,"name":"Rex"}' }]);
     } finally {
@@ -172,44 +215,63 @@ describe('the generator on documents that are not ours', () => {
     }
   });
 
-  describe.each(FIXTURES.map((fixture) => [path.basename(fixture, '.yaml'), fixture] as const))('%s, served', (name, fixture) => {
-    let serving: Serving;
-    beforeAll(async () => {
-      serving = await serve({ input: fixture, port: 0, handlersDir: path.join(work, name, 'handlers'), log: () => undefined });
-    }, 60_000);
-    afterAll(async () => {
-      await serving.close();
-    });
+  describe.each(FIXTURES.map((fixture) => [path.basename(fixture, '.yaml'), fixture] as const))(
+    '%s, served',
+    (name, fixture) => {
+      let serving: Serving;
+      beforeAll(async () => {
+        serving = await serve({
+          input: fixture,
+          port: 0,
+          handlersDir: path.join(work, name, 'handlers'),
+          log: () => undefined,
+        });
+      }, 60_000);
+      afterAll(async () => {
+        await serving.close();
+      });
 
-    it('answers a valid request from the stub, and refuses an invalid one with 400 before it runs', async () => {
-      const generation = generations.get(name);
-      if (generation === undefined) throw new Error(`${name} was not generated`);
-      const tried: string[] = [];
-      for (const operation of generation.model.operations) {
-        const sample = sampleRequestWithAnyCredentials(generation.document, operation, generation.model.securitySchemes, generation.rejectedExamples);
-        if (sample === undefined) continue;
-        // Over a plain socket: fetch cannot send every method a document may declare (TRACE).
-        const send = async (target: string) => {
-          const response = await rawRequest(
-            Number(new URL(serving.url).port),
-            {
-              method: sample.method,
-              target,
-              headers: Object.entries(sample.headers),
-              body: sample.body === undefined ? undefined : Buffer.from(sample.body),
-            },
-            10_000,
+      it('answers a valid request from the stub, and refuses an invalid one with 400 before it runs', async () => {
+        const generation = generations.get(name);
+        if (generation === undefined) throw new Error(`${name} was not generated`);
+        const tried: string[] = [];
+        for (const operation of generation.model.operations) {
+          const sample = sampleRequestWithAnyCredentials(
+            generation.document,
+            operation,
+            generation.model.securitySchemes,
+            generation.rejectedExamples,
           );
-          return { status: response.status, text: response.body.toString() };
-        };
-        const valid = await send(sample.target);
-        // Reached the stub: its example answer (which passed response validation) or its 501.
-        expect([operation.key, valid.status < 300 || valid.status === 501], valid.text).toEqual([operation.key, true]);
-        const invalid = await send(`${sample.target}${sample.target.includes('?') ? '&' : '?'}not_a_parameter_of_the_operation=1`);
-        expect([operation.key, invalid.status], invalid.text).toEqual([operation.key, 400]);
-        tried.push(operation.key);
-      }
-      if (generation.model.operations.length > 0) expect(tried.length, `${name}: operations with examples`).toBeGreaterThan(0);
-    }, 60_000);
-  });
+          if (sample === undefined) continue;
+          // Over a plain socket: fetch cannot send every method a document may declare (TRACE).
+          const send = async (target: string) => {
+            const response = await rawRequest(
+              Number(new URL(serving.url).port),
+              {
+                method: sample.method,
+                target,
+                headers: Object.entries(sample.headers),
+                body: sample.body === undefined ? undefined : Buffer.from(sample.body),
+              },
+              10_000,
+            );
+            return { status: response.status, text: response.body.toString() };
+          };
+          const valid = await send(sample.target);
+          // Reached the stub: its example answer (which passed response validation) or its 501.
+          expect([operation.key, valid.status < 300 || valid.status === 501], valid.text).toEqual([
+            operation.key,
+            true,
+          ]);
+          const invalid = await send(
+            `${sample.target}${sample.target.includes('?') ? '&' : '?'}not_a_parameter_of_the_operation=1`,
+          );
+          expect([operation.key, invalid.status], invalid.text).toEqual([operation.key, 400]);
+          tried.push(operation.key);
+        }
+        if (generation.model.operations.length > 0)
+          expect(tried.length, `${name}: operations with examples`).toBeGreaterThan(0);
+      }, 60_000);
+    },
+  );
 });

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds } from '../../server/clock-and-ids.js';
 import { onboardDemoOrganization, type DemoOrganization } from '../../server/sandbox/first-run.js';
-import { DEMO_PENDING_TRANSFERS, pendingAmountCents, type PendingTransferKind } from '../../server/sandbox/pending-transfers.js';
+import {
+  DEMO_PENDING_TRANSFERS,
+  pendingAmountCents,
+  type PendingTransferKind,
+} from '../../server/sandbox/pending-transfers.js';
 import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { getTransfer, listTransfers } from '../../server/store/transfers.js';
@@ -22,7 +26,11 @@ let operator: Operator;
 
 beforeAll(async () => {
   app = await startTestApp({ paymentNetworkDelayMs: NETWORK_DELAY_MS });
-  const onboarded = await onboardDemoOrganization(app.db, { ids: randomIds, clock: app.clock }, { balanceCents: BALANCE_CENTS });
+  const onboarded = await onboardDemoOrganization(
+    app.db,
+    { ids: randomIds, clock: app.clock },
+    { balanceCents: BALANCE_CENTS },
+  );
   if (onboarded === undefined) throw new Error('a fresh database gets the demo organization');
   demo = onboarded;
   operator = await loginAs(app.baseUrl, demo.onboarding.operator.operator.username, demo.onboarding.operator.password);
@@ -39,25 +47,35 @@ const idOf = (kind: PendingTransferKind): string => {
   return transfer.id;
 };
 
-const statusOf = async (id: string): Promise<string | undefined> => (await getTransfer(app.db, demo.onboarding.organizationId, id))?.status;
+const statusOf = async (id: string): Promise<string | undefined> =>
+  (await getTransfer(app.db, demo.onboarding.organizationId, id))?.status;
 
 describe('the demo organization of a first start', () => {
   it('starts with one PENDING transfer of each kind, made by its API client, and a second start adds nothing', async () => {
     const stored = await listTransfers(app.db, demo.onboarding.organizationId, { status: 'PENDING', limit: 100 });
-    expect(stored.map((transfer) => transfer.id).sort()).toEqual(demo.pendingTransfers.map((transfer) => transfer.id).sort());
+    expect(stored.map((transfer) => transfer.id).sort()).toEqual(
+      demo.pendingTransfers.map((transfer) => transfer.id).sort(),
+    );
     expect(stored).toHaveLength(DEMO_PENDING_TRANSFERS.length);
-    expect(new Set(DEMO_PENDING_TRANSFERS.map((spec) => spec.kind))).toEqual(new Set(['covered', 'refusedByNetwork', 'nearBalance', 'notCovered']));
+    expect(new Set(DEMO_PENDING_TRANSFERS.map((spec) => spec.kind))).toEqual(
+      new Set(['covered', 'refusedByNetwork', 'nearBalance', 'notCovered']),
+    );
     for (const transfer of demo.pendingTransfers) {
       expect(transfer).toMatchObject({ status: 'PENDING', clientId: demo.onboarding.clientId, reviewedAt: null });
       expect(transfer.submissionDate).toBeLessThan(app.clock.now());
     }
 
-    expect(await onboardDemoOrganization(app.db, { ids: randomIds, clock: app.clock }, { balanceCents: BALANCE_CENTS })).toBeUndefined();
-    expect(await listTransfers(app.db, demo.onboarding.organizationId, { limit: 100 })).toHaveLength(DEMO_PENDING_TRANSFERS.length);
+    expect(
+      await onboardDemoOrganization(app.db, { ids: randomIds, clock: app.clock }, { balanceCents: BALANCE_CENTS }),
+    ).toBeUndefined();
+    expect(await listTransfers(app.db, demo.onboarding.organizationId, { limit: 100 })).toHaveLength(
+      DEMO_PENDING_TRANSFERS.length,
+    );
   });
 
   it('amounts: two small ones, one leaving a fiftieth of the balance, one above it', () => {
-    const amount = (kind: PendingTransferKind): number => demo.pendingTransfers[DEMO_PENDING_TRANSFERS.findIndex((spec) => spec.kind === kind)]?.amountCents ?? Number.NaN;
+    const amount = (kind: PendingTransferKind): number =>
+      demo.pendingTransfers[DEMO_PENDING_TRANSFERS.findIndex((spec) => spec.kind === kind)]?.amountCents ?? Number.NaN;
     expect(amount('covered') + amount('refusedByNetwork') + amount('nearBalance')).toBeLessThanOrEqual(BALANCE_CENTS);
     expect(BALANCE_CENTS - amount('nearBalance')).toBe(BALANCE_CENTS / 50);
     expect(amount('notCovered')).toBeGreaterThan(BALANCE_CENTS);
@@ -67,10 +85,13 @@ describe('the demo organization of a first start', () => {
   it("the dashboard's list shows them first; the operator approves and rejects them with the outcome each kind promises", async () => {
     const list = await operator.request('GET', '/dashboard/api/transfer?status=PENDING');
     expect(list.status).toBe(200);
-    const listed = ((await list.json()) as { transfers: { transfer: { id: string } }[] }).transfers.map((entry) => entry.transfer.id);
+    const listed = ((await list.json()) as { transfers: { transfer: { id: string } }[] }).transfers.map(
+      (entry) => entry.transfer.id,
+    );
     expect(listed).toEqual(demo.pendingTransfers.map((transfer) => transfer.id));
 
-    const approve = (kind: PendingTransferKind): Promise<Response> => operator.request('POST', `/dashboard/api/transfer/${idOf(kind)}/approve`);
+    const approve = (kind: PendingTransferKind): Promise<Response> =>
+      operator.request('POST', `/dashboard/api/transfer/${idOf(kind)}/approve`);
     for (const kind of ['covered', 'refusedByNetwork', 'nearBalance'] as const) {
       const response = await approve(kind);
       expect(response.status, `${kind}: ${await response.clone().text()}`).toBe(200);
@@ -78,7 +99,9 @@ describe('the demo organization of a first start', () => {
     }
     await expectError(await approve('notCovered'), 400, 'InsufficientFunds');
     expect(await statusOf(idOf('notCovered'))).toBe('PENDING');
-    const rejected = await operator.request('POST', `/dashboard/api/transfer/${idOf('notCovered')}/reject`, { body: { reason: 'Above our balance' } });
+    const rejected = await operator.request('POST', `/dashboard/api/transfer/${idOf('notCovered')}/reject`, {
+      body: { reason: 'Above our balance' },
+    });
     expect(rejected.status).toBe(200);
 
     app.clock.advance(NETWORK_DELAY_MS + 1);
@@ -88,7 +111,9 @@ describe('the demo organization of a first start', () => {
     expect(await statusOf(idOf('nearBalance'))).toBe('SUCCEEDED');
     expect(await statusOf(idOf('notCovered'))).toBe('REJECTED');
     // The refused amount came back; the others left.
-    const spent = demo.pendingTransfers.filter((_, index) => ['covered', 'nearBalance'].includes(DEMO_PENDING_TRANSFERS[index]?.kind ?? '')).reduce((sum, transfer) => sum + transfer.amountCents, 0);
+    const spent = demo.pendingTransfers
+      .filter((_, index) => ['covered', 'nearBalance'].includes(DEMO_PENDING_TRANSFERS[index]?.kind ?? ''))
+      .reduce((sum, transfer) => sum + transfer.amountCents, 0);
     expect(await getBalance(app.db, demo.onboarding.organizationId)).toBe(BALANCE_CENTS - spent);
   });
 });

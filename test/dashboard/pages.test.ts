@@ -7,7 +7,7 @@ import type { PartnerClient } from '../../client/index.js';
 import { randomIds } from '../../server/clock-and-ids.js';
 import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { settleDueTransfers } from '../../server/settlement-worker.js';
-import { buildDashboardPages, SCRIPT_BUDGET_BYTES, type BuiltPages } from '../../scripts/build-dashboard.js';
+import { buildDashboardPages, SCRIPT_BUDGET_BYTES, type BuiltPages } from '../../scripts/build/dashboard.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { sdkFor, SUCCEEDING_IBAN, transferTo } from '../sdk/sdk-app.js';
 import { hasChromium, launchChromium, NO_CHROMIUM, openPage } from '../helpers/chromium.js';
@@ -38,7 +38,11 @@ beforeAll(async () => {
   built = await buildDashboardPages(outDir);
   app = await startTestApp({ paymentNetworkDelayMs: NETWORK_DELAY_MS, dashboardPagesDir: outDir, database: 'pglite' });
   partner = await app.onboard({ name: 'Nile Delta Trading', balanceCents: 1_000_000_00 });
-  const seeded = await seedSandboxData(app.db, { organizationId: partner.organizationId, now: app.clock.now(), ids: randomIds });
+  const seeded = await seedSandboxData(app.db, {
+    organizationId: partner.organizationId,
+    now: app.clock.now(),
+    ids: randomIds,
+  });
   expect(seeded.transactions).toBeGreaterThan(50);
   sdk = sdkFor(app, partner);
   // A maker's transfers, through the partner API: they wait for the dashboard.
@@ -113,7 +117,8 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
   it('an operator logs in, decides transfers, edits a card limit, pages the ledger, reads the organization and logs out', async () => {
     const { context, page, problems } = await open();
     const [approved, rejected, cancelled] = pending;
-    if (approved === undefined || rejected === undefined || cancelled === undefined) throw new Error('three transfers expected');
+    if (approved === undefined || rejected === undefined || cancelled === undefined)
+      throw new Error('three transfers expected');
 
     // Login: a wrong password is said in words, then the right one.
     await logIn(page, 'not-the-password');
@@ -129,7 +134,9 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     await page.screenshot({ path: path.join(shots, 'transfers.png') });
 
     // Approve: PROCESSING, who and when; the partner API agrees, and it settles.
-    await row(page, approved).getByRole('button', { name: /^Approve/ }).click();
+    await row(page, approved)
+      .getByRole('button', { name: /^Approve/ })
+      .click();
     await expect.poll(() => row(page, approved).locator('.badge').textContent()).toBe('PROCESSING');
     expect(await row(page, approved).textContent()).toContain(`Approved by ${partner.operator.operator.username}`);
     expect(await partnerTransfer(approved)).toBe('PROCESSING');
@@ -138,7 +145,9 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     expect(await partnerTransfer(approved)).toBe('SUCCEEDED');
 
     // Reject with a reason, asked in a dialog; the partner API shows REJECTED.
-    await row(page, rejected).getByRole('button', { name: /^Reject/ }).click();
+    await row(page, rejected)
+      .getByRole('button', { name: /^Reject/ })
+      .click();
     await page.getByLabel('Reason for rejecting').fill('No purchase order on file');
     await page.getByRole('button', { name: 'Reject transfer' }).click();
     await expect.poll(() => row(page, rejected).locator('.badge').textContent()).toBe('REJECTED');
@@ -148,10 +157,17 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     // A transfer the maker cancelled meanwhile: approving it is refused, in words.
     const cancel = await sdk.POST('/v1/transfer/{id}/cancel', { params: { path: { id: cancelled } } });
     expect(cancel.error).toBeUndefined();
-    await row(page, cancelled).getByRole('button', { name: /^Approve/ }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Could not approve the transfer of EGP 345\.00: .*PENDING/);
+    await row(page, cancelled)
+      .getByRole('button', { name: /^Approve/ })
+      .click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toMatch(/^Could not approve the transfer of EGP 345\.00: .*PENDING/);
 
-    const shownTransfers = () => page.locator('tr[data-transfer-id]').evaluateAll((rows) => rows.map((element) => element.getAttribute('data-transfer-id')));
+    const shownTransfers = () =>
+      page
+        .locator('tr[data-transfer-id]')
+        .evaluateAll((rows) => rows.map((element) => element.getAttribute('data-transfer-id')));
     // The filters: REJECTED finds the rejected one, EGP 1,000 to 1,500 the approved one.
     await page.getByLabel('Status').selectOption('REJECTED');
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -164,7 +180,9 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
 
     // Cards: set a plain card's limits (PUT), then lower one (PATCH); the partner API answers them.
     const cards = await sdk.GET('/v1/card', { params: { query: { limit: 20 } } });
-    const card = cards.data?.cards.find((candidate) => candidate.last4 !== null && candidate.limits.approvalBased === null);
+    const card = cards.data?.cards.find(
+      (candidate) => candidate.last4 !== null && candidate.limits.approvalBased === null,
+    );
     if (card === undefined) throw new Error('a plain, activated card expected on the first page');
     await page.getByRole('link', { name: 'Cards' }).click();
     const cardRow = page.locator(`tr[data-card-id="${card.id}"]`);
@@ -181,7 +199,12 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     await page.getByRole('button', { name: 'Adjust limits' }).click();
     await expect.poll(() => cardRow.textContent()).toContain('EGP 1,200.00');
     const afterPatch = await sdk.GET('/v1/card/{id}', { params: { path: { id: card.id } } });
-    expect(afterPatch.data?.limits).toEqual({ daily: 1_200_00, monthly: 20_000_00, atm: 5_000_00, approvalBased: null });
+    expect(afterPatch.data?.limits).toEqual({
+      daily: 1_200_00,
+      monthly: 20_000_00,
+      atm: 5_000_00,
+      approvalBased: null,
+    });
     await page.screenshot({ path: path.join(shots, 'cards.png') });
 
     // The ledger: a page of 25, "More" for the next 25, and a filter.
@@ -191,14 +214,20 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     await page.screenshot({ path: path.join(shots, 'ledger.png') });
     await page.getByRole('button', { name: 'More transactions' }).click();
     await expect.poll(() => page.locator('tr[data-transaction-id]').count()).toBe(50);
-    const ids = await page.locator('tr[data-transaction-id]').evaluateAll((rows) => rows.map((element) => element.getAttribute('data-transaction-id')));
+    const ids = await page
+      .locator('tr[data-transaction-id]')
+      .evaluateAll((rows) => rows.map((element) => element.getAttribute('data-transaction-id')));
     expect(new Set(ids).size).toBe(50);
     const partnerFirst = await sdk.GET('/v1/transaction', { params: { query: { limit: 25 } } });
     expect(partnerFirst.data?.transactions[0]?.id).toBe(first);
     await page.getByText('Filters', { exact: true }).click();
     await page.getByLabel('Statuses', { exact: true }).selectOption(['DECLINED']);
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(async () => (await page.locator('tr[data-transaction-id]').allTextContents()).every((text) => text.includes('Declined'))).toBe(true);
+    await expect
+      .poll(async () =>
+        (await page.locator('tr[data-transaction-id]').allTextContents()).every((text) => text.includes('Declined')),
+      )
+      .toBe(true);
     expect(await page.locator('tr[data-transaction-id]').count()).toBeGreaterThan(0);
 
     // The organization: its balance and API clients, never a secret.
@@ -214,7 +243,9 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     expect(cookie?.httpOnly).toBe(true);
     await page.getByRole('button', { name: 'Log out' }).click();
     await expect.poll(() => page.getByText('You are logged out.').count()).toBe(1);
-    const replay = await fetch(`${app.baseUrl}/dashboard/api/session`, { headers: { Cookie: `dashboard_session=${cookie?.value ?? ''}` } });
+    const replay = await fetch(`${app.baseUrl}/dashboard/api/session`, {
+      headers: { Cookie: `dashboard_session=${cookie?.value ?? ''}` },
+    });
     expect(replay.status).toBe(401);
 
     expect(problems).toEqual([]);
@@ -226,7 +257,8 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     await page.goto('/dashboard');
     await page.getByLabel('Username').waitFor();
     // Expressions run in the page (the tests are type-checked without the DOM's types).
-    const focused = () => page.evaluate<string>("document.activeElement?.id || document.activeElement?.textContent || ''");
+    const focused = () =>
+      page.evaluate<string>("document.activeElement?.id || document.activeElement?.textContent || ''");
     const outlineStyle = () => page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Skip to content');
@@ -255,10 +287,16 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     const { context, page, problems } = await open({ width: 360, height: 780 });
     await page.goto('/dashboard');
     await page.getByLabel('Username').waitFor();
-    const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    const overflow = () =>
+      page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(await overflow()).toBe(0);
     await logIn(page);
-    for (const [hash, heading] of [['transfers', 'Transfers'], ['cards', 'Cards'], ['ledger', 'Ledger'], ['organization', 'Nile Delta Trading']] as const) {
+    for (const [hash, heading] of [
+      ['transfers', 'Transfers'],
+      ['cards', 'Cards'],
+      ['ledger', 'Ledger'],
+      ['organization', 'Nile Delta Trading'],
+    ] as const) {
       await page.goto(`/dashboard#/${hash}`);
       await page.getByRole('heading', { name: heading, exact: true }).waitFor();
       await page.locator('table').first().waitFor();

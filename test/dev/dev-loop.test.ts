@@ -22,7 +22,13 @@ const COUNTRY = [
   '',
 ].join('\n');
 /** No description: the `parameter-description` rule of redocly.yaml fails it. */
-const CURRENCY_UNDESCRIBED = ['    - name: currency', '      in: query', '      schema:', '        type: string', ''].join('\n');
+const CURRENCY_UNDESCRIBED = [
+  '    - name: currency',
+  '      in: query',
+  '      schema:',
+  '        type: string',
+  '',
+].join('\n');
 const CURRENCY = [
   '    - name: currency',
   '      in: query',
@@ -50,7 +56,10 @@ describe('npm run dev', () => {
   const saveBankDocument = async (parameters: string): Promise<number> => {
     const after = dev.lines.length;
     expect(bankDocument).toContain(PARAMETERS);
-    await saveFile(file(BANK_PATH), bankDocument.replace(PARAMETERS, () => `${PARAMETERS}${parameters}`));
+    await saveFile(
+      file(BANK_PATH),
+      bankDocument.replace(PARAMETERS, () => `${PARAMETERS}${parameters}`),
+    );
     return after;
   };
   const token = async (): Promise<Response> =>
@@ -80,79 +89,105 @@ describe('npm run dev', () => {
     await copy?.remove();
   }, 30_000);
 
-  it('starts the server on a new embedded database, with the demo organization at the dev address', async () => {
-    credentials = JSON.parse(await readFile(file('.data/demo-credentials.json'), 'utf8')) as typeof credentials;
-    expect(credentials.baseUrl).toBe(dev.baseUrl.replace('127.0.0.1', 'localhost'));
-    expect((await token()).status).toBe(200);
-    const refused = await get('/v1/bank?country=EG');
-    expect(refused.status).toBe(400);
-    // The dashboard's pages, bundled at start where the server reads them.
-    const pages = await get('/dashboard');
-    expect(pages.status).toBe(200);
-    expect(await pages.text()).toMatch(/<script[^>]+src="\/dashboard\/assets\/app-[^"]+\.js"/);
-    expect(await refused.text()).toContain("Unknown query parameter 'country'");
-  }, TEST_MS);
+  it(
+    'starts the server on a new embedded database, with the demo organization at the dev address',
+    async () => {
+      credentials = JSON.parse(await readFile(file('.data/demo-credentials.json'), 'utf8')) as typeof credentials;
+      expect(credentials.baseUrl).toBe(dev.baseUrl.replace('127.0.0.1', 'localhost'));
+      expect((await token()).status).toBe(200);
+      const refused = await get('/v1/bank?country=EG');
+      expect(refused.status).toBe(400);
+      // The dashboard's pages, bundled at start where the server reads them.
+      const pages = await get('/dashboard');
+      expect(pages.status).toBe(200);
+      expect(await pages.text()).toMatch(/<script[^>]+src="\/dashboard\/assets\/app-[^"]+\.js"/);
+      expect(await refused.text()).toContain("Unknown query parameter 'country'");
+    },
+    TEST_MS,
+  );
 
-  it('serves the new document after a save: a new optional query parameter is accepted, and /docs reloads', async () => {
-    const events = await fetch(`${dev.baseUrl}/docs/events`);
-    const reader = events.body?.getReader();
-    if (reader === undefined) throw new Error('no event stream');
-    const reloaded = (async () => {
-      let text = '';
-      while (!text.includes('event: reload')) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the event stream ended');
-        text += Buffer.from(value).toString('utf8');
-      }
-    })();
+  it(
+    'serves the new document after a save: a new optional query parameter is accepted, and /docs reloads',
+    async () => {
+      const events = await fetch(`${dev.baseUrl}/docs/events`);
+      const reader = events.body?.getReader();
+      if (reader === undefined) throw new Error('no event stream');
+      const reloaded = (async () => {
+        let text = '';
+        while (!text.includes('event: reload')) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error('the event stream ended');
+          text += Buffer.from(value).toString('utf8');
+        }
+      })();
 
-    const after = await saveBankDocument(COUNTRY);
-    await dev.waitFor(/^dev: server ready .* after the save \(lint .*typecheck .*restart/, { after, timeoutMs: STEP_MS });
-    const accepted = await get('/v1/bank?country=EG');
-    expect(accepted.status).toBe(200);
-    // The same database: the demo organization's credentials still work.
-    expect((await token()).status).toBe(200);
+      const after = await saveBankDocument(COUNTRY);
+      await dev.waitFor(/^dev: server ready .* after the save \(lint .*typecheck .*restart/, {
+        after,
+        timeoutMs: STEP_MS,
+      });
+      const accepted = await get('/v1/bank?country=EG');
+      expect(accepted.status).toBe(200);
+      // The same database: the demo organization's credentials still work.
+      expect((await token()).status).toBe(200);
 
-    await reloaded;
-    await reader.cancel();
-    const docs = await (await get('/docs')).text();
-    expect(docs).toContain('Only the providers of this country');
-    expect(docs).toContain('new EventSource("/docs/events")');
-    // The dashboard's reference is rebuilt with it, at its own address.
-    const dashboard = await (await get('/docs/dashboard')).text();
-    expect(dashboard).toContain('Partner Dashboard API');
-    expect(dashboard).toContain('new EventSource("/docs/events")');
-    expect(await readFile(file('generated/openapi.json'), 'utf8')).toContain('"name": "country"');
-  }, TEST_MS);
+      await reloaded;
+      await reader.cancel();
+      const docs = await (await get('/docs')).text();
+      expect(docs).toContain('Only the providers of this country');
+      expect(docs).toContain('new EventSource("/docs/events")');
+      // The dashboard's reference is rebuilt with it, at its own address.
+      const dashboard = await (await get('/docs/dashboard')).text();
+      expect(dashboard).toContain('Partner Dashboard API');
+      expect(dashboard).toContain('new EventSource("/docs/events")');
+      expect(await readFile(file('generated/openapi.json'), 'utf8')).toContain('"name": "country"');
+    },
+    TEST_MS,
+  );
 
-  it('reports a lint error with its file and line, generates nothing, and keeps the last good server answering', async () => {
-    const generated = await readFile(file('generated/openapi.json'), 'utf8');
-    const after = await saveBankDocument(`${COUNTRY}${CURRENCY_UNDESCRIBED}`);
-    const { index, line } = await dev.waitFor(/^dev: lint failed/, { after, timeoutMs: STEP_MS });
-    expect(line).toContain('the last good server answers as before');
-    const report = dev.lines.slice(after, index).join('\n');
-    expect(report).toMatch(/openapi\/paths\/v1_bank\.yaml:\d+:\d+/);
-    expect(report).toContain('parameter-description');
-    expect(await readFile(file('generated/openapi.json'), 'utf8')).toBe(generated);
+  it(
+    'reports a lint error with its file and line, generates nothing, and keeps the last good server answering',
+    async () => {
+      const generated = await readFile(file('generated/openapi.json'), 'utf8');
+      const after = await saveBankDocument(`${COUNTRY}${CURRENCY_UNDESCRIBED}`);
+      const { index, line } = await dev.waitFor(/^dev: lint failed/, { after, timeoutMs: STEP_MS });
+      expect(line).toContain('the last good server answers as before');
+      const report = dev.lines.slice(after, index).join('\n');
+      expect(report).toMatch(/openapi\/paths\/v1_bank\.yaml:\d+:\d+/);
+      expect(report).toContain('parameter-description');
+      expect(await readFile(file('generated/openapi.json'), 'utf8')).toBe(generated);
 
-    expect((await get('/v1/bank?country=EG')).status).toBe(200);
-    expect((await get('/v1/bank?currency=EGP')).status).toBe(400);
-  }, TEST_MS);
+      expect((await get('/v1/bank?country=EG')).status).toBe(200);
+      expect((await get('/v1/bank?currency=EGP')).status).toBe(400);
+    },
+    TEST_MS,
+  );
 
-  it('serves the document again once the error is fixed', async () => {
-    const after = await saveBankDocument(`${COUNTRY}${CURRENCY}`);
-    await dev.waitFor(/^dev: server ready .* after the save/, { after, timeoutMs: STEP_MS });
-    expect((await get('/v1/bank?currency=EGP&country=EG')).status).toBe(200);
-  }, TEST_MS);
+  it(
+    'serves the document again once the error is fixed',
+    async () => {
+      const after = await saveBankDocument(`${COUNTRY}${CURRENCY}`);
+      await dev.waitFor(/^dev: server ready .* after the save/, { after, timeoutMs: STEP_MS });
+      expect((await get('/v1/bank?currency=EGP&country=EG')).status).toBe(200);
+    },
+    TEST_MS,
+  );
 
-  it('restarts on a change to the server code alone, with neither lint nor generation', async () => {
-    const handler = await readFile(file(BANK_HANDLER), 'utf8');
-    expect(handler).toContain("'public, max-age=3600'");
-    const after = dev.lines.length;
-    await saveFile(file(BANK_HANDLER), handler.replace("'public, max-age=3600'", () => "'public, max-age=60'"));
-    const { line } = await dev.waitFor(/^dev: server ready .* after the save/, { after, timeoutMs: STEP_MS });
-    expect(line).not.toContain('lint');
-    expect((await get('/v1/bank')).headers.get('cache-control')).toBe('public, max-age=60');
-    expect((await token()).status).toBe(200);
-  }, TEST_MS);
+  it(
+    'restarts on a change to the server code alone, with neither lint nor generation',
+    async () => {
+      const handler = await readFile(file(BANK_HANDLER), 'utf8');
+      expect(handler).toContain("'public, max-age=3600'");
+      const after = dev.lines.length;
+      await saveFile(
+        file(BANK_HANDLER),
+        handler.replace("'public, max-age=3600'", () => "'public, max-age=60'"),
+      );
+      const { line } = await dev.waitFor(/^dev: server ready .* after the save/, { after, timeoutMs: STEP_MS });
+      expect(line).not.toContain('lint');
+      expect((await get('/v1/bank')).headers.get('cache-control')).toBe('public, max-age=60');
+      expect((await token()).status).toBe(200);
+    },
+    TEST_MS,
+  );
 });

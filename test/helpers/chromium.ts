@@ -6,7 +6,15 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
  * it; `.ci/run` installs it. Without it those tests skip, saying why.
  */
 export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export const hasChromium = ((): boolean => {
   try {
@@ -44,7 +52,8 @@ export async function openPage(
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (entry) => {
     // Chromium logs each answer of 400 and above as "Failed to load resource"; the pages expect some (401 before login).
-    if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource')) problems.push(`console: ${entry.text()}`);
+    if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource'))
+      problems.push(`console: ${entry.text()}`);
   });
   return { context, page, problems };
 }

@@ -19,7 +19,7 @@ import {
   type CardUsageFigures,
 } from '../../server/store/cards.js';
 import { createOrganization } from '../../server/store/organizations.js';
-import type { CardRow, DB, TransactionRow } from '../../server/store/schema.js';
+import type { CardRow, DB, TransactionRow } from '../../server/database/schema.js';
 import { insertTransactions, type NewTransaction } from '../../server/store/transactions.js';
 
 // Builders for cards and ledger records with sensible defaults, and the reference computation
@@ -158,7 +158,12 @@ export function usageTransaction(row: TransactionRow): UsageAmountTransaction {
 }
 
 export function limitsOf(card: CardRow): Limits {
-  return { daily: card.daily_limit, monthly: card.monthly_limit, atm: card.atm_limit, approvalBased: card.approval_based_limit };
+  return {
+    daily: card.daily_limit,
+    monthly: card.monthly_limit,
+    atm: card.atm_limit,
+    approvalBased: card.approval_based_limit,
+  };
 }
 
 /** The usage figures of a card by the pure rules (USAGE_SCOPE: its own records, its holder's records). */
@@ -172,7 +177,11 @@ export function expectedUsage(card: CardRow, rows: readonly TransactionRow[], no
 
 /** availableBalance of a card by the pure function applied to the ledger rows. */
 export function expectedBalance(card: CardRow, rows: readonly TransactionRow[], now: number): number | null {
-  return availableBalance({ activated: card.last4 !== null, limits: limitsOf(card), ...expectedUsage(card, rows, now) });
+  return availableBalance({
+    activated: card.last4 !== null,
+    limits: limitsOf(card),
+    ...expectedUsage(card, rows, now),
+  });
 }
 
 /** The usage figures the store reads for each of these cards, by card id; cards it does not find are absent. */
@@ -180,6 +189,8 @@ export async function storedUsages(
   db: Kysely<DB>,
   options: { organizationId: string; cardIds: readonly string[]; periods: CairoPeriods },
 ): Promise<Map<string, CardUsageFigures>> {
-  const found = await Promise.all(options.cardIds.map((id) => findCardWithUsage(db, options.organizationId, id, options.periods)));
+  const found = await Promise.all(
+    options.cardIds.map((id) => findCardWithUsage(db, options.organizationId, id, options.periods)),
+  );
   return new Map(found.flatMap((view) => (view === undefined ? [] : [[view.card.id, view.figures] as const])));
 }

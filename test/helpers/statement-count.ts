@@ -1,5 +1,5 @@
 import type { Kysely, KyselyPlugin } from 'kysely';
-import type { DB } from '../../server/store/schema.js';
+import type { DB } from '../../server/database/schema.js';
 
 /** The database with every statement that ran counted (Kysely hands each result to its plugins; a failed statement has none). */
 export function counted(db: Kysely<DB>): { db: Kysely<DB>; statements: () => number } {

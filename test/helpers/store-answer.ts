@@ -1,6 +1,12 @@
 import type { Transaction } from 'kysely';
-import { idempotencyKeyTakenOf, IdempotencyKeyTaken, storedAnswerStatement, type KeyTakenOutcome, type StoreAnswerInput } from '../../server/store/idempotency.js';
-import type { DB } from '../../server/store/schema.js';
+import {
+  idempotencyKeyTakenOf,
+  IdempotencyKeyTaken,
+  storedAnswerStatement,
+  type KeyTakenOutcome,
+  type StoreAnswerInput,
+} from '../../server/store/idempotency.js';
+import type { DB } from '../../server/database/schema.js';
 
 /**
  * Stores a write's answer in its transaction `tx` when called, as the unit of work does with the

@@ -66,13 +66,20 @@ async function expectToken(response: Response, scope: string): Promise<string> {
 describe('POST /v1/oauth/token', () => {
   describe('happy', () => {
     it('authenticates the client with HTTP Basic and grants every scope by default', async () => {
-      const response = await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(partner.clientId, partner.clientSecret) });
+      const response = await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(partner.clientId, partner.clientSecret) },
+      );
       const token = await expectToken(response, ALL_SCOPES);
       expect((await partner.request('GET', '/v1/transfer', { token })).status).toBe(200);
     });
 
     it('authenticates the client with client_id and client_secret in the body', async () => {
-      const response = await tokenRequest({ grant_type: 'client_credentials', client_id: partner.clientId, client_secret: partner.clientSecret });
+      const response = await tokenRequest({
+        grant_type: 'client_credentials',
+        client_id: partner.clientId,
+        client_secret: partner.clientSecret,
+      });
       await expectToken(response, ALL_SCOPES);
     });
 
@@ -129,28 +136,50 @@ describe('POST /v1/oauth/token', () => {
       ['one granted and one not', 'cards:read transfers:write'],
     ])('%s → 400 invalid_scope', async (_name, scope) => {
       readOnly ??= await app.onboard({ name: 'Read-only Partner', scopes: ['cards:read', 'transfers:read'] });
-      const response = await tokenRequest({ grant_type: 'client_credentials', scope }, { authorization: basic(readOnly.clientId, readOnly.clientSecret) });
+      const response = await tokenRequest(
+        { grant_type: 'client_credentials', scope },
+        { authorization: basic(readOnly.clientId, readOnly.clientSecret) },
+      );
       await expectTokenError(response, 400, 'InvalidRequest', 'invalid_scope');
     });
 
     it('a wrong secret with Basic → 401 invalid_client with a Basic challenge', async () => {
-      const response = await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(partner.clientId, 'wrong-secret') });
+      const response = await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(partner.clientId, 'wrong-secret') },
+      );
       await expectTokenError(response, 401, 'Unauthorized', 'invalid_client');
       expect(response.headers.get('www-authenticate')).toMatch(/^Basic /);
       expect(response.headers.get('cache-control')).toBe('no-store');
     });
 
     it('a wrong secret in the body → 401 invalid_client without a Basic challenge', async () => {
-      const response = await tokenRequest({ grant_type: 'client_credentials', client_id: partner.clientId, client_secret: 'wrong-secret' });
+      const response = await tokenRequest({
+        grant_type: 'client_credentials',
+        client_id: partner.clientId,
+        client_secret: 'wrong-secret',
+      });
       await expectTokenError(response, 401, 'Unauthorized', 'invalid_client');
       expect(response.headers.get('www-authenticate')).toBeNull();
     });
 
     it.each([
-      ['an unknown client with Basic', { grant_type: 'client_credentials' }, basic('cli_doesnotexist000000000000', 'whatever')],
-      ['an unknown client in the body', { grant_type: 'client_credentials', client_id: 'cli_doesnotexist000000000000', client_secret: 'x' }, undefined],
+      [
+        'an unknown client with Basic',
+        { grant_type: 'client_credentials' },
+        basic('cli_doesnotexist000000000000', 'whatever'),
+      ],
+      [
+        'an unknown client in the body',
+        { grant_type: 'client_credentials', client_id: 'cli_doesnotexist000000000000', client_secret: 'x' },
+        undefined,
+      ],
       ['no client authentication at all', { grant_type: 'client_credentials' }, undefined],
-      ['a Basic header that is not id:secret', { grant_type: 'client_credentials' }, `Basic ${Buffer.from('no-colon').toString('base64')}`],
+      [
+        'a Basic header that is not id:secret',
+        { grant_type: 'client_credentials' },
+        `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      ],
       ['a bearer token instead of client credentials', { grant_type: 'client_credentials' }, 'Bearer abc.def.ghi'],
     ])('%s → 401 invalid_client', async (_name, body, authorization) => {
       const response = await tokenRequest(body, authorization === undefined ? {} : { authorization });
@@ -158,16 +187,30 @@ describe('POST /v1/oauth/token', () => {
     });
 
     it('the same answer for an unknown client and a wrong secret: no client enumeration', async () => {
-      const unknown = await (await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic('cli_doesnotexist000000000001', 'x') })).json();
-      const wrong = await (await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(partner.clientId, 'x') })).json();
+      const unknown = await (
+        await tokenRequest(
+          { grant_type: 'client_credentials' },
+          { authorization: basic('cli_doesnotexist000000000001', 'x') },
+        )
+      ).json();
+      const wrong = await (
+        await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(partner.clientId, 'x') })
+      ).json();
       expect(unknown).toEqual(wrong);
     });
 
     it('a JSON body → 415 with the OAuth error code', async () => {
-      const response = await tokenRequest({}, {
-        contentType: 'application/json',
-        rawBody: JSON.stringify({ grant_type: 'client_credentials', client_id: partner.clientId, client_secret: partner.clientSecret }),
-      });
+      const response = await tokenRequest(
+        {},
+        {
+          contentType: 'application/json',
+          rawBody: JSON.stringify({
+            grant_type: 'client_credentials',
+            client_id: partner.clientId,
+            client_secret: partner.clientSecret,
+          }),
+        },
+      );
       await expectTokenError(response, 415, 'InvalidRequest', 'invalid_request');
     });
   });
@@ -175,38 +218,74 @@ describe('POST /v1/oauth/token', () => {
   describe('security', () => {
     it('refuses credentials in the query string, even when they are right', async () => {
       const query = `?client_id=${partner.clientId}&client_secret=${encodeURIComponent(partner.clientSecret)}`;
-      await expectTokenError(await tokenRequest({ grant_type: 'client_credentials' }, { query }), 400, 'InvalidRequest', 'invalid_request');
-      const withBasic = await tokenRequest({ grant_type: 'client_credentials' }, { query, authorization: basic(partner.clientId, partner.clientSecret) });
+      await expectTokenError(
+        await tokenRequest({ grant_type: 'client_credentials' }, { query }),
+        400,
+        'InvalidRequest',
+        'invalid_request',
+      );
+      const withBasic = await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { query, authorization: basic(partner.clientId, partner.clientSecret) },
+      );
       await expectTokenError(withBasic, 400, 'InvalidRequest', 'invalid_request');
-      const grantInQuery = await tokenRequest({}, { query: '?grant_type=client_credentials', authorization: basic(partner.clientId, partner.clientSecret) });
+      const grantInQuery = await tokenRequest(
+        {},
+        { query: '?grant_type=client_credentials', authorization: basic(partner.clientId, partner.clientSecret) },
+      );
       await expectTokenError(grantInQuery, 400, 'InvalidRequest', 'invalid_request');
     });
 
     it('locks a client id out after 10 failures within a minute: the 11th attempt is 429 with Retry-After', async () => {
       const victim = await app.onboard({ name: 'Lock-out Partner' });
       for (let attempt = 1; attempt <= 10; attempt += 1) {
-        const response = await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(victim.clientId, `wrong-${attempt}`) });
+        const response = await tokenRequest(
+          { grant_type: 'client_credentials' },
+          { authorization: basic(victim.clientId, `wrong-${attempt}`) },
+        );
         await expectTokenError(response, 401, 'Unauthorized', 'invalid_client');
         app.clock.advance(1_000);
       }
-      const eleventh = await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(victim.clientId, 'wrong-11') });
+      const eleventh = await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(victim.clientId, 'wrong-11') },
+      );
       await expectTokenError(eleventh, 429, 'InvalidRequest', 'invalid_client');
       // The window opened with the first failure 10 s ago: 50 s remain.
       expect(eleventh.headers.get('retry-after')).toBe('50');
       expect(eleventh.headers.get('cache-control')).toBe('no-store');
 
       // Locked out even with the right secret, in either authentication method.
-      const right = await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(victim.clientId, victim.clientSecret) });
+      const right = await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(victim.clientId, victim.clientSecret) },
+      );
       await expectTokenError(right, 429, 'InvalidRequest', 'invalid_client');
-      const post = await tokenRequest({ grant_type: 'client_credentials', client_id: victim.clientId, client_secret: victim.clientSecret });
+      const post = await tokenRequest({
+        grant_type: 'client_credentials',
+        client_id: victim.clientId,
+        client_secret: victim.clientSecret,
+      });
       await expectTokenError(post, 429, 'InvalidRequest', 'invalid_client');
 
       // Other clients are not affected.
-      await expectToken(await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(partner.clientId, partner.clientSecret) }), ALL_SCOPES);
+      await expectToken(
+        await tokenRequest(
+          { grant_type: 'client_credentials' },
+          { authorization: basic(partner.clientId, partner.clientSecret) },
+        ),
+        ALL_SCOPES,
+      );
 
       // Once the minute is over the right secret works again.
       app.clock.advance(50_000);
-      await expectToken(await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(victim.clientId, victim.clientSecret) }), ALL_SCOPES);
+      await expectToken(
+        await tokenRequest(
+          { grant_type: 'client_credentials' },
+          { authorization: basic(victim.clientId, victim.clientSecret) },
+        ),
+        ALL_SCOPES,
+      );
     });
 
     it('locks out an unknown client id the same way, so a 429 does not reveal which ids exist', async () => {
@@ -219,7 +298,11 @@ describe('POST /v1/oauth/token', () => {
           'invalid_client',
         );
       }
-      const eleventh = await tokenRequest({ grant_type: 'client_credentials', client_id: unknown, client_secret: 'guess' });
+      const eleventh = await tokenRequest({
+        grant_type: 'client_credentials',
+        client_id: unknown,
+        client_secret: 'guess',
+      });
       await expectTokenError(eleventh, 429, 'InvalidRequest', 'invalid_client');
       expect(eleventh.headers.get('retry-after')).toBe('60');
     });
@@ -229,7 +312,13 @@ describe('POST /v1/oauth/token', () => {
       for (let attempt = 0; attempt < 9; attempt += 1) {
         await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, 'wrong') });
       }
-      await expectToken(await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, client.clientSecret) }), ALL_SCOPES);
+      await expectToken(
+        await tokenRequest(
+          { grant_type: 'client_credentials' },
+          { authorization: basic(client.clientId, client.clientSecret) },
+        ),
+        ALL_SCOPES,
+      );
       // Without the reset the second of these would be the 11th failure, and a 429.
       for (let attempt = 0; attempt < 2; attempt += 1) {
         await expectTokenError(
@@ -242,10 +331,17 @@ describe('POST /v1/oauth/token', () => {
     });
 
     it('never echoes the secret', async () => {
-      const response = await tokenRequest({ grant_type: 'client_credentials', client_id: partner.clientId, client_secret: 'not-the-secret-1234' });
+      const response = await tokenRequest({
+        grant_type: 'client_credentials',
+        client_id: partner.clientId,
+        client_secret: 'not-the-secret-1234',
+      });
       const text = await response.text();
       expect(text).not.toContain('not-the-secret-1234');
-      const good = await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(partner.clientId, partner.clientSecret) });
+      const good = await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(partner.clientId, partner.clientSecret) },
+      );
       expect(await good.text()).not.toContain(partner.clientSecret);
     });
   });
@@ -275,7 +371,9 @@ describe('bearer tokens', () => {
     ['three garbage parts', 'Bearer abc.def.ghi'],
     ['a token with a space inside', 'Bearer abc def'],
   ])('%s → 401 with WWW-Authenticate: Bearer', async (_name, authorization) => {
-    const response = await fetch(`${app.baseUrl}/v1/transfer`, { headers: authorization === undefined ? {} : { Authorization: authorization } });
+    const response = await fetch(`${app.baseUrl}/v1/transfer`, {
+      headers: authorization === undefined ? {} : { Authorization: authorization },
+    });
     await expectBearer401(response);
   });
 
@@ -309,7 +407,10 @@ describe('bearer tokens', () => {
     const other = await app.onboard({ name: 'Other Org' });
     const token = await partner.token();
     const [header, payload, signature] = token.split('.');
-    const edited = { ...(JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as object), org: other.organizationId };
+    const edited = {
+      ...(JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as object),
+      org: other.organizationId,
+    };
     const tampered = `${header}.${base64url.encode(JSON.stringify(edited))}.${signature}`;
     await expectBearer401(await partner.request('GET', '/v1/transfer', { token: tampered }));
   });
@@ -387,7 +488,10 @@ describe('token revocation', () => {
     app.clock.advance(CLIENT_POLICY_CACHE_MS);
     await expectError(await client.request('GET', '/v1/transfer', { token }), 401, 'Unauthorized');
     await expectError(
-      await tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, client.clientSecret) }),
+      await tokenRequest(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(client.clientId, client.clientSecret) },
+      ),
       401,
       'Unauthorized',
     );

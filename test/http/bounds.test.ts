@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseBounds } from '../../server/store/bounds.js';
+import type { DatabaseBounds } from '../../server/database/bounds.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { createTransfer, expectError, gate } from './support.js';
 
 /**
- * Every database call of a request is bounded (server/store/bounds.ts): a write that cannot take
+ * Every database call of a request is bounded (server/database/bounds.ts): a write that cannot take
  * the row it needs, because another transaction holds it, is answered 503 in the Error shape once
  * its bound has passed, with nothing done and nothing stored under its key, and nothing left
  * locked: once the other transaction ends, the same request with the same key executes.

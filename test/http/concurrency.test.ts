@@ -34,17 +34,23 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
     return { partner, instances: [partner, second.as(partner)], token: await partner.token() };
   }
 
-  const balanceOf = async (partner: Partner): Promise<number> => (await getBalance(app.db, partner.organizationId)) ?? Number.NaN;
+  const balanceOf = async (partner: Partner): Promise<number> =>
+    (await getBalance(app.db, partner.organizationId)) ?? Number.NaN;
 
   it('20 concurrent creates with one key → exactly one transfer; every answer is that transfer or a 409', async () => {
     const { partner, instances, token } = await onBoth(0);
     const key = randomUUID();
     const body = transferBody({ amountCents: 12_300 });
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => instances[i % 2]?.request('POST', '/v1/transfer', { body, idempotencyKey: key, token })),
+      Array.from({ length: 20 }, (_, i) =>
+        instances[i % 2]?.request('POST', '/v1/transfer', { body, idempotencyKey: key, token }),
+      ),
     );
     const answers = await Promise.all(
-      responses.map(async (response) => ({ status: response?.status, body: JSON.parse((await response?.text()) ?? 'null') as TransferJson | { type: string } })),
+      responses.map(async (response) => ({
+        status: response?.status,
+        body: JSON.parse((await response?.text()) ?? 'null') as TransferJson | { type: string },
+      })),
     );
     const created = answers.filter((answer) => answer.status === 200).map((answer) => answer.body as TransferJson);
     const busy = answers.filter((answer) => answer.status === 409);
@@ -53,7 +59,12 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
     expect(new Set(created.map((transfer) => transfer.id)).size).toBe(1);
     for (const answer of busy) expect(answer.body).toMatchObject({ type: 'DuplicateIdempotencyKey' });
 
-    const rows = await app.db.selectFrom('transfers').select('id').where('client_id', '=', partner.clientId).where('idempotency_key', '=', key).execute();
+    const rows = await app.db
+      .selectFrom('transfers')
+      .select('id')
+      .where('client_id', '=', partner.clientId)
+      .where('idempotency_key', '=', key)
+      .execute();
     expect(rows.map((row) => row.id)).toEqual([created[0]?.id]);
     // Once the dust settles, a retry is a replay of that transfer on either instance.
     for (const instance of instances) {
@@ -72,7 +83,9 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
     for (const amount of amounts) transfers.push(await createTransfer(partner, { amountCents: amount }));
 
     const responses = await Promise.all(
-      transfers.map((transfer, i) => instances[i % 2]?.request('POST', `/v1/transfer/${transfer.id}/execute`, { token })),
+      transfers.map((transfer, i) =>
+        instances[i % 2]?.request('POST', `/v1/transfer/${transfer.id}/execute`, { token }),
+      ),
     );
     let executed = 0;
     for (const [i, response] of responses.entries()) {
@@ -98,7 +111,9 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
       .executeTakeFirstOrThrow();
     expect(Number(processing.sum)).toBe(executed);
     // The refused ones stayed PENDING: whatever is left over could not pay for any of them.
-    const smallestRefused = Math.min(...transfers.filter((_, i) => responses[i]?.status !== 200).map((t) => t.amountCents));
+    const smallestRefused = Math.min(
+      ...transfers.filter((_, i) => responses[i]?.status !== 200).map((t) => t.amountCents),
+    );
     expect(start - executed).toBeLessThan(smallestRefused);
   });
 
@@ -119,14 +134,20 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
       await held;
       const executing =
         via === 'the partner API'
-          ? partner.request('POST', `/v1/transfer/${transfer.id}/execute`, { token }).then(async (response) => ({ status: response.status, body: (await response.json()) as unknown }))
-          : executeTransfer(app.db, partner.organizationId, transfer.id, Date.now(), Date.now() + 2_000).then((outcome) => ({ status: 200, body: outcome.kind === 'done' ? outcome.transfer : outcome }));
+          ? partner
+              .request('POST', `/v1/transfer/${transfer.id}/execute`, { token })
+              .then(async (response) => ({ status: response.status, body: (await response.json()) as unknown }))
+          : executeTransfer(app.db, partner.organizationId, transfer.id, Date.now(), Date.now() + 2_000).then(
+              (outcome) => ({ status: 200, body: outcome.kind === 'done' ? outcome.transfer : outcome }),
+            );
       let waiting: { query: string }[] = [];
       for (let tries = 0; tries < 200 && waiting.length === 0; tries += 1) {
         await new Promise((resolve) => setTimeout(resolve, 25));
         ({ rows: waiting } = await sql<{ query: string }>`
           select query from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock' and query like '%organizations%'`.execute(app.db));
+          where datname = current_database() and wait_event_type = 'Lock' and query like '%organizations%'`.execute(
+          app.db,
+        ));
       }
       release();
       await holder;
@@ -135,8 +156,11 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
       // the last statement carries (pg_stat_activity shows a statement's first 1,024 bytes, which
       // with the answer end before the condition).
       const query = waiting[0]?.query ?? '';
-      expect(query).toMatch(/update organizations set balance_cents = balance_cents - \$1\s+where id = \$2 and balance_cents >= \$3/);
-      if (via === 'the partner API') expect(query).toMatch(/^with statement_alongside_at_commit as \(insert into idempotency_keys/);
+      expect(query).toMatch(
+        /update organizations set balance_cents = balance_cents - \$1\s+where id = \$2 and balance_cents >= \$3/,
+      );
+      if (via === 'the partner API')
+        expect(query).toMatch(/^with statement_alongside_at_commit as \(insert into idempotency_keys/);
       else expect(query).toContain('condition_holds(exists (select from moved), $');
       expect(await executing).toMatchObject({ status: 200, body: { id: transfer.id, status: 'PROCESSING' } });
       expect(await balanceOf(partner)).toBe(50_000 - 1_234);
@@ -163,7 +187,9 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
     let executed = 0;
     for (const race of races) {
       expect([race.cancel, race.execute].sort()).toEqual([200, 400]);
-      const current = (await (await partner.request('GET', `/v1/transfer/${race.transfer.id}`, { token })).json()) as TransferJson;
+      const current = (await (
+        await partner.request('GET', `/v1/transfer/${race.transfer.id}`, { token })
+      ).json()) as TransferJson;
       if (race.execute === 200) {
         expect(current.status).toBe('PROCESSING');
         expect(current.cancelledAt).toBeNull();
@@ -180,10 +206,20 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
     const { partner, instances, token } = await onBoth(0);
     const keys = Array.from({ length: 20 }, () => randomUUID());
     const responses = await Promise.all(
-      keys.map((key, i) => instances[i % 2]?.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 500 + i }), idempotencyKey: key, token })),
+      keys.map((key, i) =>
+        instances[i % 2]?.request('POST', '/v1/transfer', {
+          body: transferBody({ amountCents: 500 + i }),
+          idempotencyKey: key,
+          token,
+        }),
+      ),
     );
     expect(responses.map((response) => response?.status)).toEqual(keys.map(() => 200));
-    const rows = await app.db.selectFrom('transfers').select('idempotency_key').where('client_id', '=', partner.clientId).execute();
+    const rows = await app.db
+      .selectFrom('transfers')
+      .select('idempotency_key')
+      .where('client_id', '=', partner.clientId)
+      .execute();
     expect(rows.map((row) => row.idempotency_key).sort()).toEqual([...keys].sort());
   });
 });

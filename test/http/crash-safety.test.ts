@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestFingerprint } from '../../server/http/unit-of-work.js';
 import { SETTLEMENT_BATCH, settleDueTransfers, startSettlementWorker } from '../../server/settlement-worker.js';
-import { openDatabase } from '../../server/store/connection.js';
+import { openDatabase } from '../../server/database/open.js';
 import { storeAnswer } from '../helpers/store-answer.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { claimDueSettlements, executeTransfer, type NewTransfer } from '../../server/store/transfers.js';
@@ -38,7 +38,8 @@ afterAll(async () => {
   await app.close();
 });
 
-const balanceOf = async (organizationId: string): Promise<number> => (await getBalance(app.db, organizationId)) ?? Number.NaN;
+const balanceOf = async (organizationId: string): Promise<number> =>
+  (await getBalance(app.db, organizationId)) ?? Number.NaN;
 
 async function transfersWithKey(key: string): Promise<number> {
   const row = await app.db
@@ -75,7 +76,14 @@ describe('an interrupted write', () => {
       crashed.db.transaction().execute(async (tx) => {
         const row = await insertTransfer(tx, newTransferOf(partner, key, bodyJson, app.clock.now()));
         const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
-        await storeAnswer(tx, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now(), status: 200, body: JSON.stringify(row) });
+        await storeAnswer(tx, {
+          clientId: partner.clientId,
+          key,
+          fingerprint,
+          nowMs: app.clock.now(),
+          status: 200,
+          body: JSON.stringify(row),
+        });
         throw new Error('the process died here');
       }),
     ).rejects.toThrow('the process died here');
@@ -90,37 +98,53 @@ describe('an interrupted write', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it.runIf(postgresUrl !== undefined)('a write whose connection is cut before its commit (PostgreSQL) stored nothing: the key is free at once', async () => {
-    const body = JSON.stringify(transferBody({ amountCents: 5_151 }));
-    const key = randomUUID();
-    const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
-    const lost = await openDatabase({ url: app.databaseUrl, maxConnections: 1, onConnectionError: () => undefined });
-    let stored: () => void = () => undefined;
-    const storedYet = new Promise<void>((resolve) => {
-      stored = resolve;
-    });
-    const dying = lost.db.transaction().execute(async (tx) => {
-      await storeAnswer(tx, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now(), status: 200, body: '{}' });
-      stored();
-      // The server ends this backend as an instance's crash would end its connection.
-      await sql`select pg_terminate_backend(pg_backend_pid())`.execute(tx);
-    });
-    await storedYet;
-    await expect(dying).rejects.toThrow();
-    await lost.close();
+  it.runIf(postgresUrl !== undefined)(
+    'a write whose connection is cut before its commit (PostgreSQL) stored nothing: the key is free at once',
+    async () => {
+      const body = JSON.stringify(transferBody({ amountCents: 5_151 }));
+      const key = randomUUID();
+      const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
+      const lost = await openDatabase({ url: app.databaseUrl, maxConnections: 1, onConnectionError: () => undefined });
+      let stored: () => void = () => undefined;
+      const storedYet = new Promise<void>((resolve) => {
+        stored = resolve;
+      });
+      const dying = lost.db.transaction().execute(async (tx) => {
+        await storeAnswer(tx, {
+          clientId: partner.clientId,
+          key,
+          fingerprint,
+          nowMs: app.clock.now(),
+          status: 200,
+          body: '{}',
+        });
+        stored();
+        // The server ends this backend as an instance's crash would end its connection.
+        await sql`select pg_terminate_backend(pg_backend_pid())`.execute(tx);
+      });
+      await storedYet;
+      await expect(dying).rejects.toThrow();
+      await lost.close();
 
-    const retried = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
-    expect(retried.status).toBe(200);
-    expect(retried.headers.get('idempotent-replayed')).toBeNull();
-    expect(await transfersWithKey(key)).toBe(1);
-  });
+      const retried = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
+      expect(retried.status).toBe(200);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      expect(await transfersWithKey(key)).toBe(1);
+    },
+  );
 
   it('no transfer without its reservation: a crash after execute reserved the money rolls back both', async () => {
     const created = await createTransfer(partner, { amountCents: 7_000 });
     const before = await balanceOf(partner.organizationId);
     await expect(
       app.db.transaction().execute(async (tx) => {
-        const outcome = await executeTransfer(tx, partner.organizationId, created.id, app.clock.now(), app.clock.now() + DELAY_MS);
+        const outcome = await executeTransfer(
+          tx,
+          partner.organizationId,
+          created.id,
+          app.clock.now(),
+          app.clock.now() + DELAY_MS,
+        );
         expect(outcome.kind).toBe('done');
         throw new Error('the process died here');
       }),
@@ -167,7 +191,10 @@ describe('settlement after a restart', () => {
     for (let i = 0; i < 8; i += 1) {
       const fails = i % 3 === 0;
       const amount = 1_000 + i;
-      const created = await createTransfer(owner, { amountCents: amount, ...(fails ? { accountNumber: FAILING_IBAN } : {}) });
+      const created = await createTransfer(owner, {
+        amountCents: amount,
+        ...(fails ? { accountNumber: FAILING_IBAN } : {}),
+      });
       expect((await transferAction(owner, created.id, 'execute')).status).toBe(200);
       made.push({ id: created.id, amount, fails });
     }
@@ -229,7 +256,11 @@ describe('settlement after a restart', () => {
     const worker = startSettlementWorker({
       db: app.db,
       clock: app.clock,
-      logger: { ...logger, info: (object: object, message?: string) => (message === 'transfers settled' ? seen.push(turns) : logger.info(object, message)) },
+      logger: {
+        ...logger,
+        info: (object: object, message?: string) =>
+          message === 'transfers settled' ? seen.push(turns) : logger.info(object, message),
+      },
       intervalMs: 1,
     });
     try {
@@ -264,7 +295,9 @@ describe('settlement after a restart', () => {
       settleAfter: now - 1,
     }));
     for (const row of rows) await insertTransfer(app.db, row);
-    const released = rows.filter((row) => row.accountNumber.endsWith('0002')).reduce((sum, row) => sum + row.amountCents, 0);
+    const released = rows
+      .filter((row) => row.accountNumber.endsWith('0002'))
+      .reduce((sum, row) => sum + row.amountCents, 0);
     const due = await dueProcessing();
 
     const second = await openDatabase({ url: app.databaseUrl ?? '' });

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { addOperator } from '../../server/operators.js';
 import { randomIds } from '../../server/clock-and-ids.js';
-import type { OperatorRole } from '../../server/store/schema.js';
+import type { OperatorRole } from '../../server/database/schema.js';
 import type { Partner, TestApp } from '../../scripts/proof/app.js';
 
 // A dashboard operator talking to a test app the way the dashboard's pages do: the session
@@ -38,7 +38,12 @@ export interface Operator {
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function dashboardFetch(baseUrl: string, method: string, path: string, options: DashboardRequestOptions & { cookie?: string | null } = {}): Promise<Response> {
+export function dashboardFetch(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: DashboardRequestOptions & { cookie?: string | null } = {},
+): Promise<Response> {
   const headers: Record<string, string> = {};
   if (options.cookie !== undefined && options.cookie !== null) headers['Cookie'] = options.cookie;
   if (options.csrfToken !== undefined && options.csrfToken !== null) headers['X-CSRF-Token'] = options.csrfToken;
@@ -53,7 +58,10 @@ export function dashboardFetch(baseUrl: string, method: string, path: string, op
 
 /** POST /dashboard/api/session, as is. */
 export function login(baseUrl: string, username: string, password: string, cookie?: string): Promise<Response> {
-  return dashboardFetch(baseUrl, 'POST', '/dashboard/api/session', { body: { username, password }, ...(cookie !== undefined ? { cookie } : {}) });
+  return dashboardFetch(baseUrl, 'POST', '/dashboard/api/session', {
+    body: { username, password },
+    ...(cookie !== undefined ? { cookie } : {}),
+  });
 }
 
 /** Logs in, failing the test on anything but 200, and returns the operator's session. */
@@ -73,7 +81,8 @@ export async function loginAs(baseUrl: string, username: string, password: strin
       dashboardFetch(baseUrl, method, path, {
         ...options,
         cookie: options.cookie === undefined ? cookie : options.cookie,
-        csrfToken: options.csrfToken === undefined ? (WRITES.has(method) ? session.csrfToken : null) : options.csrfToken,
+        csrfToken:
+          options.csrfToken === undefined ? (WRITES.has(method) ? session.csrfToken : null) : options.csrfToken,
       }),
   };
 }
@@ -84,7 +93,16 @@ export function loginFirstOperator(app: TestApp, partner: Partner): Promise<Oper
 }
 
 /** Adds an operator of the role to the partner's organization and logs them in. */
-export async function addOperatorAndLogin(app: TestApp, partner: Partner, role: OperatorRole, username: string): Promise<Operator> {
-  const added = await addOperator(app.db, { ids: randomIds, clock: app.clock }, { organizationId: partner.organizationId, username, role });
+export async function addOperatorAndLogin(
+  app: TestApp,
+  partner: Partner,
+  role: OperatorRole,
+  username: string,
+): Promise<Operator> {
+  const added = await addOperator(
+    app.db,
+    { ids: randomIds, clock: app.clock },
+    { organizationId: partner.organizationId, username, role },
+  );
   return loginAs(app.baseUrl, username, added.password);
 }

@@ -14,7 +14,12 @@ import { createTransfer, expectError, expectNoLeak, transferAction, type Transfe
 
 interface DashboardTransferJson {
   transfer: TransferJson;
-  review: null | { decision: string; decidedAt: number; operator: null | { id: string; username: string }; reason?: string };
+  review: null | {
+    decision: string;
+    decidedAt: number;
+    operator: null | { id: string; username: string };
+    reason?: string;
+  };
 }
 
 let app: TestApp;
@@ -52,7 +57,11 @@ async function partnerTransfer(id: string): Promise<TransferJson> {
 
 describe('sessions', () => {
   it('login sets the session cookie with its attributes and answers the session; only the hash is stored', async () => {
-    const response = await login(app.baseUrl, partner.operator.operator.username.toUpperCase(), partner.operator.password);
+    const response = await login(
+      app.baseUrl,
+      partner.operator.operator.username.toUpperCase(),
+      partner.operator.password,
+    );
     const text = await response.text();
     expect(response.status, text).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -61,7 +70,12 @@ describe('sessions', () => {
     const [pair, ...attributes] = (cookies[0] ?? '').split('; ');
     expect(pair).toMatch(/^dashboard_session=[A-Za-z0-9_-]{43}$/);
     expect(attributes.sort()).toEqual(['HttpOnly', 'Max-Age=28800', 'Path=/dashboard', 'SameSite=Strict']);
-    const session = JSON.parse(text) as { operator: unknown; organization: unknown; csrfToken: string; expiresAt: number };
+    const session = JSON.parse(text) as {
+      operator: unknown;
+      organization: unknown;
+      csrfToken: string;
+      expiresAt: number;
+    };
     expect(session).toEqual({
       operator: { id: partner.operator.operator.id, username: partner.operator.operator.username, role: 'approver' },
       organization: { id: partner.organizationId, name: 'Nile Delta Trading' },
@@ -81,7 +95,9 @@ describe('sessions', () => {
     expect(read.csrfToken).toBe(operator.session.csrfToken);
     const out = await operator.request('DELETE', '/dashboard/api/session');
     expect(out.status, await out.text()).toBe(204);
-    expect(out.headers.getSetCookie()[0]).toBe('dashboard_session=; Path=/dashboard; Max-Age=0; HttpOnly; SameSite=Strict');
+    expect(out.headers.getSetCookie()[0]).toBe(
+      'dashboard_session=; Path=/dashboard; Max-Age=0; HttpOnly; SameSite=Strict',
+    );
     await expectError(await operator.request('GET', '/dashboard/api/session'), 401, 'Unauthorized');
     await expectError(await operator.request('GET', '/dashboard/api/transfer'), 401, 'Unauthorized');
     await expectError(await operator.request('DELETE', '/dashboard/api/session'), 401, 'Unauthorized');
@@ -89,8 +105,16 @@ describe('sessions', () => {
 
   it('no cookie, or a made-up one, is 401', async () => {
     await expectError(await dashboardFetch(app.baseUrl, 'GET', '/dashboard/api/balance'), 401, 'Unauthorized');
-    await expectError(await viewer.request('GET', '/dashboard/api/balance', { cookie: `dashboard_session=${'A'.repeat(43)}` }), 401, 'Unauthorized');
-    await expectError(await viewer.request('GET', '/dashboard/api/balance', { cookie: 'dashboard_session=short' }), 401, 'Unauthorized');
+    await expectError(
+      await viewer.request('GET', '/dashboard/api/balance', { cookie: `dashboard_session=${'A'.repeat(43)}` }),
+      401,
+      'Unauthorized',
+    );
+    await expectError(
+      await viewer.request('GET', '/dashboard/api/balance', { cookie: 'dashboard_session=short' }),
+      401,
+      'Unauthorized',
+    );
   });
 
   it('a login from a browser holding a session ends that session', async () => {
@@ -104,7 +128,11 @@ describe('sessions', () => {
   });
 
   it('a wrong password and an unknown username get the same 401', async () => {
-    const wrong = await expectError(await login(app.baseUrl, partner.operator.operator.username, 'not-the-password'), 401, 'Unauthorized');
+    const wrong = await expectError(
+      await login(app.baseUrl, partner.operator.operator.username, 'not-the-password'),
+      401,
+      'Unauthorized',
+    );
     const unknown = await expectError(await login(app.baseUrl, 'nobody.here', 'not-the-password'), 401, 'Unauthorized');
     expect(unknown).toEqual(wrong);
   });
@@ -117,9 +145,14 @@ describe('sessions', () => {
 
   it('the 11th failed login within a minute is 429 with Retry-After, even with the right password; a minute later it works', async () => {
     const target = await addOperatorAndLogin(app, partner, 'viewer', 'rate.limited');
-    const added = await app.db.selectFrom('operators').select('id').where('username', '=', 'rate.limited').executeTakeFirstOrThrow();
+    const added = await app.db
+      .selectFrom('operators')
+      .select('id')
+      .where('username', '=', 'rate.limited')
+      .executeTakeFirstOrThrow();
     expect(added.id).toBe(target.session.operator.id);
-    for (let i = 0; i < 10; i += 1) await expectError(await login(app.baseUrl, 'rate.limited', `wrong-${i}`), 401, 'Unauthorized');
+    for (let i = 0; i < 10; i += 1)
+      await expectError(await login(app.baseUrl, 'rate.limited', `wrong-${i}`), 401, 'Unauthorized');
     const locked = await login(app.baseUrl, 'Rate.Limited', 'wrong-again');
     await expectError(locked, 429, 'InvalidRequest');
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -132,23 +165,56 @@ describe('sessions', () => {
 describe('the checks, in the order of the document', () => {
   it("a viewer reads everything but a viewer's approve is 403, and the transfer stays PENDING", async () => {
     const created = await createTransfer(partner);
-    for (const path of ['/dashboard/api/transfer', `/dashboard/api/transfer/${created.id}`, '/dashboard/api/card', '/dashboard/api/transaction', '/dashboard/api/balance', '/dashboard/api/client']) {
+    for (const path of [
+      '/dashboard/api/transfer',
+      `/dashboard/api/transfer/${created.id}`,
+      '/dashboard/api/card',
+      '/dashboard/api/transaction',
+      '/dashboard/api/balance',
+      '/dashboard/api/client',
+    ]) {
       expect((await viewer.request('GET', path)).status, path).toBe(200);
     }
-    const body = await expectError(await viewer.request('POST', `/dashboard/api/transfer/${created.id}/approve`), 403, 'Unauthorized');
+    const body = await expectError(
+      await viewer.request('POST', `/dashboard/api/transfer/${created.id}/approve`),
+      403,
+      'Unauthorized',
+    );
     expect(body.message).toMatch(/viewer/);
-    await expectError(await viewer.request('POST', `/dashboard/api/transfer/${created.id}/reject`, { body: { reason: 'no' } }), 403, 'Unauthorized');
+    await expectError(
+      await viewer.request('POST', `/dashboard/api/transfer/${created.id}/reject`, { body: { reason: 'no' } }),
+      403,
+      'Unauthorized',
+    );
     expect((await partnerTransfer(created.id)).status).toBe('PENDING');
   });
 
   it('a write without the X-CSRF-Token, or with another one, is 403 and changes nothing', async () => {
     const created = await createTransfer(partner);
     const before = await balanceOf(partner);
-    const missing = await expectError(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`, { csrfToken: null }), 403, 'Unauthorized');
+    const missing = await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`, { csrfToken: null }),
+      403,
+      'Unauthorized',
+    );
     expect(missing.message).toMatch(/X-CSRF-Token/);
-    await expectError(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`, { csrfToken: viewer.session.csrfToken }), 403, 'Unauthorized');
-    await expectError(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`, { csrfToken: 'x'.repeat(43) }), 403, 'Unauthorized');
-    await expectError(await approver.request('DELETE', '/dashboard/api/session', { csrfToken: null }), 403, 'Unauthorized');
+    await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`, {
+        csrfToken: viewer.session.csrfToken,
+      }),
+      403,
+      'Unauthorized',
+    );
+    await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`, { csrfToken: 'x'.repeat(43) }),
+      403,
+      'Unauthorized',
+    );
+    await expectError(
+      await approver.request('DELETE', '/dashboard/api/session', { csrfToken: null }),
+      403,
+      'Unauthorized',
+    );
     expect((await partnerTransfer(created.id)).status).toBe('PENDING');
     expect(await balanceOf(partner)).toBe(before);
     expect((await approver.request('GET', '/dashboard/api/session')).status).toBe(200);
@@ -157,11 +223,22 @@ describe('the checks, in the order of the document', () => {
   it('a request from another origin is 403, login included; the same origin passes', async () => {
     const created = await createTransfer(partner);
     const foreign = { origin: 'https://attacker.example' };
-    await expectError(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`, foreign), 403, 'Unauthorized');
-    await expectError(await approver.request('GET', '/dashboard/api/transfer', foreign), 403, 'Unauthorized');
-    await expectError(await approver.request('GET', '/dashboard/api/transfer', { origin: 'null' }), 403, 'Unauthorized');
     await expectError(
-      await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: 'x.y.z', password: 'p' }, ...foreign }),
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`, foreign),
+      403,
+      'Unauthorized',
+    );
+    await expectError(await approver.request('GET', '/dashboard/api/transfer', foreign), 403, 'Unauthorized');
+    await expectError(
+      await approver.request('GET', '/dashboard/api/transfer', { origin: 'null' }),
+      403,
+      'Unauthorized',
+    );
+    await expectError(
+      await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', {
+        body: { username: 'x.y.z', password: 'p' },
+        ...foreign,
+      }),
       403,
       'Unauthorized',
     );
@@ -170,31 +247,84 @@ describe('the checks, in the order of the document', () => {
   });
 
   it('the session comes before validation: no cookie and a bad body is 401; a viewer and a bad body is 403', async () => {
-    await expectError(await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/transfer/trf_x/reject', { body: { nope: 1 } }), 401, 'Unauthorized');
-    await expectError(await viewer.request('POST', '/dashboard/api/transfer/trf_x/reject', { body: { nope: 1 } }), 403, 'Unauthorized');
-    await expectError(await approver.request('POST', '/dashboard/api/transfer/trf_x/reject', { body: { nope: 1 } }), 400, 'InvalidRequest');
-    await expectError(await approver.request('POST', '/dashboard/api/transfer/trf_x/reject', { body: { reason: 'r' }, contentType: 'text/plain' }), 415, 'InvalidRequest');
+    await expectError(
+      await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/transfer/trf_x/reject', { body: { nope: 1 } }),
+      401,
+      'Unauthorized',
+    );
+    await expectError(
+      await viewer.request('POST', '/dashboard/api/transfer/trf_x/reject', { body: { nope: 1 } }),
+      403,
+      'Unauthorized',
+    );
+    await expectError(
+      await approver.request('POST', '/dashboard/api/transfer/trf_x/reject', { body: { nope: 1 } }),
+      400,
+      'InvalidRequest',
+    );
+    await expectError(
+      await approver.request('POST', '/dashboard/api/transfer/trf_x/reject', {
+        body: { reason: 'r' },
+        contentType: 'text/plain',
+      }),
+      415,
+      'InvalidRequest',
+    );
   });
 
   it("another organization's transfer and card are 404, and nothing changes", async () => {
     const theirs = await createTransfer(other);
-    const card = await app.db.selectFrom('cards').select('id').where('organization_id', '=', other.organizationId).executeTakeFirstOrThrow();
+    const card = await app.db
+      .selectFrom('cards')
+      .select('id')
+      .where('organization_id', '=', other.organizationId)
+      .executeTakeFirstOrThrow();
     const unknownId = 'trf_00000000000000000000000000';
-    const unknown = await expectError(await approver.request('GET', `/dashboard/api/transfer/${unknownId}`), 404, 'NotFound');
-    const foreign = await expectError(await approver.request('GET', `/dashboard/api/transfer/${theirs.id}`), 404, 'NotFound');
+    const unknown = await expectError(
+      await approver.request('GET', `/dashboard/api/transfer/${unknownId}`),
+      404,
+      'NotFound',
+    );
+    const foreign = await expectError(
+      await approver.request('GET', `/dashboard/api/transfer/${theirs.id}`),
+      404,
+      'NotFound',
+    );
     // The same answer, the id asked for aside: nothing tells an existing id of another organization from none.
     expect({ ...foreign, message: foreign.message.replace(theirs.id, unknownId) }).toEqual(unknown);
-    expect((await okJson<DashboardTransferJson>(await outsider.request('GET', `/dashboard/api/transfer/${theirs.id}`))).transfer.id).toBe(theirs.id);
+    expect(
+      (await okJson<DashboardTransferJson>(await outsider.request('GET', `/dashboard/api/transfer/${theirs.id}`)))
+        .transfer.id,
+    ).toBe(theirs.id);
     await expectError(await approver.request('POST', `/dashboard/api/transfer/${theirs.id}/approve`), 404, 'NotFound');
-    await expectError(await approver.request('POST', `/dashboard/api/transfer/${theirs.id}/reject`, { body: { reason: 'not mine' } }), 404, 'NotFound');
+    await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${theirs.id}/reject`, { body: { reason: 'not mine' } }),
+      404,
+      'NotFound',
+    );
     const mergePatch = 'application/merge-patch+json';
     const whole = { body: { daily: 1, monthly: 1, atm: 1 }, contentType: mergePatch };
     await expectError(await approver.request('PUT', `/dashboard/api/card/${card.id}/limits`, whole), 404, 'NotFound');
-    await expectError(await approver.request('PATCH', `/dashboard/api/card/${card.id}/limits`, { body: { daily: 1 }, contentType: mergePatch }), 404, 'NotFound');
-    const unchanged = await app.db.selectFrom('cards').select('daily_limit').where('id', '=', card.id).executeTakeFirstOrThrow();
+    await expectError(
+      await approver.request('PATCH', `/dashboard/api/card/${card.id}/limits`, {
+        body: { daily: 1 },
+        contentType: mergePatch,
+      }),
+      404,
+      'NotFound',
+    );
+    const unchanged = await app.db
+      .selectFrom('cards')
+      .select('daily_limit')
+      .where('id', '=', card.id)
+      .executeTakeFirstOrThrow();
     expect(unchanged.daily_limit).not.toBe(1);
-    expect((await okJson<TransferJson>(await other.request('GET', `/v1/transfer/${theirs.id}`))).status).toBe('PENDING');
-    const listed = await okJson<{ transfers: DashboardTransferJson[] }>(await approver.request('GET', '/dashboard/api/transfer?limit=100'));
+    expect((await okJson<TransferJson>(await other.request('GET', `/v1/transfer/${theirs.id}`))).status).toBe(
+      'PENDING',
+    );
+    const listed = await okJson<{ transfers: DashboardTransferJson[] }>(
+      await approver.request('GET', '/dashboard/api/transfer?limit=100'),
+    );
     expect(listed.transfers.map((entry) => entry.transfer.id)).not.toContain(theirs.id);
   });
 
@@ -217,7 +347,9 @@ describe('transfers', () => {
   it('approve: PROCESSING, the amount reserved, the review names the operator; the partner API shows PROCESSING', async () => {
     const created = await createTransfer(partner, { amountCents: 12_345 });
     const before = await balanceOf(partner);
-    const approved = await okJson<DashboardTransferJson>(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`));
+    const approved = await okJson<DashboardTransferJson>(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`),
+    );
     expect(approved.transfer).toEqual({ ...created, status: 'PROCESSING', reviewedAt: app.clock.now() });
     expect(approved.review).toEqual({
       decision: 'APPROVED',
@@ -226,9 +358,17 @@ describe('transfers', () => {
     });
     expect(await balanceOf(partner)).toBe(before - 12_345);
     expect(await partnerTransfer(created.id)).toEqual(approved.transfer);
-    const again = await expectError(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`), 400, 'InvalidRequest');
+    const again = await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`),
+      400,
+      'InvalidRequest',
+    );
     expect(again.message).toMatch(/PROCESSING/);
-    await expectError(await approver.request('POST', `/dashboard/api/transfer/${created.id}/reject`, { body: { reason: 'late' } }), 400, 'InvalidRequest');
+    await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/reject`, { body: { reason: 'late' } }),
+      400,
+      'InvalidRequest',
+    );
     expect(await balanceOf(partner)).toBe(before - 12_345);
   });
 
@@ -236,7 +376,9 @@ describe('transfers', () => {
     const created = await createTransfer(partner, { amountCents: 5_000 });
     const before = await balanceOf(partner);
     const reason = 'No purchase order for this payment.';
-    const rejected = await okJson<DashboardTransferJson>(await approver.request('POST', `/dashboard/api/transfer/${created.id}/reject`, { body: { reason } }));
+    const rejected = await okJson<DashboardTransferJson>(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/reject`, { body: { reason } }),
+    );
     expect(rejected.transfer).toEqual({ ...created, status: 'REJECTED', reviewedAt: app.clock.now() });
     expect(rejected.review).toEqual({
       decision: 'REJECTED',
@@ -247,34 +389,59 @@ describe('transfers', () => {
     expect(await balanceOf(partner)).toBe(before);
     expect((await partnerTransfer(created.id)).status).toBe('REJECTED');
     await expectError(await transferAction(partner, created.id, 'execute'), 400, 'InvalidRequest');
-    await expectError(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`), 400, 'InvalidRequest');
+    await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`),
+      400,
+      'InvalidRequest',
+    );
   });
 
   it('a cancelled transfer cannot be decided; an executed one shows an approval by no operator', async () => {
     const cancelled = await createTransfer(partner);
     expect((await transferAction(partner, cancelled.id, 'cancel')).status).toBe(200);
-    await expectError(await approver.request('POST', `/dashboard/api/transfer/${cancelled.id}/approve`), 400, 'InvalidRequest');
-    await expectError(await approver.request('POST', `/dashboard/api/transfer/${cancelled.id}/reject`, { body: { reason: 'x' } }), 400, 'InvalidRequest');
+    await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${cancelled.id}/approve`),
+      400,
+      'InvalidRequest',
+    );
+    await expectError(
+      await approver.request('POST', `/dashboard/api/transfer/${cancelled.id}/reject`, { body: { reason: 'x' } }),
+      400,
+      'InvalidRequest',
+    );
     const executed = await createTransfer(partner);
     expect((await transferAction(partner, executed.id, 'execute')).status).toBe(200);
-    const page = await okJson<{ transfers: DashboardTransferJson[] }>(await viewer.request('GET', '/dashboard/api/transfer?status=PROCESSING&limit=100'));
-    expect(page.transfers.find((entry) => entry.transfer.id === executed.id)?.review).toEqual({ decision: 'APPROVED', decidedAt: app.clock.now(), operator: null });
-    const cancelledPage = await okJson<{ transfers: DashboardTransferJson[] }>(await viewer.request('GET', '/dashboard/api/transfer?status=CANCELLED'));
+    const page = await okJson<{ transfers: DashboardTransferJson[] }>(
+      await viewer.request('GET', '/dashboard/api/transfer?status=PROCESSING&limit=100'),
+    );
+    expect(page.transfers.find((entry) => entry.transfer.id === executed.id)?.review).toEqual({
+      decision: 'APPROVED',
+      decidedAt: app.clock.now(),
+      operator: null,
+    });
+    const cancelledPage = await okJson<{ transfers: DashboardTransferJson[] }>(
+      await viewer.request('GET', '/dashboard/api/transfer?status=CANCELLED'),
+    );
     expect(cancelledPage.transfers.find((entry) => entry.transfer.id === cancelled.id)?.review).toBeNull();
   });
 
   it('get: one transfer with its review, as the list gives it, through PENDING, an approval and a rejection', async () => {
-    const read = async (who: Operator, id: string): Promise<DashboardTransferJson> => okJson<DashboardTransferJson>(await who.request('GET', `/dashboard/api/transfer/${id}`));
+    const read = async (who: Operator, id: string): Promise<DashboardTransferJson> =>
+      okJson<DashboardTransferJson>(await who.request('GET', `/dashboard/api/transfer/${id}`));
     const listed = async (entry: DashboardTransferJson): Promise<DashboardTransferJson | undefined> => {
       const amount = entry.transfer.amountCents;
-      const page = await okJson<{ transfers: DashboardTransferJson[] }>(await viewer.request('GET', `/dashboard/api/transfer?minAmountCents=${amount}&maxAmountCents=${amount}`));
+      const page = await okJson<{ transfers: DashboardTransferJson[] }>(
+        await viewer.request('GET', `/dashboard/api/transfer?minAmountCents=${amount}&maxAmountCents=${amount}`),
+      );
       return page.transfers.find((candidate) => candidate.transfer.id === entry.transfer.id);
     };
 
     const created = await createTransfer(partner, { amountCents: 23_456 });
     expect(await read(viewer, created.id)).toEqual({ transfer: created, review: null });
 
-    const approved = await okJson<DashboardTransferJson>(await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`));
+    const approved = await okJson<DashboardTransferJson>(
+      await approver.request('POST', `/dashboard/api/transfer/${created.id}/approve`),
+    );
     // The approver reads their own decision; the viewer another operator's: both name the approver.
     expect(await read(approver, created.id)).toEqual(approved);
     expect(await read(viewer, created.id)).toEqual(approved);
@@ -283,24 +450,46 @@ describe('transfers', () => {
 
     const executed = await createTransfer(partner);
     expect((await transferAction(partner, executed.id, 'execute')).status).toBe(200);
-    expect((await read(viewer, executed.id)).review).toEqual({ decision: 'APPROVED', decidedAt: app.clock.now(), operator: null });
+    expect((await read(viewer, executed.id)).review).toEqual({
+      decision: 'APPROVED',
+      decidedAt: app.clock.now(),
+      operator: null,
+    });
 
     const toReject = await createTransfer(partner);
-    const rejected = await okJson<DashboardTransferJson>(await approver.request('POST', `/dashboard/api/transfer/${toReject.id}/reject`, { body: { reason: 'Duplicate of an earlier payment.' } }));
+    const rejected = await okJson<DashboardTransferJson>(
+      await approver.request('POST', `/dashboard/api/transfer/${toReject.id}/reject`, {
+        body: { reason: 'Duplicate of an earlier payment.' },
+      }),
+    );
     expect(await read(viewer, toReject.id)).toEqual(rejected);
 
-    await expectError(await dashboardFetch(app.baseUrl, 'GET', `/dashboard/api/transfer/${created.id}`), 401, 'Unauthorized');
+    await expectError(
+      await dashboardFetch(app.baseUrl, 'GET', `/dashboard/api/transfer/${created.id}`),
+      401,
+      'Unauthorized',
+    );
     await expectError(await viewer.request('GET', '/dashboard/api/transfer/not%20an%20id'), 400, 'InvalidRequest');
-    await expectError(await viewer.request('GET', `/dashboard/api/transfer/${created.id}?expand=review`), 400, 'InvalidRequest');
+    await expectError(
+      await viewer.request('GET', `/dashboard/api/transfer/${created.id}?expand=review`),
+      400,
+      'InvalidRequest',
+    );
   });
 
   it('approve with too little balance is 400 InsufficientFunds and the transfer stays PENDING', async () => {
     const poor = await app.onboard({ name: 'Small Balance', balanceCents: 1_000 });
     const operator = await loginFirstOperator(app, poor);
     const created = await createTransfer(poor, { amountCents: 1_001 });
-    const body = await expectError(await operator.request('POST', `/dashboard/api/transfer/${created.id}/approve`), 400, 'InsufficientFunds');
+    const body = await expectError(
+      await operator.request('POST', `/dashboard/api/transfer/${created.id}/approve`),
+      400,
+      'InsufficientFunds',
+    );
     expect(body.details).toBe('balanceCents: 1000, amountCents: 1001');
-    expect((await okJson<TransferJson>(await poor.request('GET', `/v1/transfer/${created.id}`))).status).toBe('PENDING');
+    expect((await okJson<TransferJson>(await poor.request('GET', `/v1/transfer/${created.id}`))).status).toBe(
+      'PENDING',
+    );
     expect(await balanceOf(poor)).toBe(1_000);
   });
 
@@ -319,34 +508,82 @@ describe('transfers', () => {
     let cursor: string | undefined;
     for (let pages = 0; pages < 10; pages += 1) {
       const query = `?limit=2${cursor !== undefined ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = await okJson<{ transfers: DashboardTransferJson[]; nextCursor?: string }>(await operator.request('GET', `/dashboard/api/transfer${query}`));
+      const page = await okJson<{ transfers: DashboardTransferJson[]; nextCursor?: string }>(
+        await operator.request('GET', `/dashboard/api/transfer${query}`),
+      );
       seen.push(...page.transfers);
       cursor = page.nextCursor;
       if (cursor === undefined) break;
     }
     expect(seen.map((entry) => entry.transfer.id)).toEqual([ids[6], ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]]);
-    const filtered = await okJson<{ transfers: DashboardTransferJson[] }>(await operator.request('GET', '/dashboard/api/transfer?minAmountCents=1003&maxAmountCents=1004'));
+    const filtered = await okJson<{ transfers: DashboardTransferJson[] }>(
+      await operator.request('GET', '/dashboard/api/transfer?minAmountCents=1003&maxAmountCents=1004'),
+    );
     expect(filtered.transfers.map((entry) => entry.transfer.id)).toEqual([ids[4], ids[3]]);
-    await expectError(await operator.request('GET', '/dashboard/api/transfer?minAmountCents=5&maxAmountCents=4'), 400, 'InvalidRequest');
+    await expectError(
+      await operator.request('GET', '/dashboard/api/transfer?minAmountCents=5&maxAmountCents=4'),
+      400,
+      'InvalidRequest',
+    );
     // A cursor of the partner API's list (another order) is not one of this list.
     const partnerPage = await okJson<{ nextCursor: string }>(await lister.request('GET', '/v1/transfer?limit=2'));
-    await expectError(await operator.request('GET', `/dashboard/api/transfer?limit=2&cursor=${encodeURIComponent(partnerPage.nextCursor)}`), 400, 'InvalidRequest');
+    await expectError(
+      await operator.request(
+        'GET',
+        `/dashboard/api/transfer?limit=2&cursor=${encodeURIComponent(partnerPage.nextCursor)}`,
+      ),
+      400,
+      'InvalidRequest',
+    );
   });
 });
 
 describe('cards, the ledger, the balance and the clients', () => {
   it("setting and adjusting a card's limits: the partner API's GET card answers the new limits", async () => {
-    const card = await app.db.selectFrom('cards').select('id').where('organization_id', '=', partner.organizationId).where('approval_based_limit', 'is', null).executeTakeFirstOrThrow();
+    const card = await app.db
+      .selectFrom('cards')
+      .select('id')
+      .where('organization_id', '=', partner.organizationId)
+      .where('approval_based_limit', 'is', null)
+      .executeTakeFirstOrThrow();
     const mergePatch = 'application/merge-patch+json';
-    const put = await okJson<{ limits: unknown }>(await approver.request('PUT', `/dashboard/api/card/${card.id}/limits`, { body: { daily: 400_000, monthly: 1_500_000, atm: 200_000 }, contentType: mergePatch }));
+    const put = await okJson<{ limits: unknown }>(
+      await approver.request('PUT', `/dashboard/api/card/${card.id}/limits`, {
+        body: { daily: 400_000, monthly: 1_500_000, atm: 200_000 },
+        contentType: mergePatch,
+      }),
+    );
     expect(put.limits).toEqual({ daily: 400_000, monthly: 1_500_000, atm: 200_000, approvalBased: null });
-    const patched = await okJson<{ limits: unknown }>(await approver.request('PATCH', `/dashboard/api/card/${card.id}/limits`, { body: { daily: 100_000, atm: -50_000 }, contentType: mergePatch }));
+    const patched = await okJson<{ limits: unknown }>(
+      await approver.request('PATCH', `/dashboard/api/card/${card.id}/limits`, {
+        body: { daily: 100_000, atm: -50_000 },
+        contentType: mergePatch,
+      }),
+    );
     expect(patched.limits).toEqual({ daily: 500_000, monthly: 1_500_000, atm: 150_000, approvalBased: null });
     const seen = await okJson<{ limits: unknown }>(await partner.request('GET', `/v1/card/${card.id}`));
     expect(seen).toEqual(patched);
-    await expectError(await approver.request('PATCH', `/dashboard/api/card/${card.id}/limits`, { body: { daily: -600_000 }, contentType: mergePatch }), 400, 'InvalidRequest');
-    await expectError(await approver.request('PUT', `/dashboard/api/card/${card.id}/limits`, { body: { daily: 1, monthly: 1, atm: 1, approvalBased: 5 }, contentType: mergePatch }), 400, 'InvalidRequest');
-    await expectError(await approver.request('PUT', `/dashboard/api/card/${card.id}/limits`, { body: { daily: 1 } }), 415, 'InvalidRequest');
+    await expectError(
+      await approver.request('PATCH', `/dashboard/api/card/${card.id}/limits`, {
+        body: { daily: -600_000 },
+        contentType: mergePatch,
+      }),
+      400,
+      'InvalidRequest',
+    );
+    await expectError(
+      await approver.request('PUT', `/dashboard/api/card/${card.id}/limits`, {
+        body: { daily: 1, monthly: 1, atm: 1, approvalBased: 5 },
+        contentType: mergePatch,
+      }),
+      400,
+      'InvalidRequest',
+    );
+    await expectError(
+      await approver.request('PUT', `/dashboard/api/card/${card.id}/limits`, { body: { daily: 1 } }),
+      415,
+      'InvalidRequest',
+    );
     expect(await okJson<{ limits: unknown }>(await partner.request('GET', `/v1/card/${card.id}`))).toEqual(patched);
   });
 
@@ -357,13 +594,19 @@ describe('cards, the ledger, the balance and the clients', () => {
   });
 
   it('the ledger pages with keyset cursors and the partner API filters, every record once', async () => {
-    const total = await app.db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', partner.organizationId).executeTakeFirstOrThrow();
+    const total = await app.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', partner.organizationId)
+      .executeTakeFirstOrThrow();
     const seen = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
     do {
       const query = `?limit=100${cursor !== undefined ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = await okJson<{ transactions: Array<{ id: string }>; nextCursor?: string }>(await viewer.request('GET', `/dashboard/api/transaction${query}`));
+      const page = await okJson<{ transactions: Array<{ id: string }>; nextCursor?: string }>(
+        await viewer.request('GET', `/dashboard/api/transaction${query}`),
+      );
       for (const transaction of page.transactions) seen.add(transaction.id);
       cursor = page.nextCursor;
       pages += 1;
@@ -372,8 +615,16 @@ describe('cards, the ledger, the balance and the clients', () => {
     const filter = '?statuses=SUCCEEDED,DECLINED&categories=TRAVEL,FOOD_BEVERAGE&limit=7';
     const dashboard = await okJson<unknown>(await viewer.request('GET', `/dashboard/api/transaction${filter}`));
     expect(dashboard).toEqual(await okJson<unknown>(await partner.request('GET', `/v1/transaction${filter}`)));
-    await expectError(await viewer.request('GET', '/dashboard/api/transaction?statuses=SUCCEEDED,NOPE'), 400, 'InvalidRequest');
-    await expectError(await viewer.request('GET', '/dashboard/api/transaction?fromDate=10&toDate=5'), 400, 'InvalidRequest');
+    await expectError(
+      await viewer.request('GET', '/dashboard/api/transaction?statuses=SUCCEEDED,NOPE'),
+      400,
+      'InvalidRequest',
+    );
+    await expectError(
+      await viewer.request('GET', '/dashboard/api/transaction?fromDate=10&toDate=5'),
+      400,
+      'InvalidRequest',
+    );
   });
 
   it('the balance: available, processing and pending, read at one moment', async () => {
@@ -395,7 +646,9 @@ describe('cards, the ledger, the balance and the clients', () => {
     const text = await response.text();
     expect(response.status, text).toBe(200);
     expect(JSON.parse(text)).toEqual({
-      clients: [{ clientId: partner.clientId, scopes: [...partner.scopes], createdAt: expect.any(Number), activePublicKeys: 1 }],
+      clients: [
+        { clientId: partner.clientId, scopes: [...partner.scopes], createdAt: expect.any(Number), activePublicKeys: 1 },
+      ],
     });
     expect(text).not.toContain(partner.clientSecret);
     expectNoLeak(text);
@@ -405,10 +658,13 @@ describe('cards, the ledger, the balance and the clients', () => {
 
 describe('outsiders', () => {
   it("another organization's operator sees only their own", async () => {
-    const listed = await okJson<{ clients: Array<{ clientId: string }> }>(await outsider.request('GET', '/dashboard/api/client'));
+    const listed = await okJson<{ clients: Array<{ clientId: string }> }>(
+      await outsider.request('GET', '/dashboard/api/client'),
+    );
     expect(listed.clients.map((client) => client.clientId)).toEqual([other.clientId]);
-    const session = await okJson<{ organization: { id: string } }>(await outsider.request('GET', '/dashboard/api/session'));
+    const session = await okJson<{ organization: { id: string } }>(
+      await outsider.request('GET', '/dashboard/api/session'),
+    );
     expect(session.organization.id).toBe(other.organizationId);
   });
-
 });

@@ -10,7 +10,17 @@ import { getBalance, recordAuthFailure } from '../../server/store/organizations.
 import { IDEMPOTENCY_RETENTION_MS } from '../../server/store/idempotency.js';
 import { storeAnswer } from '../helpers/store-answer.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
-import { createTransfer, eventually, expectError, gate, newTransferOf, recordingLogger, transferAction, transferBody, type TransferJson } from './support.js';
+import {
+  createTransfer,
+  eventually,
+  expectError,
+  gate,
+  newTransferOf,
+  recordingLogger,
+  transferAction,
+  transferBody,
+  type TransferJson,
+} from './support.js';
 
 // Idempotency: one answer per (client, key) for 24 hours, replayed byte for byte;
 // 422 for another request under the same key, 409 while it runs; nothing stored for requests the
@@ -72,13 +82,20 @@ describe('replay', () => {
     const first = await partner.request('POST', '/v1/transfer', { body, idempotencyKey: key });
     const firstText = await first.text();
     expect(first.status).toBe(200);
-    const compressed = { rawBody: gzipSync(JSON.stringify(body)), headers: { 'Content-Encoding': 'gzip' }, idempotencyKey: key };
+    const compressed = {
+      rawBody: gzipSync(JSON.stringify(body)),
+      headers: { 'Content-Encoding': 'gzip' },
+      idempotencyKey: key,
+    };
     const again = await partner.request('POST', '/v1/transfer', compressed);
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.text()).toBe(firstText);
     // Another body compressed is another request.
-    const other = await partner.request('POST', '/v1/transfer', { ...compressed, rawBody: gzipSync(JSON.stringify(transferBody({ amountCents: 4_323 }))) });
+    const other = await partner.request('POST', '/v1/transfer', {
+      ...compressed,
+      rawBody: gzipSync(JSON.stringify(transferBody({ amountCents: 4_323 }))),
+    });
     await expectError(other, 422, 'DuplicateIdempotencyKey');
     expect(await transfersWithKey(partner, key)).toBe(1);
   });
@@ -111,13 +128,24 @@ describe('replay', () => {
     let balance = 10;
     const unchanged = async () => {
       expect(await getBalance(app.db, poor.organizationId)).toBe(balance);
-      expect((await app.db.selectFrom('transfers').select('status').where('id', '=', created.id).executeTakeFirstOrThrow()).status).toBe('PENDING');
+      expect(
+        (await app.db.selectFrom('transfers').select('status').where('id', '=', created.id).executeTakeFirstOrThrow())
+          .status,
+      ).toBe('PENDING');
     };
     const early = await poor.request('POST', `/v1/transfer/${created.id}/execute`, { idempotencyKey: key });
-    expect([early.status, early.headers.get('idempotent-replayed'), await early.text()]).toEqual([400, 'true', firstText]);
+    expect([early.status, early.headers.get('idempotent-replayed'), await early.text()]).toEqual([
+      400,
+      'true',
+      firstText,
+    ]);
     await unchanged();
 
-    await app.db.updateTable('organizations').set({ balance_cents: 1_000 }).where('id', '=', poor.organizationId).execute();
+    await app.db
+      .updateTable('organizations')
+      .set({ balance_cents: 1_000 })
+      .where('id', '=', poor.organizationId)
+      .execute();
     balance = 1_000;
     const again = await poor.request('POST', `/v1/transfer/${created.id}/execute`, { idempotencyKey: key });
     expect(again.status).toBe(400);
@@ -155,8 +183,14 @@ describe('replay', () => {
 describe('one key, another request', () => {
   it('another body under the same key → 422 DuplicateIdempotencyKey, nothing created', async () => {
     const key = randomUUID();
-    expect((await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 100 }), idempotencyKey: key })).status).toBe(200);
-    const changed = await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 101 }), idempotencyKey: key });
+    expect(
+      (await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 100 }), idempotencyKey: key }))
+        .status,
+    ).toBe(200);
+    const changed = await partner.request('POST', '/v1/transfer', {
+      body: transferBody({ amountCents: 101 }),
+      idempotencyKey: key,
+    });
     await expectError(changed, 422, 'DuplicateIdempotencyKey');
     expect(await transfersWithKey(partner, key)).toBe(1);
   });
@@ -166,9 +200,21 @@ describe('one key, another request', () => {
     const b = await createTransfer(partner);
     const key = randomUUID();
     expect((await partner.request('POST', `/v1/transfer/${a.id}/cancel`, { idempotencyKey: key })).status).toBe(200);
-    await expectError(await partner.request('POST', `/v1/transfer/${b.id}/cancel`, { idempotencyKey: key }), 422, 'DuplicateIdempotencyKey');
-    await expectError(await partner.request('POST', `/v1/transfer/${a.id}/execute`, { idempotencyKey: key }), 422, 'DuplicateIdempotencyKey');
-    await expectError(await partner.request('POST', '/v1/transfer', { body: transferBody(), idempotencyKey: key }), 422, 'DuplicateIdempotencyKey');
+    await expectError(
+      await partner.request('POST', `/v1/transfer/${b.id}/cancel`, { idempotencyKey: key }),
+      422,
+      'DuplicateIdempotencyKey',
+    );
+    await expectError(
+      await partner.request('POST', `/v1/transfer/${a.id}/execute`, { idempotencyKey: key }),
+      422,
+      'DuplicateIdempotencyKey',
+    );
+    await expectError(
+      await partner.request('POST', '/v1/transfer', { body: transferBody(), idempotencyKey: key }),
+      422,
+      'DuplicateIdempotencyKey',
+    );
     const unchanged = (await (await partner.request('GET', `/v1/transfer/${b.id}`)).json()) as TransferJson;
     expect(unchanged.status).toBe('PENDING');
   });
@@ -176,8 +222,14 @@ describe('one key, another request', () => {
   it('the keys of two partners are independent', async () => {
     const second = await app.onboard({ name: 'Second Partner' });
     const key = randomUUID();
-    const mine = await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 111 }), idempotencyKey: key });
-    const theirs = await second.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 222 }), idempotencyKey: key });
+    const mine = await partner.request('POST', '/v1/transfer', {
+      body: transferBody({ amountCents: 111 }),
+      idempotencyKey: key,
+    });
+    const theirs = await second.request('POST', '/v1/transfer', {
+      body: transferBody({ amountCents: 222 }),
+      idempotencyKey: key,
+    });
     expect(mine.status).toBe(200);
     expect(theirs.status).toBe(200);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
@@ -190,10 +242,15 @@ describe('one key, another request', () => {
 describe('24 hours', () => {
   it('a key is replayed for 24 hours, then forgotten and usable as new', async () => {
     const key = randomUUID();
-    const first = (await (await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 1 }), idempotencyKey: key })).json()) as TransferJson;
+    const first = (await (
+      await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 1 }), idempotencyKey: key })
+    ).json()) as TransferJson;
 
     app.clock.advance(IDEMPOTENCY_RETENTION_MS - 1);
-    const stillThere = await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 1 }), idempotencyKey: key });
+    const stillThere = await partner.request('POST', '/v1/transfer', {
+      body: transferBody({ amountCents: 1 }),
+      idempotencyKey: key,
+    });
     expect(stillThere.headers.get('idempotent-replayed')).toBe('true');
     expect(((await stillThere.json()) as TransferJson).id).toBe(first.id);
     await expectError(
@@ -203,7 +260,10 @@ describe('24 hours', () => {
     );
 
     app.clock.advance(1);
-    const renewed = await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 2 }), idempotencyKey: key });
+    const renewed = await partner.request('POST', '/v1/transfer', {
+      body: transferBody({ amountCents: 2 }),
+      idempotencyKey: key,
+    });
     expect(renewed.status).toBe(200);
     expect(renewed.headers.get('idempotent-replayed')).toBeNull();
     const second = (await renewed.json()) as TransferJson;
@@ -225,7 +285,14 @@ describe('in flight', () => {
     const holder = app.db.transaction().execute(async (tx) => {
       const row = await insertTransfer(tx, newTransferOf(partner, key, bodyJson, app.clock.now()));
       const answer = toTransfer(row);
-      await storeAnswer(tx, { clientId: partner.clientId, key, fingerprint, nowMs: app.clock.now(), status: 200, body: JSON.stringify(answer) });
+      await storeAnswer(tx, {
+        clientId: partner.clientId,
+        key,
+        fingerprint,
+        nowMs: app.clock.now(),
+        status: 200,
+        body: JSON.stringify(answer),
+      });
       holding();
       await released;
       return answer;
@@ -258,9 +325,13 @@ describe('in flight', () => {
   it('two requests with one key at once: one transfer, and both answers name it (or the second is told to retry)', async () => {
     const key = randomUUID();
     const body = JSON.stringify(transferBody({ amountCents: 919 }));
-    const answers = await Promise.all([0, 1].map(() => partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key })));
+    const answers = await Promise.all(
+      [0, 1].map(() => partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key })),
+    );
     const texts = await Promise.all(answers.map((answer) => answer.text()));
-    const created = answers.findIndex((answer) => answer.status === 200 && answer.headers.get('idempotent-replayed') === null);
+    const created = answers.findIndex(
+      (answer) => answer.status === 200 && answer.headers.get('idempotent-replayed') === null,
+    );
     expect(created).toBeGreaterThanOrEqual(0);
     const other = answers[1 - created];
     if (other?.status === 409) expect(other.headers.get('retry-after')).toBe('1');
@@ -294,7 +365,10 @@ describe('nothing stored when the operation never ran', () => {
     await expectError(failed, status, type);
     expect(await storedKey(partner, key)).toBe(false);
 
-    const fixed = await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 333 }), idempotencyKey: key });
+    const fixed = await partner.request('POST', '/v1/transfer', {
+      body: transferBody({ amountCents: 333 }),
+      idempotencyKey: key,
+    });
     expect(fixed.status).toBe(200);
     expect(fixed.headers.get('idempotent-replayed')).toBeNull();
     expect(await transfersWithKey(partner, key)).toBe(1);
@@ -308,7 +382,9 @@ describe('nothing stored when the operation never ran', () => {
         if new.account_name = 'Explosive' then raise exception 'simulated storage failure'; end if;
         return new;
       end $$`.execute(app.db);
-    await sql`create trigger refuse_explosive before insert on transfers for each row execute function refuse_explosive()`.execute(app.db);
+    await sql`create trigger refuse_explosive before insert on transfers for each row execute function refuse_explosive()`.execute(
+      app.db,
+    );
     const key = randomUUID();
     const body = transferBody({ accountName: 'Explosive' });
     try {
@@ -327,15 +403,29 @@ describe('nothing stored when the operation never ran', () => {
 });
 
 describe('housekeeping', () => {
-  it("the worker deletes keys past their 24 hours and finished failure windows, and nothing newer", async () => {
+  it('the worker deletes keys past their 24 hours and finished failure windows, and nothing newer', async () => {
     const old = randomUUID();
     const recent = randomUUID();
     const now = app.clock.now();
     await app.db
       .insertInto('idempotency_keys')
       .values([
-        { client_id: partner.clientId, key: old, fingerprint: 'f', response_status: 200, response_body: '{}', created_at: now - IDEMPOTENCY_RETENTION_MS - 1 },
-        { client_id: partner.clientId, key: recent, fingerprint: 'f', response_status: 200, response_body: '{}', created_at: now - IDEMPOTENCY_RETENTION_MS + 60_000 },
+        {
+          client_id: partner.clientId,
+          key: old,
+          fingerprint: 'f',
+          response_status: 200,
+          response_body: '{}',
+          created_at: now - IDEMPOTENCY_RETENTION_MS - 1,
+        },
+        {
+          client_id: partner.clientId,
+          key: recent,
+          fingerprint: 'f',
+          response_status: 200,
+          response_body: '{}',
+          created_at: now - IDEMPOTENCY_RETENTION_MS + 60_000,
+        },
       ])
       .execute();
     await recordAuthFailure(app.db, 'cli_finished_window_0000000000', now - 61_000, 60_000);
@@ -350,7 +440,11 @@ describe('housekeeping', () => {
     }
     expect(await storedKey(partner, old)).toBe(false);
     expect(await storedKey(partner, recent)).toBe(true);
-    const windows = await app.db.selectFrom('auth_failures').select('client_id').where('client_id', 'like', 'cli_%window%').execute();
+    const windows = await app.db
+      .selectFrom('auth_failures')
+      .select('client_id')
+      .where('client_id', 'like', 'cli_%window%')
+      .execute();
     expect(windows.map((row) => row.client_id)).toEqual(['cli_current_window_00000000000']);
   });
 });

@@ -20,12 +20,21 @@ afterAll(async () => {
 });
 
 describe('unknown paths and methods', () => {
-  it.each(['/', '/v1', '/v1/nothing', '/v2/transfer', '/v1/transfer/trf_1/refund', '/v1/transfer/a/b/c', '/v1/banks', '/V1/TRANSFER', '/v1/Transfer', '/V1/bank', '//v1/transfer'])(
-    'GET %s → 404 NotFound',
-    async (path) => {
-      await expectError(await partner.request('GET', path), 404, 'NotFound');
-    },
-  );
+  it.each([
+    '/',
+    '/v1',
+    '/v1/nothing',
+    '/v2/transfer',
+    '/v1/transfer/trf_1/refund',
+    '/v1/transfer/a/b/c',
+    '/v1/banks',
+    '/V1/TRANSFER',
+    '/v1/Transfer',
+    '/V1/bank',
+    '//v1/transfer',
+  ])('GET %s → 404 NotFound', async (path) => {
+    await expectError(await partner.request('GET', path), 404, 'NotFound');
+  });
 
   it.each([
     ['DELETE', '/v1/transfer', 'GET, POST'],
@@ -130,10 +139,16 @@ describe('request bodies', () => {
     ['reviewedAt', { reviewedAt: 1 }],
     ['idempotencyKey', { idempotencyKey: 'chosen-key-123456' }],
   ])('an unknown body property (%s: mass assignment) → 400 InvalidRequest, nothing created', async (_name, extra) => {
-    const before = await app.db.selectFrom('transfers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await app.db
+      .selectFrom('transfers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const response = await partner.request('POST', '/v1/transfer', { body: { ...transferBody(), ...extra } });
     await expectError(response, 400, 'InvalidRequest');
-    const after = await app.db.selectFrom('transfers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await app.db
+      .selectFrom('transfers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 
@@ -149,7 +164,11 @@ describe('request bodies', () => {
     ['a note over 500 characters', { note: 'n'.repeat(501) }],
     ['an account number over 50 characters', { accountNumber: '1'.repeat(51) }],
   ])('%s → 400 InvalidRequest', async (_name, change) => {
-    await expectError(await partner.request('POST', '/v1/transfer', { body: { ...transferBody(), ...change } }), 400, 'InvalidRequest');
+    await expectError(
+      await partner.request('POST', '/v1/transfer', { body: { ...transferBody(), ...change } }),
+      400,
+      'InvalidRequest',
+    );
   });
 });
 
@@ -160,7 +179,10 @@ describe('the NUL character (PostgreSQL text cannot hold it)', () => {
     ['note', { note: 'note\u0000' }],
   ])('in %s → 400 InvalidRequest, nothing stored', async (_name, change) => {
     const key = randomUUID();
-    const response = await partner.request('POST', '/v1/transfer', { body: { ...transferBody(), ...change }, idempotencyKey: key });
+    const response = await partner.request('POST', '/v1/transfer', {
+      body: { ...transferBody(), ...change },
+      idempotencyKey: key,
+    });
     await expectError(response, 400, 'InvalidRequest');
     const stored = await app.db.selectFrom('transfers').select('id').where('idempotency_key', '=', key).execute();
     expect(stored).toEqual([]);
@@ -218,7 +240,7 @@ describe('query parameters', () => {
   });
 
   it.each([
-    ["an apostrophe (encodeURIComponent leaves it)", "merchant=O'Reilly"],
+    ['an apostrophe (encodeURIComponent leaves it)', "merchant=O'Reilly"],
     ['a comma and a colon', 'merchant=Uber,%20Inc:%20Cairo'],
     ['a space as +', 'merchant=uber+egypt'],
     ['parentheses and a star', 'merchant=(test)*'],
@@ -289,7 +311,18 @@ describe('GET /v1/bank', () => {
     const etag = response.headers.get('etag');
     expect(etag).toMatch(/^"[^"]+"$/);
     const banks = (await response.json()) as { id: string; name: string; shortName: string }[];
-    expect(banks.map((bank) => bank.id)).toEqual(expect.arrayContaining(['nbe', 'banque-misr', 'cib', 'qnb-alahli', 'vodafone-cash', 'orange-cash', 'etisalat-cash', 'we-pay']));
+    expect(banks.map((bank) => bank.id)).toEqual(
+      expect.arrayContaining([
+        'nbe',
+        'banque-misr',
+        'cib',
+        'qnb-alahli',
+        'vodafone-cash',
+        'orange-cash',
+        'etisalat-cash',
+        'we-pay',
+      ]),
+    );
     for (const bank of banks) expect(Object.keys(bank).sort()).toEqual(['id', 'name', 'shortName']);
     expect(new Set(banks.map((bank) => bank.id)).size).toBe(banks.length);
   });
@@ -318,7 +351,10 @@ describe('an unexpected failure', () => {
       const token = await client.token();
       // The database goes away under the running service.
       await broken.db.destroy();
-      const response = await client.request('GET', '/v1/transfer', { token, headers: { 'X-Request-Id': 'trace-me-123' } });
+      const response = await client.request('GET', '/v1/transfer', {
+        token,
+        headers: { 'X-Request-Id': 'trace-me-123' },
+      });
       const body = await expectError(response, 500, 'InternalError');
       expect(body.details ?? '').toContain('trace-me-123');
       const write = await client.request('POST', '/v1/transfer', { token, body: transferBody() });
@@ -341,7 +377,11 @@ describe('raw protocol edge cases', () => {
       app.baseUrl,
       'POST',
       '/v1/transfer',
-      { ...writeHeaders(partner, 'POST', '/v1/transfer', ts, randomUUID()), Authorization: `Bearer ${token}`, 'Content-Type': 'application/json; charset=latin1' },
+      {
+        ...writeHeaders(partner, 'POST', '/v1/transfer', ts, randomUUID()),
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'application/json; charset=latin1',
+      },
       JSON.stringify(transferBody()),
     );
     expect(response.status, response.body).toBe(415);

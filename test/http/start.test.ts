@@ -68,7 +68,8 @@ function freePort(): Promise<number> {
   });
 }
 
-const payee = (kind: 'covered' | 'notCovered'): string => DEMO_PENDING_TRANSFERS.find((spec) => spec.kind === kind)?.accountName ?? kind;
+const payee = (kind: 'covered' | 'notCovered'): string =>
+  DEMO_PENDING_TRANSFERS.find((spec) => spec.kind === kind)?.accountName ?? kind;
 
 describe('npm start', () => {
   let directory: string;
@@ -87,7 +88,13 @@ describe('npm start', () => {
     for (const built of ['.build', 'generated']) symlinkSync(join(ROOT, built), join(directory, built));
     port = await freePort();
     // The network's delay leaves time to see an approved transfer PROCESSING on the dashboard.
-    const env: NodeJS.ProcessEnv = { ...process.env, ...startScriptEnvironment(), PORT: String(port), PAYMENT_NETWORK_DELAY_MS: '1000', LOG_LEVEL: 'info' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...startScriptEnvironment(),
+      PORT: String(port),
+      PAYMENT_NETWORK_DELAY_MS: '1000',
+      LOG_LEVEL: 'info',
+    };
     // The embedded database under ./.data of the working directory: the first-run experience.
     delete env['DATABASE_URL'];
     delete env['NODE_ENV'];
@@ -101,7 +108,11 @@ describe('npm start', () => {
     base = `http://127.0.0.1:${port}`;
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`the server exited early: ${stderr}`);
-      return stdout.includes('A demo organization was created') && stdout.includes('Then POST /v1/transfer/') && stdout.includes('The API reference:');
+      return (
+        stdout.includes('A demo organization was created') &&
+        stdout.includes('Then POST /v1/transfer/') &&
+        stdout.includes('The API reference:')
+      );
     }, 60_000);
     if (hasChromium) browser = await launchChromium();
   }, 120_000);
@@ -129,7 +140,9 @@ describe('npm start', () => {
     expect(stdout).toMatch(/^ {2}username: \S+$/m);
     expect(stdout).toMatch(/^ {2}password: \S+$/m);
     expect(stdout).toContain(`${DEMO_PENDING_TRANSFERS.length} transfers wait there for a decision`);
-    expect(stdout).toContain(`The API reference: http://localhost:${port}/docs (the dashboard's: http://localhost:${port}/docs/dashboard)`);
+    expect(stdout).toContain(
+      `The API reference: http://localhost:${port}/docs (the dashboard's: http://localhost:${port}/docs/dashboard)`,
+    );
   });
 
   it("serves the partner API's reference at /docs and the dashboard's at /docs/dashboard", async () => {
@@ -154,57 +167,76 @@ describe('npm start', () => {
     ] as const) {
       const response = await fetch(`${base}${where}`);
       expect(response.status, where).toBe(404);
-      expect(await response.json()).toEqual({ message: `No such path. The API reference is at http://localhost:${port}${reference}`, type: 'NotFound' });
+      expect(await response.json()).toEqual({
+        message: `No such path. The API reference is at http://localhost:${port}${reference}`,
+        type: 'NotFound',
+      });
     }
   });
 
-  it.skipIf(!hasChromium)(hasChromium ? 'in Chromium, the printed operator approves one waiting transfer and rejects another; the approved one settles on the page' : NO_CHROMIUM, async () => {
-    if (browser === undefined) throw new Error('no browser');
-    const username = /^ {2}username: (\S+)$/m.exec(stdout)?.[1] ?? '';
-    const password = /^ {2}password: (\S+)$/m.exec(stdout)?.[1] ?? '';
-    const { context, page, problems } = await openPage(browser, base);
+  it.skipIf(!hasChromium)(
+    hasChromium
+      ? 'in Chromium, the printed operator approves one waiting transfer and rejects another; the approved one settles on the page'
+      : NO_CHROMIUM,
+    async () => {
+      if (browser === undefined) throw new Error('no browser');
+      const username = /^ {2}username: (\S+)$/m.exec(stdout)?.[1] ?? '';
+      const password = /^ {2}password: (\S+)$/m.exec(stdout)?.[1] ?? '';
+      const { context, page, problems } = await openPage(browser, base);
 
-    await page.goto('/dashboard');
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
+      await page.goto('/dashboard');
+      await page.getByLabel('Username').fill(username);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Log in' }).click();
 
-    // The demo's transfers wait, pending first.
-    const pendingBadges = page.locator('tr[data-transfer-id] .badge', { hasText: 'PENDING' });
-    await expect.poll(() => pendingBadges.count()).toBe(DEMO_PENDING_TRANSFERS.length);
-    // A mark in the page's own window: gone if the page were reloaded.
-    await page.evaluate('window.notReloaded = true');
+      // The demo's transfers wait, pending first.
+      const pendingBadges = page.locator('tr[data-transfer-id] .badge', { hasText: 'PENDING' });
+      await expect.poll(() => pendingBadges.count()).toBe(DEMO_PENDING_TRANSFERS.length);
+      // A mark in the page's own window: gone if the page were reloaded.
+      await page.evaluate('window.notReloaded = true');
 
-    const approved = page.locator('tr[data-transfer-id]', { hasText: payee('covered') });
-    const rejected = page.locator('tr[data-transfer-id]', { hasText: payee('notCovered') });
-    await approved.getByRole('button', { name: /^Approve/ }).click();
-    await expect.poll(() => approved.locator('.badge').textContent()).toBe('PROCESSING');
+      const approved = page.locator('tr[data-transfer-id]', { hasText: payee('covered') });
+      const rejected = page.locator('tr[data-transfer-id]', { hasText: payee('notCovered') });
+      await approved.getByRole('button', { name: /^Approve/ }).click();
+      await expect.poll(() => approved.locator('.badge').textContent()).toBe('PROCESSING');
 
-    await rejected.getByRole('button', { name: /^Reject/ }).click();
-    await page.getByLabel('Reason for rejecting').fill('Above the organization balance');
-    await page.getByRole('button', { name: 'Reject transfer' }).click();
-    await expect.poll(() => rejected.locator('.badge').textContent()).toBe('REJECTED');
+      await rejected.getByRole('button', { name: /^Reject/ }).click();
+      await page.getByLabel('Reason for rejecting').fill('Above the organization balance');
+      await page.getByRole('button', { name: 'Reject transfer' }).click();
+      await expect.poll(() => rejected.locator('.badge').textContent()).toBe('REJECTED');
 
-    // The network settles it after PAYMENT_NETWORK_DELAY_MS; the page asks again until it shows.
-    await expect.poll(() => approved.locator('.badge').textContent(), { timeout: 20_000 }).toMatch(/^(SUCCEEDED|FAILED)$/);
-    expect(await approved.textContent()).toContain(`Approved by ${username}`);
-    expect(await page.evaluate('window.notReloaded === true')).toBe(true);
-    expect(problems).toEqual([]);
-    await context.close();
-  });
+      // The network settles it after PAYMENT_NETWORK_DELAY_MS; the page asks again until it shows.
+      await expect
+        .poll(() => approved.locator('.badge').textContent(), { timeout: 20_000 })
+        .toMatch(/^(SUCCEEDED|FAILED)$/);
+      expect(await approved.textContent()).toContain(`Approved by ${username}`);
+      expect(await page.evaluate('window.notReloaded === true')).toBe(true);
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+  );
 
   it("lets `npm run demo` walk a partner's day with the credentials it kept: all eight steps, a retry one transfer", async () => {
     // In the server's directory, as a user runs it: the demo reads .data/demo-credentials.json there.
-    const { code, stdout: walked, stderr: complaints } = await runScript('demo.ts', [], { cwd: directory, timeoutMs: 90_000 });
+    const {
+      code,
+      stdout: walked,
+      stderr: complaints,
+    } = await runScript('demo.ts', [], { cwd: directory, timeoutMs: 90_000 });
     expect({ code, complaints }).toEqual({ code: 0, complaints: '' });
-    const steps = walked.split('\n').filter((text) => text.startsWith('== ')).map((text) => text.split(' ')[1]);
+    const steps = walked
+      .split('\n')
+      .filter((text) => text.startsWith('== '))
+      .map((text) => text.split(' ')[1]);
     expect(steps).toEqual(['1.', '2.', '3.', '4.', '5.', '6.', '7.', '8.']);
     expect(walked).toContain('Idempotent-Replayed: true');
     expect(walked).toMatch(/\nDone in [0-9.]+ s\.\n$/);
   }, 120_000);
 
   it('prints working credentials, and a signed transfer goes PENDING → PROCESSING → SUCCEEDED; SIGTERM drains and exits 0', async () => {
-    const credentials = JSON.parse(readFileSync(join(directory, '.data', 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const credentials = JSON.parse(
+      readFileSync(join(directory, '.data', 'demo-credentials.json'), 'utf8'),
+    ) as DemoCredentials;
     expect(stdout).toContain(`client id:     ${credentials.clientId}`);
     expect(stdout).toContain(`client secret: ${credentials.clientSecret}`);
     expect(readFileSync(join(directory, '.data', 'demo-private-key.pem'), 'utf8')).toBe(credentials.privateKeyPem);
@@ -226,7 +258,9 @@ describe('npm start', () => {
         Authorization: `Bearer ${token}`,
         'Idempotency-Key': randomUUID(),
         'X-Partner-Request-Timestamp': timestamp,
-        'X-Partner-Signature': createSign('RSA-SHA256').update(`POST${path}${timestamp}`).sign(credentials.privateKeyPem, 'base64'),
+        'X-Partner-Signature': createSign('RSA-SHA256')
+          .update(`POST${path}${timestamp}`)
+          .sign(credentials.privateKeyPem, 'base64'),
       };
     };
     const created = await fetch(`${base}/v1/transfer`, {
@@ -244,7 +278,9 @@ describe('npm start', () => {
     expect(((await executed.json()) as { status: string }).status).toBe('PROCESSING');
 
     await eventually(async () => {
-      const current = await fetch(`${base}/v1/transfer/${transfer.id}`, { headers: { Authorization: `Bearer ${token}` } });
+      const current = await fetch(`${base}/v1/transfer/${transfer.id}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       return ((await current.json()) as { status: string }).status === 'SUCCEEDED';
     });
 
@@ -258,7 +294,11 @@ describe('npm start', () => {
         {
           method: 'POST',
           agent: false,
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(form), Expect: '100-continue' },
+          headers: {
+            'Content-Type': 'application/x-www-form-urlencoded',
+            'Content-Length': Buffer.byteLength(form),
+            Expect: '100-continue',
+          },
         },
         (res) => {
           let body = '';
@@ -295,7 +335,13 @@ describe('npm start', () => {
     const requests = lines.filter((line) => line['msg'] === 'request');
     expect(requests.length).toBeGreaterThanOrEqual(5);
     for (const line of requests) {
-      expect(line).toMatchObject({ requestId: expect.any(String), method: expect.any(String), path: expect.any(String), status: expect.any(Number), durationMs: expect.any(Number) });
+      expect(line).toMatchObject({
+        requestId: expect.any(String),
+        method: expect.any(String),
+        path: expect.any(String),
+        status: expect.any(Number),
+        durationMs: expect.any(Number),
+      });
     }
     const logText = lines.map((line) => JSON.stringify(line)).join('\n');
     expect(logText).not.toContain(credentials.clientSecret);
@@ -316,7 +362,9 @@ describe("the server's settings", () => {
         timeout: 30_000,
       });
       expect(result.status).toBe(1);
-      expect(result.stderr).toContain(`DATABASE_POOL_SIZE must be an integer from 1 to 100 (got ${JSON.stringify(value)})`);
+      expect(result.stderr).toContain(
+        `DATABASE_POOL_SIZE must be an integer from 1 to 100 (got ${JSON.stringify(value)})`,
+      );
     }
   });
 });
@@ -338,7 +386,13 @@ describe('NODE_ENV=production on the embedded database', () => {
 
   /** The environment of `npm start` in production: DATABASE_URL and EMBEDDED_DATABASE only as given. */
   function productionEnvironment(given: Record<string, string>): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...startScriptEnvironment(), NODE_ENV: 'production', LOG_LEVEL: 'info', PAYMENT_NETWORK_DELAY_MS: '200' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...startScriptEnvironment(),
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      PAYMENT_NETWORK_DELAY_MS: '200',
+    };
     for (const name of ['DATABASE_URL', 'EMBEDDED_DATABASE', 'WEB_CONCURRENCY']) delete env[name];
     return { ...env, ...given };
   }
@@ -388,7 +442,9 @@ describe('NODE_ENV=production on the embedded database', () => {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('close', (code, signal) => done({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.once('close', (code, signal) => done({ code, signal })),
+    );
     try {
       await eventually(async () => {
         if (child.exitCode !== null) throw new Error(`the server exited early: ${stderr}`);
@@ -398,7 +454,10 @@ describe('NODE_ENV=production on the embedded database', () => {
       const said = lines.filter((line) => line['msg'] === EMBEDDED_DATABASE_LINE);
       expect(said).toHaveLength(1);
       expect(said[0]).toMatchObject({ level: 40, database: 'pglite' });
-      expect(lines.find((line) => line['msg'] === 'listening')).toMatchObject({ database: 'pglite', validateResponses: false });
+      expect(lines.find((line) => line['msg'] === 'listening')).toMatchObject({
+        database: 'pglite',
+        validateResponses: false,
+      });
       expect((await fetch(`http://127.0.0.1:${port}/v1/bank`)).status).toBe(200);
     } finally {
       child.kill('SIGTERM');

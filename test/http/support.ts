@@ -195,7 +195,10 @@ export function recordingLogger(): { entries: LogEntry[]; logger: Logger } {
     (object: object, message?: string): void => {
       entries.push({ level, object: object as Record<string, unknown>, message });
     };
-  return { entries, logger: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug'), isLevelEnabled: () => true } };
+  return {
+    entries,
+    logger: { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug'), isLevelEnabled: () => true },
+  };
 }
 
 /** Waits until `condition` holds, checking every few milliseconds; fails after `timeoutMs`. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { getBalance } from '../../server/store/organizations.js';
-import type { TransferStatus } from '../../server/store/schema.js';
+import type { TransferStatus } from '../../server/database/schema.js';
 import { insertTransfer } from '../../server/store/transfers.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import {
@@ -67,7 +67,11 @@ describe('the happy paths', () => {
       submissionDate: app.clock.now(),
       reviewedAt: null,
       cancelledAt: null,
-      payee: { accountNumber: SUCCEEDING_IBAN, accountName: 'Nile Supplies', bank: { id: 'nbe', name: 'National Bank of Egypt', shortName: 'NBE' } },
+      payee: {
+        accountNumber: SUCCEEDING_IBAN,
+        accountName: 'Nile Supplies',
+        bank: { id: 'nbe', name: 'National Bank of Egypt', shortName: 'NBE' },
+      },
       memo: 'Invoice 7',
       note: 'Quarterly supplies',
     });
@@ -79,7 +83,12 @@ describe('the happy paths', () => {
     const created = await createTransfer(partner);
     app.clock.advance(1_000);
     const cancelled = await ok(await transferAction(partner, created.id, 'cancel'));
-    expect(cancelled).toMatchObject({ id: created.id, status: 'CANCELLED', cancelledAt: app.clock.now(), reviewedAt: null });
+    expect(cancelled).toMatchObject({
+      id: created.id,
+      status: 'CANCELLED',
+      cancelledAt: app.clock.now(),
+      reviewedAt: null,
+    });
     expect(await getTransfer(partner, created.id)).toEqual(cancelled);
   });
 
@@ -88,7 +97,12 @@ describe('the happy paths', () => {
     const created = await createTransfer(partner, { amountCents: 250_00 });
     app.clock.advance(1_000);
     const executed = await ok(await transferAction(partner, created.id, 'execute'));
-    expect(executed).toMatchObject({ id: created.id, status: 'PROCESSING', reviewedAt: app.clock.now(), cancelledAt: null });
+    expect(executed).toMatchObject({
+      id: created.id,
+      status: 'PROCESSING',
+      reviewedAt: app.clock.now(),
+      cancelledAt: null,
+    });
     expect(await balanceOf(partner)).toBe(before - 250_00);
 
     // Not before the network delay has passed.
@@ -234,12 +248,19 @@ describe('GET /v1/transfer', () => {
     return JSON.parse(text) as { transfers: TransferJson[]; nextCursor?: string };
   }
 
-  async function collect(who: Partner, query: string, between?: (page: number) => Promise<void>): Promise<TransferJson[]> {
+  async function collect(
+    who: Partner,
+    query: string,
+    between?: (page: number) => Promise<void>,
+  ): Promise<TransferJson[]> {
     const seen: TransferJson[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 100; page += 1) {
       const separator = query === '' ? '?' : '&';
-      const result = await list(who, cursor === undefined ? query : `${query}${separator}cursor=${encodeURIComponent(cursor)}`);
+      const result = await list(
+        who,
+        cursor === undefined ? query : `${query}${separator}cursor=${encodeURIComponent(cursor)}`,
+      );
       seen.push(...result.transfers);
       if (result.nextCursor === undefined) {
         // No empty trailing page: nextCursor only when another transfer exists.
@@ -271,7 +292,8 @@ describe('GET /v1/transfer', () => {
     const order = [...all].sort((a, b) => b.submissionDate - a.submissionDate || (a.id < b.id ? 1 : -1));
     expect(all.map((t) => t.id)).toEqual(order.map((t) => t.id));
 
-    const amounts = async (query: string): Promise<number[]> => (await collect(lister, query)).map((t) => t.amountCents).sort((a, b) => a - b);
+    const amounts = async (query: string): Promise<number[]> =>
+      (await collect(lister, query)).map((t) => t.amountCents).sort((a, b) => a - b);
     expect(await amounts('?minAmountCents=200&maxAmountCents=300')).toEqual([200, 200, 300]);
     expect(await amounts('?minAmountCents=1000')).toEqual([1_000, 1_100]);
     expect(await amounts('?maxAmountCents=200')).toEqual([100, 200, 200]);
@@ -285,7 +307,11 @@ describe('GET /v1/transfer', () => {
   });
 
   it('minAmountCents above maxAmountCents → 400 InvalidRequest', async () => {
-    await expectError(await partner.request('GET', '/v1/transfer?minAmountCents=301&maxAmountCents=300'), 400, 'InvalidRequest');
+    await expectError(
+      await partner.request('GET', '/v1/transfer?minAmountCents=301&maxAmountCents=300'),
+      400,
+      'InvalidRequest',
+    );
   });
 
   it('keyset pages: every transfer exactly once, while new ones arrive between pages', async () => {
@@ -310,8 +336,16 @@ describe('GET /v1/transfer', () => {
   let cursorOwner: Partner | undefined;
 
   it.each([
-    ['tampered', (cursor: string) => `${cursor.slice(0, -2)}${cursor.at(-2) === 'A' ? 'B' : 'A'}${cursor.slice(-1)}`, '?limit=2'],
-    ['with its payload edited', (cursor: string) => `${cursor.at(0) === 'e' ? 'f' : 'e'}${cursor.slice(1)}`, '?limit=2'],
+    [
+      'tampered',
+      (cursor: string) => `${cursor.slice(0, -2)}${cursor.at(-2) === 'A' ? 'B' : 'A'}${cursor.slice(-1)}`,
+      '?limit=2',
+    ],
+    [
+      'with its payload edited',
+      (cursor: string) => `${cursor.at(0) === 'e' ? 'f' : 'e'}${cursor.slice(1)}`,
+      '?limit=2',
+    ],
     ['garbage', () => 'not-a-cursor', '?limit=2'],
     ['sent with another limit', (cursor: string) => cursor, '?limit=3'],
     ['sent with another status filter', (cursor: string) => cursor, '?limit=2&status=PENDING'],
@@ -325,7 +359,10 @@ describe('GET /v1/transfer', () => {
     const { nextCursor } = await list(cursorOwner, '?limit=2');
     expect(nextCursor).toBeDefined();
     const separator = query === '' ? '?' : '&';
-    const response = await cursorOwner.request('GET', `/v1/transfer${query}${separator}cursor=${encodeURIComponent(change(nextCursor ?? ''))}`);
+    const response = await cursorOwner.request(
+      'GET',
+      `/v1/transfer${query}${separator}cursor=${encodeURIComponent(change(nextCursor ?? ''))}`,
+    );
     await expectError(response, 400, 'InvalidRequest');
   });
 });
@@ -343,7 +380,11 @@ describe('tenancy', () => {
     for (const transfer of [pending, processing]) {
       const body = await expectError(await intruder.request('GET', `/v1/transfer/${transfer.id}`), 404, 'NotFound');
       // The same answer as for an id that does not exist at all.
-      const unknown = await expectError(await intruder.request('GET', '/v1/transfer/trf_000000000000000000000000'), 404, 'NotFound');
+      const unknown = await expectError(
+        await intruder.request('GET', '/v1/transfer/trf_000000000000000000000000'),
+        404,
+        'NotFound',
+      );
       expect(body.type).toBe(unknown.type);
       await expectError(await transferAction(intruder, transfer.id, 'cancel'), 404, 'NotFound');
       await expectError(await transferAction(intruder, transfer.id, 'execute'), 404, 'NotFound');

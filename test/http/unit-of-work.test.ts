@@ -12,9 +12,9 @@ import type { Services, UnitOfWork } from '../../server/http/handler-kinds.js';
 import { createInvoke, requestFingerprint } from '../../server/http/unit-of-work.js';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
-import { conditionHolds } from '../../server/store/at-commit.js';
+import { conditionHolds } from '../../server/database/at-commit.js';
 import { createCardReads } from '../../server/store/card-reads.js';
-import { createRowsTogether } from '../../server/store/rows-together.js';
+import { createRowsTogether } from '../../server/database/rows-together.js';
 
 import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
 import { getBalance } from '../../server/store/organizations.js';
@@ -36,7 +36,11 @@ let handler: (unit: UnitOfWork) => Promise<AnyOperationResult> = async () => ({ 
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const onboarded = await onboardOrganization(database.db, { ids: randomIds, clock: systemClock }, { name: 'Unit Ltd', balanceCents: 0 });
+  const onboarded = await onboardOrganization(
+    database.db,
+    { ids: randomIds, clock: systemClock },
+    { name: 'Unit Ltd', balanceCents: 0 },
+  );
   clientId = onboarded.clientId;
   organizationId = onboarded.organizationId;
   const key = Buffer.alloc(32, 7);
@@ -79,22 +83,34 @@ interface Answer {
 
 async function write(key: string, body = 'one'): Promise<Answer> {
   const response = await fetch(`${baseUrl}/write`, { method: 'POST', headers: { 'Idempotency-Key': key }, body });
-  return { status: response.status, body: (await response.json()) as unknown, replayed: response.headers.get('idempotent-replayed') === 'true' };
+  return {
+    status: response.status,
+    body: (await response.json()) as unknown,
+    replayed: response.headers.get('idempotent-replayed') === 'true',
+  };
 }
 
 async function storedKeys(key: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from idempotency_keys where client_id = ${clientId} and key = ${key}`.execute(database.db);
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from idempotency_keys where client_id = ${clientId} and key = ${key}`.execute(
+    database.db,
+  );
   return rows[0]?.n ?? 0;
 }
 
 const balance = async (): Promise<number> => (await getBalance(database.db, organizationId)) ?? Number.NaN;
 
 /** A write handler that adds a cent in its transaction, then answers what `answer` says. */
-function addingCent(answer: (run: number) => AnyOperationResult | Promise<AnyOperationResult>): (unit: UnitOfWork) => Promise<AnyOperationResult> {
+function addingCent(
+  answer: (run: number) => AnyOperationResult | Promise<AnyOperationResult>,
+): (unit: UnitOfWork) => Promise<AnyOperationResult> {
   let runs = 0;
   return (unit) =>
     unit.idempotentWrite(async (ctx) => {
-      await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(ctx.tx);
+      await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(
+        ctx.tx,
+      );
       return answer(++runs);
     });
 }
@@ -122,13 +138,21 @@ describe('an idempotent write', () => {
     expect(await balance()).toBe(before);
     expect(await write('unit-key-0002')).toEqual({ status: 200, body: { run: 2 }, replayed: false });
     expect(await balance()).toBe(before + 1);
-    expect(log.entries.map((entry) => (entry.object['err'] as Error | undefined)?.message)).toContain('the handler died half way');
+    expect(log.entries.map((entry) => (entry.object['err'] as Error | undefined)?.message)).toContain(
+      'the handler died half way',
+    );
   });
 
   it('a 5xx answer rolls back its change and is not stored, so that a retry runs again', async () => {
-    handler = addingCent((run) => (run === 1 ? { status: 503, body: { message: 'down', type: 'InternalError' } } : { status: 200, body: { run } }));
+    handler = addingCent((run) =>
+      run === 1 ? { status: 503, body: { message: 'down', type: 'InternalError' } } : { status: 200, body: { run } },
+    );
     const before = await balance();
-    expect(await write('unit-key-0003')).toEqual({ status: 503, body: { message: 'down', type: 'InternalError' }, replayed: false });
+    expect(await write('unit-key-0003')).toEqual({
+      status: 503,
+      body: { message: 'down', type: 'InternalError' },
+      replayed: false,
+    });
     expect(await storedKeys('unit-key-0003')).toBe(0);
     expect(await balance()).toBe(before);
     expect(await write('unit-key-0003')).toEqual({ status: 200, body: { run: 2 }, replayed: false });
@@ -137,15 +161,26 @@ describe('an idempotent write', () => {
 
   it('a 4xx answer is stored like any other, and replayed', async () => {
     handler = addingCent((run) => ({ status: 400, body: { message: `refused ${run}`, type: 'InvalidRequest' } }));
-    expect(await write('unit-key-0004')).toEqual({ status: 400, body: { message: 'refused 1', type: 'InvalidRequest' }, replayed: false });
-    expect(await write('unit-key-0004')).toEqual({ status: 400, body: { message: 'refused 1', type: 'InvalidRequest' }, replayed: true });
+    expect(await write('unit-key-0004')).toEqual({
+      status: 400,
+      body: { message: 'refused 1', type: 'InvalidRequest' },
+      replayed: false,
+    });
+    expect(await write('unit-key-0004')).toEqual({
+      status: 400,
+      body: { message: 'refused 1', type: 'InvalidRequest' },
+      replayed: true,
+    });
   });
 
   it('another request under a used key is refused with 422 and its change rolled back', async () => {
     handler = addingCent((run) => ({ status: 200, body: { run } }));
     await write('unit-key-0005', 'first');
     const before = await balance();
-    expect(await write('unit-key-0005', 'second')).toMatchObject({ status: 422, body: { type: 'DuplicateIdempotencyKey' } });
+    expect(await write('unit-key-0005', 'second')).toMatchObject({
+      status: 422,
+      body: { type: 'DuplicateIdempotencyKey' },
+    });
     expect(await balance()).toBe(before);
   });
 
@@ -157,7 +192,9 @@ describe('an idempotent write', () => {
     const { open: holding, opened: held } = gate();
     const before = await balance();
     const holder = database.db.transaction().execute(async (tx) => {
-      const outcome = await outcomeOf(storeAnswer(tx, { clientId, key, fingerprint, nowMs: Date.now(), status: 201, body: '{"held":true}' }));
+      const outcome = await outcomeOf(
+        storeAnswer(tx, { clientId, key, fingerprint, nowMs: Date.now(), status: 201, body: '{"held":true}' }),
+      );
       holding();
       await released;
       return outcome;
@@ -211,7 +248,9 @@ describe('an idempotent write', () => {
     const key = 'unit-key-0007';
     const fingerprint = requestFingerprint('POST', '/write', Buffer.from('other'));
     await sql`insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
-      values (${clientId}, ${key}, ${fingerprint}, 200, '{"old":true}', ${Date.now() - 25 * 60 * 60 * 1000})`.execute(database.db);
+      values (${clientId}, ${key}, ${fingerprint}, 200, '{"old":true}', ${Date.now() - 25 * 60 * 60 * 1000})`.execute(
+      database.db,
+    );
     expect(await write(key)).toEqual({ status: 200, body: { run: 1 }, replayed: false });
     expect(await write(key)).toEqual({ status: 200, body: { run: 1 }, replayed: true });
   });
@@ -222,11 +261,16 @@ describe('an idempotent write', () => {
  * to `target`'s balance, on the condition that the organization exists, and answers its run and
  * whether it deferred; run in place, it answers 400 when `target` does not exist.
  */
-function deferringCent(target: () => string, runs: { atCommit: boolean }[]): (unit: UnitOfWork) => Promise<AnyOperationResult> {
+function deferringCent(
+  target: () => string,
+  runs: { atCommit: boolean }[],
+): (unit: UnitOfWork) => Promise<AnyOperationResult> {
   return (unit) =>
     unit.idempotentWrite(async (ctx) => {
       runs.push({ atCommit: ctx.atCommit !== undefined });
-      await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(ctx.tx);
+      await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(
+        ctx.tx,
+      );
       const adding = ctx.tx.with('added', (db) =>
         db
           .updateTable('organizations')
@@ -235,11 +279,19 @@ function deferringCent(target: () => string, runs: { atCommit: boolean }[]): (un
           .returning('id'),
       );
       if (ctx.atCommit !== undefined) {
-        ctx.atCommit(adding.selectNoFrom((eb) => conditionHolds(eb.exists(eb.selectFrom('added').select('added.id')), 'the organization exists').as('held')));
+        ctx.atCommit(
+          adding.selectNoFrom((eb) =>
+            conditionHolds(eb.exists(eb.selectFrom('added').select('added.id')), 'the organization exists').as('held'),
+          ),
+        );
         return { status: 200, body: { run: runs.length, deferred: true } };
       }
-      const added = await adding.selectNoFrom((eb) => eb.exists(eb.selectFrom('added').select('added.id')).as('held')).executeTakeFirstOrThrow();
-      return added.held ? { status: 200, body: { run: runs.length, deferred: false } } : { status: 400, body: { message: 'no such organization', type: 'InvalidRequest' } };
+      const added = await adding
+        .selectNoFrom((eb) => eb.exists(eb.selectFrom('added').select('added.id')).as('held'))
+        .executeTakeFirstOrThrow();
+      return added.held
+        ? { status: 200, body: { run: runs.length, deferred: false } }
+        : { status: 400, body: { message: 'no such organization', type: 'InvalidRequest' } };
     });
 }
 
@@ -281,7 +333,9 @@ describe('a statement sent at the commit', () => {
     const before = await balance();
     handler = (unit) =>
       unit.idempotentWrite(async (ctx) => {
-        await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(ctx.tx);
+        await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(
+          ctx.tx,
+        );
         const statement = ctx.tx.selectNoFrom(sql<boolean>`true`.as('held'));
         ctx.atCommit?.(statement);
         ctx.atCommit?.(statement);

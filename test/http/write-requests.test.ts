@@ -24,14 +24,44 @@ const BAD_BODY = { amountCents: 'lots' };
 
 describe('the order of the checks', () => {
   it.each([
-    ['no token, no write headers, bad body → 401 Unauthorized', { token: null, signed: false, body: BAD_BODY }, 401, 'Unauthorized'],
+    [
+      'no token, no write headers, bad body → 401 Unauthorized',
+      { token: null, signed: false, body: BAD_BODY },
+      401,
+      'Unauthorized',
+    ],
     ['no token, everything else right → 401 Unauthorized', { token: null, body: transferBody() }, 401, 'Unauthorized'],
-    ['token, bad body, no write headers → 400 MissingIdempotencyKey', { signed: false, body: BAD_BODY }, 400, 'MissingIdempotencyKey'],
-    ['token, bad body, key, no signature → 401 MissingSignature', { omitHeaders: ['X-Partner-Signature'], body: BAD_BODY }, 401, 'MissingSignature'],
-    ['token, bad body, stale timestamp → 401 InvalidSignature', { timestamp: 1_000_000_000, body: BAD_BODY }, 401, 'InvalidSignature'],
-    ['token, bad body, wrong signature → 401 InvalidSignature', { headers: { 'X-Partner-Signature': 'AAAA' }, body: BAD_BODY }, 401, 'InvalidSignature'],
+    [
+      'token, bad body, no write headers → 400 MissingIdempotencyKey',
+      { signed: false, body: BAD_BODY },
+      400,
+      'MissingIdempotencyKey',
+    ],
+    [
+      'token, bad body, key, no signature → 401 MissingSignature',
+      { omitHeaders: ['X-Partner-Signature'], body: BAD_BODY },
+      401,
+      'MissingSignature',
+    ],
+    [
+      'token, bad body, stale timestamp → 401 InvalidSignature',
+      { timestamp: 1_000_000_000, body: BAD_BODY },
+      401,
+      'InvalidSignature',
+    ],
+    [
+      'token, bad body, wrong signature → 401 InvalidSignature',
+      { headers: { 'X-Partner-Signature': 'AAAA' }, body: BAD_BODY },
+      401,
+      'InvalidSignature',
+    ],
     ['everything right but the body → 400 InvalidRequest', { body: BAD_BODY }, 400, 'InvalidRequest'],
-    ['everything right but malformed JSON → 400 InvalidRequest', { rawBody: '{"amountCents": 1,' }, 400, 'InvalidRequest'],
+    [
+      'everything right but malformed JSON → 400 InvalidRequest',
+      { rawBody: '{"amountCents": 1,' },
+      400,
+      'InvalidRequest',
+    ],
   ] as const)('%s', async (_name, options, status, type) => {
     const response = await partner.request('POST', '/v1/transfer', options);
     await expectError(response, status, type);
@@ -44,7 +74,11 @@ describe('the order of the checks', () => {
 
   it('signature checks run before the transfer is looked up: a wrong signature on an unknown id is 401, not 404', async () => {
     const path = '/v1/transfer/trf_doesnotexist/cancel';
-    await expectError(await partner.request('POST', path, { headers: { 'X-Partner-Signature': 'AAAA' } }), 401, 'InvalidSignature');
+    await expectError(
+      await partner.request('POST', path, { headers: { 'X-Partner-Signature': 'AAAA' } }),
+      401,
+      'InvalidSignature',
+    );
     await expectError(await partner.request('POST', path), 404, 'NotFound');
   });
 });
@@ -82,7 +116,10 @@ describe('X-Partner-Signature and X-Partner-Request-Timestamp', () => {
       'MissingSignature',
     );
     await expectError(
-      await partner.request('POST', '/v1/transfer', { body: transferBody(), omitHeaders: ['X-Partner-Signature', 'X-Partner-Request-Timestamp'] }),
+      await partner.request('POST', '/v1/transfer', {
+        body: transferBody(),
+        omitHeaders: ['X-Partner-Signature', 'X-Partner-Request-Timestamp'],
+      }),
       401,
       'MissingSignature',
     );
@@ -102,7 +139,10 @@ describe('X-Partner-Signature and X-Partner-Request-Timestamp', () => {
     const response = await partner.request('POST', '/v1/transfer', {
       body: transferBody(),
       signed: false,
-      headers: value === undefined ? { 'Idempotency-Key': key, 'X-Partner-Signature': headers['X-Partner-Signature'] ?? '' } : { ...headers, 'X-Partner-Request-Timestamp': value },
+      headers:
+        value === undefined
+          ? { 'Idempotency-Key': key, 'X-Partner-Signature': headers['X-Partner-Signature'] ?? '' }
+          : { ...headers, 'X-Partner-Request-Timestamp': value },
     });
     await expectError(response, 400, 'InvalidRequest');
   });
@@ -114,7 +154,10 @@ describe('X-Partner-Signature and X-Partner-Request-Timestamp', () => {
     ['300 s ahead', 300, 200],
     ['a day old', -86_400, 401],
   ])('a correctly signed timestamp %s → %i', async (_name, offset, status) => {
-    const response = await partner.request('POST', '/v1/transfer', { body: transferBody(), timestamp: nowSeconds() + offset });
+    const response = await partner.request('POST', '/v1/transfer', {
+      body: transferBody(),
+      timestamp: nowSeconds() + offset,
+    });
     if (status === 200) expect(response.status).toBe(200);
     else await expectError(response, 401, 'InvalidSignature');
   });
@@ -124,8 +167,12 @@ describe('X-Partner-Signature and X-Partner-Request-Timestamp', () => {
     ['another method', (p: Partner, ts: number) => p.sign('PUT', '/v1/transfer', ts)],
     ['another timestamp', (p: Partner, ts: number) => p.sign('POST', '/v1/transfer', ts - 1)],
     ['the query string included', (p: Partner, ts: number) => p.sign('POST', '/v1/transfer?x=1', ts)],
-    ['another partner\'s key', (_p: Partner, ts: number) => other.sign('POST', '/v1/transfer', ts)],
-    ['URL-safe Base64', (p: Partner, ts: number) => p.sign('POST', '/v1/transfer', ts).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '') + 'x'],
+    ["another partner's key", (_p: Partner, ts: number) => other.sign('POST', '/v1/transfer', ts)],
+    [
+      'URL-safe Base64',
+      (p: Partner, ts: number) =>
+        p.sign('POST', '/v1/transfer', ts).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '') + 'x',
+    ],
     ['Base64 without padding', (p: Partner, ts: number) => p.sign('POST', '/v1/transfer', ts).replace(/=+$/, '')],
     ['not Base64', () => '%%%not-base64%%%'],
     ['a truncated signature', (p: Partner, ts: number) => p.sign('POST', '/v1/transfer', ts).slice(0, 40)],
@@ -135,7 +182,11 @@ describe('X-Partner-Signature and X-Partner-Request-Timestamp', () => {
     const response = await partner.request('POST', '/v1/transfer', {
       body: transferBody(),
       signed: false,
-      headers: { 'Idempotency-Key': randomUUID(), 'X-Partner-Request-Timestamp': String(ts), 'X-Partner-Signature': signature(partner, ts) },
+      headers: {
+        'Idempotency-Key': randomUUID(),
+        'X-Partner-Request-Timestamp': String(ts),
+        'X-Partner-Signature': signature(partner, ts),
+      },
     });
     await expectError(response, 401, 'InvalidSignature');
   });
@@ -165,7 +216,12 @@ describe('key rotation', () => {
       privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     });
     const keyId = `key_rotation_${randomUUID().slice(0, 8)}`;
-    await addClientKey(app.db, { id: keyId, clientId: client.clientId, publicKeyPem: next.publicKey, now: app.clock.now() });
+    await addClientKey(app.db, {
+      id: keyId,
+      clientId: client.clientId,
+      publicKeyPem: next.publicKey,
+      now: app.clock.now(),
+    });
     const rotated = partnerOf(app.baseUrl, app.clock, { ...client, privateKeyPem: next.privateKey });
     // A key added a moment ago is picked up on the next failed verification, at most once a second.
     app.clock.advance(1_000);

@@ -9,7 +9,7 @@ import { runScript, type ScriptRun } from '../helpers/script.js';
 // `npm run migrate` as an operator runs it, in an empty directory: DATABASE_URL unset, so the
 // embedded database under ./.data/.
 
-const MIGRATIONS = fileURLToPath(new URL('../../server/store/migrations', import.meta.url));
+const MIGRATIONS = fileURLToPath(new URL('../../server/database/migrations', import.meta.url));
 
 let cwd: string;
 beforeAll(async () => {
@@ -38,7 +38,10 @@ describe('npm run migrate', () => {
   });
 
   it('applies every migration to a new embedded database and names each', async () => {
-    const names = (await readdir(MIGRATIONS)).filter((file) => file.endsWith('.ts')).map((file) => file.replace(/\.ts$/, '')).sort();
+    const names = (await readdir(MIGRATIONS))
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => file.replace(/\.ts$/, ''))
+      .sort();
     const applied = await migrate([]);
     expect(applied).toMatchObject({ code: 0, stderr: '' });
     expect(applied.stdout).toBe(`Applied to the embedded database:\n${names.map((name) => `  ${name}\n`).join('')}`);

@@ -19,11 +19,31 @@ function onboard(args: string[], { cwd = ROOT, databaseUrl = 'memory://' } = {})
 
 describe('npm run onboard', { timeout: 2 * ONBOARD_RUN_TIMEOUT_MS }, () => {
   it('prints exactly the JSON document with --json, sandbox data included', async () => {
-    const { code, stdout } = await onboard(['--name', 'Cairo Logistics', '--demo', '--transactions', '500', '--operator', 'amira.hassan', '--json']);
+    const { code, stdout } = await onboard([
+      '--name',
+      'Cairo Logistics',
+      '--demo',
+      '--transactions',
+      '500',
+      '--operator',
+      'amira.hassan',
+      '--json',
+    ]);
     expect(code).toBe(0);
     const parsed = JSON.parse(stdout) as Record<string, unknown>;
-    expect(Object.keys(parsed)).toEqual(['organizationId', 'clientId', 'clientSecret', 'privateKeyPem', 'scopes', 'operator']);
-    expect(parsed['operator']).toEqual({ username: 'amira.hassan', password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/), role: 'approver' });
+    expect(Object.keys(parsed)).toEqual([
+      'organizationId',
+      'clientId',
+      'clientSecret',
+      'privateKeyPem',
+      'scopes',
+      'operator',
+    ]);
+    expect(parsed['operator']).toEqual({
+      username: 'amira.hassan',
+      password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+      role: 'approver',
+    });
     expect(parsed['organizationId']).toMatch(/^org_/);
     expect(parsed['clientId']).toMatch(/^cli_/);
     expect(parsed['privateKeyPem']).toMatch(/^-----BEGIN PRIVATE KEY-----/);
@@ -42,14 +62,19 @@ describe('npm run onboard', { timeout: 2 * ONBOARD_RUN_TIMEOUT_MS }, () => {
     expect(stderr).toContain('Usage: npm run onboard');
   });
 
-  it('prints the first operator\'s login once, and refuses a username that cannot be one', async () => {
+  it("prints the first operator's login once, and refuses a username that cannot be one", async () => {
     const { code, stdout } = await onboard(['--name', 'Giza Foods']);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/dashboard: +\/dashboard, operator admin-[a-z0-9]{8} \(approver\)\n +password: +[A-Za-z0-9_-]{24}\n/);
+    expect(stdout).toMatch(
+      /dashboard: +\/dashboard, operator admin-[a-z0-9]{8} \(approver\)\n +password: +[A-Za-z0-9_-]{24}\n/,
+    );
     // Refused before a database is opened: none is made in an empty directory.
     const empty = await mkdtemp(path.join(tmpdir(), 'onboard-refused-'));
     try {
-      const refused = await onboard(['--name', 'Giza Foods', '--operator', 'two words'], { cwd: empty, databaseUrl: '' });
+      const refused = await onboard(['--name', 'Giza Foods', '--operator', 'two words'], {
+        cwd: empty,
+        databaseUrl: '',
+      });
       expect(refused).toMatchObject({ code: 1, stdout: '' });
       expect(refused.stderr).toContain('A username is 3 to 100 letters');
       expect(existsSync(path.join(empty, '.data'))).toBe(false);

@@ -19,20 +19,50 @@ afterAll(async () => {
 
 describe('npm run operator', () => {
   it('adds, lists and disables the operators of an organization', async () => {
-    const onboarded = await command('onboard.ts', ['--name', 'Aswan Trading', '--operator', 'first.approver', '--json']);
+    const onboarded = await command('onboard.ts', [
+      '--name',
+      'Aswan Trading',
+      '--operator',
+      'first.approver',
+      '--json',
+    ]);
     expect(onboarded.code).toBe(0);
     const { organizationId } = JSON.parse(onboarded.stdout) as { organizationId: string };
 
-    const added = await command('operator.ts', ['add', '--organization', organizationId, '--username', 'Salma.Viewer', '--json']);
+    const added = await command('operator.ts', [
+      'add',
+      '--organization',
+      organizationId,
+      '--username',
+      'Salma.Viewer',
+      '--json',
+    ]);
     expect(added.code).toBe(0);
-    expect(JSON.parse(added.stdout)).toEqual({ id: expect.stringMatching(/^opr_/), username: 'Salma.Viewer', role: 'viewer', disabledAt: null, password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/) });
+    expect(JSON.parse(added.stdout)).toEqual({
+      id: expect.stringMatching(/^opr_/),
+      username: 'Salma.Viewer',
+      role: 'viewer',
+      disabledAt: null,
+      password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+    });
 
-    const taken = await command('operator.ts', ['add', '--organization', organizationId, '--username', 'salma.viewer', '--role', 'approver']);
+    const taken = await command('operator.ts', [
+      'add',
+      '--organization',
+      organizationId,
+      '--username',
+      'salma.viewer',
+      '--role',
+      'approver',
+    ]);
     expect(taken).toMatchObject({ code: 1, stdout: '' });
     expect(taken.stderr).toContain('The username salma.viewer is taken');
 
     const disabled = await command('operator.ts', ['disable', '--username', 'SALMA.VIEWER']);
-    expect(disabled).toMatchObject({ code: 0, stdout: 'Operator Salma.Viewer is disabled; their sessions have ended.\n' });
+    expect(disabled).toMatchObject({
+      code: 0,
+      stdout: 'Operator Salma.Viewer is disabled; their sessions have ended.\n',
+    });
 
     const listed = await command('operator.ts', ['list', '--organization', organizationId, '--json']);
     expect(JSON.parse(listed.stdout)).toEqual([
@@ -56,7 +86,13 @@ describe('npm run operator', () => {
   });
 
   it('names an option it does not know in one line, then its usage', async () => {
-    const { code, stdout, stderr } = await command('operator.ts', ['list', '--organization', 'org_x', '--colour', 'blue']);
+    const { code, stdout, stderr } = await command('operator.ts', [
+      'list',
+      '--organization',
+      'org_x',
+      '--colour',
+      'blue',
+    ]);
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
     expect(stderr.split('\n').slice(0, 3)).toEqual(["Unknown option '--colour'", '', 'Usage:']);
   });

@@ -44,7 +44,9 @@ describe('the contract checker against the service', () => {
       `check (seed ${seed}): ${report.operations} operations, ${report.requests} requests in ${Math.round(report.durationMs / 1000)} s; ` +
         `p99 ${report.timings.p99Ms} ms; replay with CHECK_SEED=${seed} CHECK_CASES=${cases}`,
     );
-    expect(report.findings.map((finding) => `${finding.kind} ${finding.operation}: ${finding.message}\n  ${finding.curl}`)).toEqual([]);
+    expect(
+      report.findings.map((finding) => `${finding.kind} ${finding.operation}: ${finding.message}\n  ${finding.curl}`),
+    ).toEqual([]);
     expect(report.operations).toBeGreaterThanOrEqual(13);
     expect(report.requests).toBeGreaterThan(report.operations * cases);
 

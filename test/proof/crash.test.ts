@@ -6,7 +6,7 @@ import { seedFrom } from '../../scripts/proof/seed.js';
 // seeded schedule picks, on PostgreSQL when DATABASE_URL is set, else on the embedded database
 // (a file data directory: it must recover after every kill, and each restart must take over the
 // pid lock the killed process left). What it checks: scripts/proof/crash-schedule.ts. The long
-// schedule: `tsx scripts/crash.ts --kills 200 --seed N`.
+// schedule: `tsx scripts/proof/crash.ts --kills 200 --seed N`.
 // Replay a failure: CRASH_SEED=<the printed seed> npx vitest run test/proof/crash.test.ts
 
 const database: CrashDatabase = process.env['DATABASE_URL'] ? 'postgres' : 'pglite';
@@ -15,7 +15,7 @@ const seed = seedFrom(process.env['CRASH_SEED']);
  * PostgreSQL: 20 kills (the issue's minimum for CI); a server restarts in about 2 s. The embedded
  * database restarts in 3 to 7 s on a 2-core machine (WebAssembly start, then WAL recovery after
  * the kill), so its CI form delivers 6 kills with longer lives in about a minute; the long form
- * (scripts/crash.ts --database pglite) delivers as many as asked.
+ * (scripts/proof/crash.ts --database pglite) delivers as many as asked.
  */
 const kills = Number(process.env['CRASH_KILLS'] ?? (database === 'postgres' ? 20 : 6));
 const lifeMs: readonly [number, number] = database === 'postgres' ? [100, 900] : [800, 2000];

@@ -10,7 +10,7 @@ import { seedFrom } from '../../scripts/proof/seed.js';
 // (contract-first/check) with the service's plug-in. What is generated: the checker's own
 // requests and the case families of scripts/proof/fuzz-cases.ts; what is checked: the checker's
 // judgement and scripts/proof/fuzz-plugin.ts (its header lists each check); the wiring:
-// scripts/proof/fuzz-runner.ts. The long run: `tsx scripts/fuzz.ts --runs 10000 --seed N`.
+// scripts/proof/fuzz-runner.ts. The long run: `tsx scripts/proof/fuzz.ts --runs 10000 --seed N`.
 // Replay a failure: FUZZ_SEED=<seed> FUZZ_RUNS=<runs>.
 
 const runs = Number(process.env['FUZZ_RUNS'] ?? 1000);
@@ -39,7 +39,9 @@ describe('fuzz from the document', () => {
     expect(report.cases).toBeGreaterThanOrEqual(runs);
     if (runs >= 500) {
       // Every operation of the document was exercised.
-      expect(Object.keys(report.byOperation).sort()).toEqual(OPERATIONS.map((operation) => operation.operationId).sort());
+      expect(Object.keys(report.byOperation).sort()).toEqual(
+        OPERATIONS.map((operation) => operation.operationId).sort(),
+      );
     }
   }, 600_000);
 
@@ -48,7 +50,11 @@ describe('fuzz from the document', () => {
     for (const merchant of ['Cafe (Zamalek)', 'Yalla!', 'A*B', "McDonald's"]) {
       // The raw socket: fetch would percent-encode the apostrophe itself.
       const target = `/v1/transaction?merchant=${encodeURIComponent(merchant)}`;
-      const response = await rawRequest(Number(new URL(app.baseUrl).port), { method: 'GET', target, headers: [['Authorization', `Bearer ${await partner.token()}`]] }, 10_000);
+      const response = await rawRequest(
+        Number(new URL(app.baseUrl).port),
+        { method: 'GET', target, headers: [['Authorization', `Bearer ${await partner.token()}`]] },
+        10_000,
+      );
       expect(response.status, `${merchant}: ${response.body.toString('utf8')}`).toBe(200);
     }
   });

@@ -4,7 +4,14 @@ import { onboardOrganization } from '../../server/onboarding.js';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { checkInvariants, waitForSettlement, type OrganizationStart } from '../../scripts/proof/invariants.js';
-import { describeAnswer, field, proofClient, transferBody, type Answer, type ProofClient } from '../../scripts/proof/proof-client.js';
+import {
+  describeAnswer,
+  field,
+  proofClient,
+  transferBody,
+  type Answer,
+  type ProofClient,
+} from '../../scripts/proof/proof-client.js';
 import { freePort, startServerProcess, type ServerProcess } from '../../scripts/proof/server-process.js';
 import { dashboardFetch, loginAs, type Operator } from '../http/dashboard-support.js';
 
@@ -16,7 +23,9 @@ import { dashboardFetch, loginAs, type Operator } from '../http/dashboard-suppor
 
 const databaseUrl = process.env['DATABASE_URL'];
 if (!databaseUrl) {
-  console.info('Several-instance proofs skipped: they need PostgreSQL (the embedded database belongs to one process); set DATABASE_URL=postgres://… to run them.');
+  console.info(
+    'Several-instance proofs skipped: they need PostgreSQL (the embedded database belongs to one process); set DATABASE_URL=postgres://… to run them.',
+  );
 }
 
 /** 100 ms: settlements happen while the clients still drive, so workers race the requests. */
@@ -64,7 +73,11 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       database = await createTestDatabase();
       if (database.url === undefined) throw new Error('expected a PostgreSQL test database');
       const onboard = async (name: string, balanceCents: number): Promise<ProofClient> => {
-        const credentials = await onboardOrganization(database.db, { ids: randomIds, clock: systemClock }, { name, balanceCents });
+        const credentials = await onboardOrganization(
+          database.db,
+          { ids: randomIds, clock: systemClock },
+          { name, balanceCents },
+        );
         starts.push({ id: credentials.organizationId, startCents: balanceCents });
         return proofClient(credentials, ['http://unset.invalid']);
       };
@@ -78,12 +91,23 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       const url = database.url;
       servers = await Promise.all(
         workersPerProcess.map(async (workers, index) =>
-          startServerProcess({ name: `instance ${index + 1}`, port: await freePort(), databaseUrl: url, paymentNetworkDelayMs: NETWORK_DELAY_MS, workers }),
+          startServerProcess({
+            name: `instance ${index + 1}`,
+            port: await freePort(),
+            databaseUrl: url,
+            paymentNetworkDelayMs: NETWORK_DELAY_MS,
+            workers,
+          }),
         ),
       );
       await Promise.all(servers.map((server) => server.ready));
       urls = servers.map((server) => server.baseUrl);
-      [idem, drain, race, decide] = made.map((client) => proofClient(client, urls)) as [ProofClient, ProofClient, ProofClient, ProofClient];
+      [idem, drain, race, decide] = made.map((client) => proofClient(client, urls)) as [
+        ProofClient,
+        ProofClient,
+        ProofClient,
+        ProofClient,
+      ];
 
       // "Never negative", watched while everything runs (the check constraint is the last line of defence).
       const ids = starts.map((start) => start.id);
@@ -127,43 +151,73 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         const settled = mine.filter((answer) => answer.status === 200);
         // Ask again until every request has its answer: the same transfer, replayed.
         for (let waiting = mine.length - settled.length; waiting > 0; waiting -= 1) {
-          const retried = await untilAnswered(() => idem.send('POST', '/v1/transfer', { body: bodyAt(k), key, baseUrl: urlFor(k) }));
+          const retried = await untilAnswered(() =>
+            idem.send('POST', '/v1/transfer', { body: bodyAt(k), key, baseUrl: urlFor(k) }),
+          );
           expect(retried.replayed, describeAnswer(retried)).toBe(true);
           settled.push(retried);
         }
         expect(new Set(settled.map((answer) => field(answer, 'id'))).size, key).toBe(1);
-        expect(mine.filter((answer) => answer.status === 200 && !answer.replayed), key).toHaveLength(1);
-        const stored = await database.db.selectFrom('transfers').select('id').where('client_id', '=', idem.clientId).where('idempotency_key', '=', key).execute();
+        expect(
+          mine.filter((answer) => answer.status === 200 && !answer.replayed),
+          key,
+        ).toHaveLength(1);
+        const stored = await database.db
+          .selectFrom('transfers')
+          .select('id')
+          .where('client_id', '=', idem.clientId)
+          .where('idempotency_key', '=', key)
+          .execute();
         expect(stored.map((row) => row.id)).toEqual([field(settled[0] as Answer, 'id')]);
       }
       // The same key with another body, on the other instance: 422, nothing created.
-      const reused = await idem.send('POST', '/v1/transfer', { body: transferBody(99_999), key: keyAt(0), baseUrl: urlFor(1) });
+      const reused = await idem.send('POST', '/v1/transfer', {
+        body: transferBody(99_999),
+        key: keyAt(0),
+        baseUrl: urlFor(1),
+      });
       expect(reused.status, describeAnswer(reused)).toBe(422);
       expect(field(reused, 'type')).toBe('DuplicateIdempotencyKey');
     });
 
     it('competing executes drain one balance exactly and never spend a cent twice', async () => {
       const created = await spread(DRAIN_TRANSFERS, (index) =>
-        drain.send('POST', '/v1/transfer', { body: transferBody(DRAIN_AMOUNT_CENTS, { serial: index }), baseUrl: urlFor(index) }),
+        drain.send('POST', '/v1/transfer', {
+          body: transferBody(DRAIN_AMOUNT_CENTS, { serial: index }),
+          baseUrl: urlFor(index),
+        }),
       );
       const ids = created.map((answer) => {
         expect(answer.status, describeAnswer(answer)).toBe(200);
         return String(field(answer, 'id'));
       });
-      const executed = await spread(ids.length, (index) => drain.send('POST', `/v1/transfer/${ids[index]}/execute`, { baseUrl: urlFor(index + 1) }));
+      const executed = await spread(ids.length, (index) =>
+        drain.send('POST', `/v1/transfer/${ids[index]}/execute`, { baseUrl: urlFor(index + 1) }),
+      );
       const won = executed.filter((answer) => answer.status === 200);
-      const refused = executed.filter((answer) => answer.status === 400 && field(answer, 'type') === 'InsufficientFunds');
+      const refused = executed.filter(
+        (answer) => answer.status === 400 && field(answer, 'type') === 'InsufficientFunds',
+      );
       expect(won.length + refused.length, executed.map(describeAnswer).join('\n')).toBe(executed.length);
       // Equal amounts and no failing accounts: exactly as many as the balance covers, to the cent.
       expect(won).toHaveLength(DRAIN_START_CENTS / DRAIN_AMOUNT_CENTS);
-      const balance = await database.db.selectFrom('organizations').select('balance_cents').where('id', '=', drain.organizationId).executeTakeFirstOrThrow();
+      const balance = await database.db
+        .selectFrom('organizations')
+        .select('balance_cents')
+        .where('id', '=', drain.organizationId)
+        .executeTakeFirstOrThrow();
       expect(balance.balance_cents).toBe(0);
 
       // One transfer executed from every instance at once, each attempt with its own key: one wins.
       const single = await race.send('POST', '/v1/transfer', { body: transferBody(12_345), baseUrl: urlFor(0) });
       const id = String(field(single, 'id'));
-      const storm = await spread(10, (index) => race.send('POST', `/v1/transfer/${id}/execute`, { baseUrl: urlFor(index) }));
-      expect(storm.filter((answer) => answer.status === 200), storm.map(describeAnswer).join('\n')).toHaveLength(1);
+      const storm = await spread(10, (index) =>
+        race.send('POST', `/v1/transfer/${id}/execute`, { baseUrl: urlFor(index) }),
+      );
+      expect(
+        storm.filter((answer) => answer.status === 200),
+        storm.map(describeAnswer).join('\n'),
+      ).toHaveLength(1);
       for (const answer of storm.filter((candidate) => candidate.status !== 200)) {
         expect(answer.status, describeAnswer(answer)).toBe(400);
         expect(field(answer, 'type')).toBe('InvalidRequest');
@@ -172,7 +226,10 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
 
     it('cancel racing execute on different instances: exactly one wins', async () => {
       const created = await spread(RACES, (index) =>
-        race.send('POST', '/v1/transfer', { body: transferBody(20_000 + index, { serial: index, fails: index % 3 === 0 }), baseUrl: urlFor(index) }),
+        race.send('POST', '/v1/transfer', {
+          body: transferBody(20_000 + index, { serial: index, fails: index % 3 === 0 }),
+          baseUrl: urlFor(index),
+        }),
       );
       const ids = created.map((answer) => String(field(answer, 'id')));
       const outcomes = await spread(RACES, async (index) => {
@@ -190,7 +247,11 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         expect(field(loser, 'type')).toBe('InvalidRequest');
       }
       await waitForSettlement(database.db, [race.organizationId]);
-      const rows = await database.db.selectFrom('transfers').select(['id', 'status', 'account_number']).where('id', 'in', ids).execute();
+      const rows = await database.db
+        .selectFrom('transfers')
+        .select(['id', 'status', 'account_number'])
+        .where('id', 'in', ids)
+        .execute();
       for (const { id, cancel } of outcomes) {
         const row = rows.find((candidate) => candidate.id === id);
         if (cancel.status === 200) expect(row?.status, id).toBe('CANCELLED');
@@ -201,7 +262,10 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
     it('dashboard approvals and rejections racing partner executes and cancels: exactly one decides each transfer', async () => {
       const operator: Operator = await loginAs(urlFor(0), decide.operator.operator.username, decide.operator.password);
       const created = await spread(DECISION_RACES, (index) =>
-        decide.send('POST', '/v1/transfer', { body: transferBody(30_000 + index, { serial: index, fails: index % 4 === 0 }), baseUrl: urlFor(index) }),
+        decide.send('POST', '/v1/transfer', {
+          body: transferBody(30_000 + index, { serial: index, fails: index % 4 === 0 }),
+          baseUrl: urlFor(index),
+        }),
       );
       const ids = created.map((answer) => {
         expect(answer.status, describeAnswer(answer)).toBe(200);
@@ -209,10 +273,17 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       });
       // The session and its CSRF token work on every instance: both live in the database.
       const dashboard = (index: number, path: string, body?: unknown): Promise<Response> =>
-        dashboardFetch(urlFor(index), 'POST', path, { cookie: operator.cookie, csrfToken: operator.session.csrfToken, origin: urlFor(index), ...(body !== undefined ? { body } : {}) });
+        dashboardFetch(urlFor(index), 'POST', path, {
+          cookie: operator.cookie,
+          csrfToken: operator.session.csrfToken,
+          origin: urlFor(index),
+          ...(body !== undefined ? { body } : {}),
+        });
       const outcomes = await spread(DECISION_RACES, async (index) => {
         const id = ids[index] ?? '';
-        const answered = async (response: Promise<Response>): Promise<{ status: number; body: Record<string, unknown> }> => {
+        const answered = async (
+          response: Promise<Response>,
+        ): Promise<{ status: number; body: Record<string, unknown> }> => {
           const done = await response;
           return { status: done.status, body: (await done.json()) as Record<string, unknown> };
         };
@@ -226,7 +297,9 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         const started: Array<Promise<{ status: number; body: Record<string, unknown> }> | Promise<Answer>> = [];
         for (let turn = 0; turn < sends.length; turn += 1) {
           const which = (index + turn) % sends.length;
-          started[which] = (sends[which] as () => Promise<{ status: number; body: Record<string, unknown> }> | Promise<Answer>)();
+          started[which] = (
+            sends[which] as () => Promise<{ status: number; body: Record<string, unknown> }> | Promise<Answer>
+          )();
         }
         const [approve, reject, execute, cancel] = (await Promise.all(started)) as [
           { status: number; body: Record<string, unknown> },
@@ -238,7 +311,12 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       });
       const wins: Record<string, number> = { approve: 0, reject: 0, execute: 0, cancel: 0 };
       for (const { id, approve, reject, execute, cancel } of outcomes) {
-        const answers = { approve: { status: approve.status, type: approve.body['type'] }, reject: { status: reject.status, type: reject.body['type'] }, execute: { status: execute.status, type: field(execute, 'type') }, cancel: { status: cancel.status, type: field(cancel, 'type') } };
+        const answers = {
+          approve: { status: approve.status, type: approve.body['type'] },
+          reject: { status: reject.status, type: reject.body['type'] },
+          execute: { status: execute.status, type: field(execute, 'type') },
+          cancel: { status: cancel.status, type: field(cancel, 'type') },
+        };
         const winners = Object.entries(answers).filter(([, answer]) => answer.status === 200);
         const story = `${id}: ${JSON.stringify(answers)}`;
         // One winner: an approval the balance cannot cover leaves the transfer PENDING for the others.
@@ -250,18 +328,29 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         }
       }
       console.info(`decision races won by: ${JSON.stringify(wins)}`);
-      const rows = await database.db.selectFrom('transfers').select(['id', 'status', 'reviewed_by_operator_id', 'rejection_reason']).where('id', 'in', ids).execute();
+      const rows = await database.db
+        .selectFrom('transfers')
+        .select(['id', 'status', 'reviewed_by_operator_id', 'rejection_reason'])
+        .where('id', 'in', ids)
+        .execute();
       for (const { id, approve, reject } of outcomes) {
         const row = rows.find((candidate) => candidate.id === id);
-        if (reject.status === 200) expect(row, id).toMatchObject({ status: 'REJECTED', reviewed_by_operator_id: operator.session.operator.id });
+        if (reject.status === 200)
+          expect(row, id).toMatchObject({ status: 'REJECTED', reviewed_by_operator_id: operator.session.operator.id });
         if (approve.status === 200) expect(row?.reviewed_by_operator_id, id).toBe(operator.session.operator.id);
       }
-      const report = await checkInvariants(database.db, starts.filter((start) => start.id === decide.organizationId));
+      const report = await checkInvariants(
+        database.db,
+        starts.filter((start) => start.id === decide.organizationId),
+      );
       expect(report.violations).toEqual([]);
     });
 
     it('settles every transfer exactly once across the workers, and the invariants hold', async () => {
-      await waitForSettlement(database.db, starts.map((start) => start.id));
+      await waitForSettlement(
+        database.db,
+        starts.map((start) => start.id),
+      );
       const report = await checkInvariants(database.db, starts);
       expect(report.violations).toEqual([]);
       expect(report.byStatus.PROCESSING).toBe(0);
@@ -271,23 +360,35 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       // settled twice would be counted twice (and, if FAILED, refunded twice: the balance check above).
       const outcomes = report.byStatus.SUCCEEDED + report.byStatus.FAILED;
       const logged = (): number =>
-        servers.reduce((total, server) => total + [...server.log.settledByPid.values()].reduce((sum, count) => sum + count, 0), 0);
+        servers.reduce(
+          (total, server) => total + [...server.log.settledByPid.values()].reduce((sum, count) => sum + count, 0),
+          0,
+        );
       const deadline = Date.now() + 10_000;
       while (logged() < outcomes && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       await new Promise((resolve) => setTimeout(resolve, 300)); // a double settlement would show up now
       const [{ settled } = { settled: 0 }] = (
-        await sql<{ settled: number }>`select count(*)::int as settled from transfers where settled_at is not null`.execute(database.db)
+        await sql<{
+          settled: number;
+        }>`select count(*)::int as settled from transfers where settled_at is not null`.execute(database.db)
       ).rows;
       expect(settled).toBe(outcomes);
       expect(logged()).toBe(outcomes);
 
-      const settledBy = servers.flatMap((server) => [...server.log.settledByPid.entries()].map(([pid, count]) => `${server.name} pid ${pid}: ${count}`));
-      const servedBy = servers.flatMap((server) => [...server.log.requestsByPid.entries()].map(([pid, count]) => `pid ${pid}: ${count}`));
-      console.info(`settlements by worker: ${settledBy.join(', ')}; requests by worker: ${servedBy.join(', ')}; failed ${report.byStatus.FAILED}, succeeded ${report.byStatus.SUCCEEDED}`);
+      const settledBy = servers.flatMap((server) =>
+        [...server.log.settledByPid.entries()].map(([pid, count]) => `${server.name} pid ${pid}: ${count}`),
+      );
+      const servedBy = servers.flatMap((server) =>
+        [...server.log.requestsByPid.entries()].map(([pid, count]) => `pid ${pid}: ${count}`),
+      );
+      console.info(
+        `settlements by worker: ${settledBy.join(', ')}; requests by worker: ${servedBy.join(', ')}; failed ${report.byStatus.FAILED}, succeeded ${report.byStatus.SUCCEEDED}`,
+      );
       // Every worker served requests (a cluster's primary hands connections out in turn).
       for (const server of servers) {
         expect(server.log.listening.size).toBe(workersPerProcess[servers.indexOf(server)]);
-        for (const pid of server.log.listening) expect(server.log.requestsByPid.get(pid) ?? 0, `${server.name} pid ${pid}`).toBeGreaterThan(0);
+        for (const pid of server.log.listening)
+          expect(server.log.requestsByPid.get(pid) ?? 0, `${server.name} pid ${pid}`).toBeGreaterThan(0);
       }
       for (const server of servers) expect(server.log.errors, server.log.errors.join('\n')).toEqual([]);
     });

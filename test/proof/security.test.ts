@@ -5,7 +5,11 @@ import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { loadDocument, type JsonSchema, type OperationSpec } from '../../scripts/proof/document.js';
 import { rawRequest, type RawResponse } from '../../scripts/proof/raw-http.js';
-import { routeList as dashboardRoutes, type OperationId as DashboardOperationId, type RouteDefinition as DashboardRoute } from '../../generated/dashboard/server.js';
+import {
+  routeList as dashboardRoutes,
+  type OperationId as DashboardOperationId,
+  type RouteDefinition as DashboardRoute,
+} from '../../generated/dashboard/server.js';
 import { addOperatorAndLogin, dashboardFetch, loginFirstOperator, type Operator } from '../http/dashboard-support.js';
 
 // The security suite, one describe block per item of the OWASP API Security Top 10 (2023) that
@@ -24,7 +28,9 @@ const doc = loadDocument();
 const idOperations = doc.operations.filter((operation) => operation.path.includes('{id}'));
 const authenticated = doc.operations.filter((operation) => operation.authenticated);
 const withBody = doc.operations.filter((operation) => operation.body !== undefined);
-const lists = doc.operations.filter((operation) => operation.parameters.some((parameter) => parameter.name === 'limit'));
+const lists = doc.operations.filter((operation) =>
+  operation.parameters.some((parameter) => parameter.name === 'limit'),
+);
 
 /** A JSON body of the operation from the document's first example (empty when it has none). */
 function exampleBody(operation: OperationSpec): unknown {
@@ -42,7 +48,9 @@ function transferExample(changes: Record<string, unknown> = {}): Record<string, 
   return { ...(exampleBody(operationById('createTransfer')) as Record<string, unknown>), ...changes };
 }
 
-async function errorOf(response: Response | RawResponse): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
+async function errorOf(
+  response: Response | RawResponse,
+): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
   const text = 'text' in response ? await response.text() : response.body.toString('utf8');
   const body = JSON.parse(text) as Record<string, unknown>;
   return { status: response.status, body, text };
@@ -50,7 +58,9 @@ async function errorOf(response: Response | RawResponse): Promise<{ status: numb
 
 /** The Error shape (the token endpoint adds `error`, `error_description`). */
 function expectErrorShape(body: Record<string, unknown>, status: number, type: string, tokenEndpoint = false): void {
-  const allowed = tokenEndpoint ? ['message', 'type', 'details', 'error', 'error_description'] : ['message', 'type', 'details'];
+  const allowed = tokenEndpoint
+    ? ['message', 'type', 'details', 'error', 'error_description']
+    : ['message', 'type', 'details'];
   expect(Object.keys(body).filter((key) => !allowed.includes(key))).toEqual([]);
   expect(body['type']).toBe(type);
   expect(typeof body['message']).toBe('string');
@@ -86,15 +96,29 @@ describe('OWASP API Security Top 10 (2023)', () => {
   let ownerToken: string;
 
   const resourceOf = (operation: OperationSpec): 'card' | 'transfer' | 'transaction' =>
-    operation.path.startsWith('/v1/card') ? 'card' : operation.path.startsWith('/v1/transaction') ? 'transaction' : 'transfer';
+    operation.path.startsWith('/v1/card')
+      ? 'card'
+      : operation.path.startsWith('/v1/transaction')
+        ? 'transaction'
+        : 'transfer';
 
   /** Everything of the owner an intruder could change. */
   const ownerState = async (): Promise<string> =>
     JSON.stringify(
       await Promise.all([
         app.db.selectFrom('organizations').select('balance_cents').where('id', '=', owner.organizationId).execute(),
-        app.db.selectFrom('transfers').selectAll().where('organization_id', '=', owner.organizationId).orderBy('id').execute(),
-        app.db.selectFrom('cards').selectAll().where('organization_id', '=', owner.organizationId).orderBy('id').execute(),
+        app.db
+          .selectFrom('transfers')
+          .selectAll()
+          .where('organization_id', '=', owner.organizationId)
+          .orderBy('id')
+          .execute(),
+        app.db
+          .selectFrom('cards')
+          .selectAll()
+          .where('organization_id', '=', owner.organizationId)
+          .orderBy('id')
+          .execute(),
       ]),
     );
 
@@ -114,8 +138,16 @@ describe('OWASP API Security Top 10 (2023)', () => {
     await seedSandboxData(app.db, { organizationId: intruder.organizationId, now: app.clock.now(), seed: 12 });
     ownerIds.transfer = await newTransfer(owner);
     await newTransfer(intruder);
-    const card = await app.db.selectFrom('cards').select('id').where('organization_id', '=', owner.organizationId).executeTakeFirstOrThrow();
-    const transaction = await app.db.selectFrom('transactions').select('id').where('organization_id', '=', owner.organizationId).executeTakeFirstOrThrow();
+    const card = await app.db
+      .selectFrom('cards')
+      .select('id')
+      .where('organization_id', '=', owner.organizationId)
+      .executeTakeFirstOrThrow();
+    const transaction = await app.db
+      .selectFrom('transactions')
+      .select('id')
+      .where('organization_id', '=', owner.organizationId)
+      .executeTakeFirstOrThrow();
     ownerIds.card = card.id;
     ownerIds.transaction = transaction.id;
     const secrets = await app.db.selectFrom('service_secrets').select(['name', 'value']).execute();
@@ -143,42 +175,55 @@ describe('OWASP API Security Top 10 (2023)', () => {
       },
     );
 
-    it.each(lists.map((operation) => [operation.operationId, operation] as const))("%s shows none of another organization's records, on any page", async (_name, operation) => {
-      const ownerRows = await Promise.all([
-        app.db.selectFrom('cards').select('id').where('organization_id', '=', owner.organizationId).execute(),
-        app.db.selectFrom('transfers').select('id').where('organization_id', '=', owner.organizationId).execute(),
-        app.db.selectFrom('transactions').select('id').where('organization_id', '=', owner.organizationId).execute(),
-      ]);
-      const foreign = new Set(ownerRows.flat().map((row) => row.id));
-      let cursor: string | undefined;
-      let seen = 0;
-      for (let page = 0; page < 50; page += 1) {
-        const query = new URLSearchParams({ limit: '100', ...(cursor !== undefined ? { cursor } : {}) });
-        const response = await intruder.request('GET', `${operation.path}?${query.toString()}`);
-        expect(response.status).toBe(200);
-        const body = (await response.json()) as Record<string, unknown>;
-        const items = Object.values(body).find(Array.isArray) as Array<{ id: string }>;
-        seen += items.length;
-        expect(items.filter((item) => foreign.has(item.id))).toEqual([]);
-        cursor = typeof body['nextCursor'] === 'string' ? body['nextCursor'] : undefined;
-        if (cursor === undefined) break;
-      }
-      expect(seen).toBeGreaterThan(0);
-    });
+    it.each(lists.map((operation) => [operation.operationId, operation] as const))(
+      "%s shows none of another organization's records, on any page",
+      async (_name, operation) => {
+        const ownerRows = await Promise.all([
+          app.db.selectFrom('cards').select('id').where('organization_id', '=', owner.organizationId).execute(),
+          app.db.selectFrom('transfers').select('id').where('organization_id', '=', owner.organizationId).execute(),
+          app.db.selectFrom('transactions').select('id').where('organization_id', '=', owner.organizationId).execute(),
+        ]);
+        const foreign = new Set(ownerRows.flat().map((row) => row.id));
+        let cursor: string | undefined;
+        let seen = 0;
+        for (let page = 0; page < 50; page += 1) {
+          const query = new URLSearchParams({ limit: '100', ...(cursor !== undefined ? { cursor } : {}) });
+          const response = await intruder.request('GET', `${operation.path}?${query.toString()}`);
+          expect(response.status).toBe(200);
+          const body = (await response.json()) as Record<string, unknown>;
+          const items = Object.values(body).find(Array.isArray) as Array<{ id: string }>;
+          seen += items.length;
+          expect(items.filter((item) => foreign.has(item.id))).toEqual([]);
+          cursor = typeof body['nextCursor'] === 'string' ? body['nextCursor'] : undefined;
+          if (cursor === undefined) break;
+        }
+        expect(seen).toBeGreaterThan(0);
+      },
+    );
 
     it("a cursor of another organization's list reveals nothing of it", async () => {
       const first = (await (await owner.request('GET', '/v1/transaction?limit=1')).json()) as { nextCursor: string };
-      const response = await intruder.request('GET', `/v1/transaction?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`);
+      const response = await intruder.request(
+        'GET',
+        `/v1/transaction?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`,
+      );
       if (response.status === 200) {
         const page = (await response.json()) as { transactions: Array<{ id: string }> };
-        const owned = await app.db.selectFrom('transactions').select('id').where('id', 'in', page.transactions.map((item) => item.id).concat('none')).where('organization_id', '=', owner.organizationId).execute();
+        const owned = await app.db
+          .selectFrom('transactions')
+          .select('id')
+          .where('id', 'in', page.transactions.map((item) => item.id).concat('none'))
+          .where('organization_id', '=', owner.organizationId)
+          .execute();
         expect(owned).toEqual([]);
       } else await expectError(response, 400, 'InvalidRequest');
     });
 
     it("idempotency keys belong to one client: the same key from another client never replays the first client's answer", async () => {
       const key = randomUUID();
-      const first = (await (await owner.request('POST', '/v1/transfer', { body: transferExample(), idempotencyKey: key })).json()) as { id: string };
+      const first = (await (
+        await owner.request('POST', '/v1/transfer', { body: transferExample(), idempotencyKey: key })
+      ).json()) as { id: string };
       const second = await intruder.request('POST', '/v1/transfer', { body: transferExample(), idempotencyKey: key });
       const body = (await second.json()) as { id: string };
       expect(second.status).toBe(200);
@@ -188,30 +233,77 @@ describe('OWASP API Security Top 10 (2023)', () => {
   });
 
   describe('API2:2023 Broken Authentication', () => {
-    const claimsOf = async (partner: Partner): Promise<Record<string, unknown>> => ({ ...decodeJwt(await partner.token()) });
+    const claimsOf = async (partner: Partner): Promise<Record<string, unknown>> => ({
+      ...decodeJwt(await partner.token()),
+    });
 
     it.each([
-      ['alg none', async (claims: Record<string, unknown>) => `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`],
-      ['HS256 with a foreign key', async (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(randomBytes(32))],
-      ['RS256 with a key of its own (algorithm confusion)', async (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey)],
-      ['HS384 with the real key (algorithm not allowed)', async (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS384' }).sign(tokenKey)],
-      ['expired, signed with the real key', async (claims: Record<string, unknown>) => new SignJWT({ ...claims, iat: Math.floor(app.clock.now() / 1000) - 7200, exp: Math.floor(app.clock.now() / 1000) - 1 }).setProtectedHeader({ alg: 'HS256' }).sign(tokenKey)],
-      ['another audience, signed with the real key', async (claims: Record<string, unknown>) => new SignJWT({ ...claims, aud: 'another-api' }).setProtectedHeader({ alg: 'HS256' }).sign(tokenKey)],
-      ['another issuer, signed with the real key', async (claims: Record<string, unknown>) => new SignJWT({ ...claims, iss: 'someone-else' }).setProtectedHeader({ alg: 'HS256' }).sign(tokenKey)],
-      ['no expiry, signed with the real key', async (claims: Record<string, unknown>) => {
-        const { exp: _exp, ...rest } = claims;
-        return new SignJWT(rest).setProtectedHeader({ alg: 'HS256' }).sign(tokenKey);
-      }],
-      ["the owner's organization written into the intruder's token (payload edited, signature kept)", async (claims: Record<string, unknown>) => {
-        const real = await intruder.token();
-        const [head, , signature] = real.split('.');
-        return `${head}.${Buffer.from(JSON.stringify({ ...claims, org: owner.organizationId })).toString('base64url')}.${signature}`;
-      }],
-      ["the intruder's own valid token re-encoded: its signature's last character with the bits decoders ignore set", async () => {
-        const real = await intruder.token();
-        const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-        return real.slice(0, -1) + (alphabet[alphabet.indexOf(real.at(-1) ?? 'A') | 0b11] ?? '');
-      }],
+      [
+        'alg none',
+        async (claims: Record<string, unknown>) =>
+          `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`,
+      ],
+      [
+        'HS256 with a foreign key',
+        async (claims: Record<string, unknown>) =>
+          new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(randomBytes(32)),
+      ],
+      [
+        'RS256 with a key of its own (algorithm confusion)',
+        async (claims: Record<string, unknown>) =>
+          new SignJWT(claims)
+            .setProtectedHeader({ alg: 'RS256' })
+            .sign(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey),
+      ],
+      [
+        'HS384 with the real key (algorithm not allowed)',
+        async (claims: Record<string, unknown>) =>
+          new SignJWT(claims).setProtectedHeader({ alg: 'HS384' }).sign(tokenKey),
+      ],
+      [
+        'expired, signed with the real key',
+        async (claims: Record<string, unknown>) =>
+          new SignJWT({
+            ...claims,
+            iat: Math.floor(app.clock.now() / 1000) - 7200,
+            exp: Math.floor(app.clock.now() / 1000) - 1,
+          })
+            .setProtectedHeader({ alg: 'HS256' })
+            .sign(tokenKey),
+      ],
+      [
+        'another audience, signed with the real key',
+        async (claims: Record<string, unknown>) =>
+          new SignJWT({ ...claims, aud: 'another-api' }).setProtectedHeader({ alg: 'HS256' }).sign(tokenKey),
+      ],
+      [
+        'another issuer, signed with the real key',
+        async (claims: Record<string, unknown>) =>
+          new SignJWT({ ...claims, iss: 'someone-else' }).setProtectedHeader({ alg: 'HS256' }).sign(tokenKey),
+      ],
+      [
+        'no expiry, signed with the real key',
+        async (claims: Record<string, unknown>) => {
+          const { exp: _exp, ...rest } = claims;
+          return new SignJWT(rest).setProtectedHeader({ alg: 'HS256' }).sign(tokenKey);
+        },
+      ],
+      [
+        "the owner's organization written into the intruder's token (payload edited, signature kept)",
+        async (claims: Record<string, unknown>) => {
+          const real = await intruder.token();
+          const [head, , signature] = real.split('.');
+          return `${head}.${Buffer.from(JSON.stringify({ ...claims, org: owner.organizationId })).toString('base64url')}.${signature}`;
+        },
+      ],
+      [
+        "the intruder's own valid token re-encoded: its signature's last character with the bits decoders ignore set",
+        async () => {
+          const real = await intruder.token();
+          const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+          return real.slice(0, -1) + (alphabet[alphabet.indexOf(real.at(-1) ?? 'A') | 0b11] ?? '');
+        },
+      ],
     ])('a token with %s is 401 Unauthorized with WWW-Authenticate: Bearer', async (_name, forge) => {
       const token = await forge(await claimsOf(intruder));
       const response = await intruder.request('GET', `/v1/transfer/${ownerIds.transfer}`, { token });
@@ -234,18 +326,30 @@ describe('OWASP API Security Top 10 (2023)', () => {
     it('no token, another scheme, or a token in the query string: 401', async () => {
       const token = await owner.token();
       await expectError(await owner.request('GET', '/v1/card', { token: null }), 401, 'Unauthorized');
-      await expectError(await owner.request('GET', '/v1/card', { token: null, headers: { Authorization: `Basic ${Buffer.from(`${owner.clientId}:${owner.clientSecret}`).toString('base64')}` } }), 401, 'Unauthorized');
+      await expectError(
+        await owner.request('GET', '/v1/card', {
+          token: null,
+          headers: {
+            Authorization: `Basic ${Buffer.from(`${owner.clientId}:${owner.clientSecret}`).toString('base64')}`,
+          },
+        }),
+        401,
+        'Unauthorized',
+      );
       const query = await owner.request('GET', `/v1/card?access_token=${token}`, { token: null });
       expect([400, 401]).toContain(query.status);
       expect((await errorOf(query)).body['type']).toMatch(/Unauthorized|InvalidRequest/);
     });
 
     it('client credentials are never taken from the query string of the token endpoint', async () => {
-      const response = await fetch(`${app.baseUrl}/v1/oauth/token?client_id=${owner.clientId}&client_secret=${owner.clientSecret}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: 'grant_type=client_credentials',
-      });
+      const response = await fetch(
+        `${app.baseUrl}/v1/oauth/token?client_id=${owner.clientId}&client_secret=${owner.clientSecret}`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        },
+      );
       expect(response.status).toBe(400);
       const { body } = await errorOf(response);
       expectErrorShape(body, 400, 'InvalidRequest', true);
@@ -253,13 +357,23 @@ describe('OWASP API Security Top 10 (2023)', () => {
     });
 
     it('a wrong secret and an unknown client get the same answer (no client enumeration)', async () => {
-      const ask = async (id: string, secret: string): Promise<{ status: number; body: Record<string, unknown>; challenge: string | null }> => {
+      const ask = async (
+        id: string,
+        secret: string,
+      ): Promise<{ status: number; body: Record<string, unknown>; challenge: string | null }> => {
         const response = await fetch(`${app.baseUrl}/v1/oauth/token`, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` },
+          headers: {
+            'Content-Type': 'application/x-www-form-urlencoded',
+            Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+          },
           body: 'grant_type=client_credentials',
         });
-        return { status: response.status, body: (await response.json()) as Record<string, unknown>, challenge: response.headers.get('www-authenticate') };
+        return {
+          status: response.status,
+          body: (await response.json()) as Record<string, unknown>,
+          challenge: response.headers.get('www-authenticate'),
+        };
       };
       const victim = await app.onboard({ name: 'Enumeration Ltd' });
       const wrong = await ask(victim.clientId, 'not-the-secret');
@@ -276,7 +390,10 @@ describe('OWASP API Security Top 10 (2023)', () => {
       const ask = (secret: string): Promise<Response> =>
         fetch(`${app.baseUrl}/v1/oauth/token`, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${target.clientId}:${secret}`).toString('base64')}` },
+          headers: {
+            'Content-Type': 'application/x-www-form-urlencoded',
+            Authorization: `Basic ${Buffer.from(`${target.clientId}:${secret}`).toString('base64')}`,
+          },
           body: 'grant_type=client_credentials',
         });
       for (let attempt = 1; attempt <= 10; attempt += 1) expect((await ask(`guess-${attempt}`)).status).toBe(401);
@@ -288,7 +405,11 @@ describe('OWASP API Security Top 10 (2023)', () => {
     });
 
     it('client secrets are stored only as slow salted hashes', async () => {
-      const client = await app.db.selectFrom('clients').select('secret_hash').where('id', '=', owner.clientId).executeTakeFirstOrThrow();
+      const client = await app.db
+        .selectFrom('clients')
+        .select('secret_hash')
+        .where('id', '=', owner.clientId)
+        .executeTakeFirstOrThrow();
       expect(client.secret_hash).not.toContain(owner.clientSecret);
       expect(client.secret_hash).toMatch(/scrypt|argon2/i);
     });
@@ -299,7 +420,11 @@ describe('OWASP API Security Top 10 (2023)', () => {
       const before = await ownerState();
       const foreignSignature = await owner.request('POST', path, {
         signed: false,
-        headers: { 'Idempotency-Key': randomUUID(), 'X-Partner-Request-Timestamp': String(timestamp), 'X-Partner-Signature': intruder.sign('POST', path, timestamp) },
+        headers: {
+          'Idempotency-Key': randomUUID(),
+          'X-Partner-Request-Timestamp': String(timestamp),
+          'X-Partner-Signature': intruder.sign('POST', path, timestamp),
+        },
       });
       await expectError(foreignSignature, 401, 'InvalidSignature');
       await expectError(await owner.request('POST', path, { timestamp: timestamp - 301 }), 401, 'InvalidSignature');
@@ -309,23 +434,54 @@ describe('OWASP API Security Top 10 (2023)', () => {
   });
 
   describe('API3:2023 Broken Object Property Level Authorization', () => {
-    const smuggled = ['id', 'status', 'organizationId', 'clientId', 'submissionDate', 'reviewedAt', 'cancelledAt', 'idempotencyKey', 'payee', 'settledAt', 'balanceCents'];
+    const smuggled = [
+      'id',
+      'status',
+      'organizationId',
+      'clientId',
+      'submissionDate',
+      'reviewedAt',
+      'cancelledAt',
+      'idempotencyKey',
+      'payee',
+      'settledAt',
+      'balanceCents',
+    ];
 
-    it.each(smuggled)('creating a transfer with `%s` in the body is 400 InvalidRequest and creates nothing', async (property) => {
-      const before = await ownerState();
-      const body = transferExample({ [property]: property === 'status' ? 'SUCCEEDED' : property.endsWith('Date') || property.endsWith('At') ? 1 : 'smuggled' });
-      await expectError(await owner.request('POST', '/v1/transfer', { body }), 400, 'InvalidRequest');
-      expect(await ownerState()).toBe(before);
-    });
+    it.each(smuggled)(
+      'creating a transfer with `%s` in the body is 400 InvalidRequest and creates nothing',
+      async (property) => {
+        const before = await ownerState();
+        const body = transferExample({
+          [property]:
+            property === 'status' ? 'SUCCEEDED' : property.endsWith('Date') || property.endsWith('At') ? 1 : 'smuggled',
+        });
+        await expectError(await owner.request('POST', '/v1/transfer', { body }), 400, 'InvalidRequest');
+        expect(await ownerState()).toBe(before);
+      },
+    );
 
-    it.each(['availableBalance', 'last4', 'id', 'nickname', 'cardHolder'])('changing limits with `%s` in the body is 400 InvalidRequest and changes nothing', async (property) => {
-      const before = await ownerState();
-      for (const method of ['PUT', 'PATCH']) {
-        const body = { ...(method === 'PUT' ? { daily: 1, monthly: 1, atm: 1 } : { daily: 1 }), [property]: property === 'availableBalance' ? 99_999_999_999 : 'x' };
-        await expectError(await owner.request(method, `/v1/card/${ownerIds.card}/limits`, { body, contentType: 'application/merge-patch+json' }), 400, 'InvalidRequest');
-      }
-      expect(await ownerState()).toBe(before);
-    });
+    it.each(['availableBalance', 'last4', 'id', 'nickname', 'cardHolder'])(
+      'changing limits with `%s` in the body is 400 InvalidRequest and changes nothing',
+      async (property) => {
+        const before = await ownerState();
+        for (const method of ['PUT', 'PATCH']) {
+          const body = {
+            ...(method === 'PUT' ? { daily: 1, monthly: 1, atm: 1 } : { daily: 1 }),
+            [property]: property === 'availableBalance' ? 99_999_999_999 : 'x',
+          };
+          await expectError(
+            await owner.request(method, `/v1/card/${ownerIds.card}/limits`, {
+              body,
+              contentType: 'application/merge-patch+json',
+            }),
+            400,
+            'InvalidRequest',
+          );
+        }
+        expect(await ownerState()).toBe(before);
+      },
+    );
 
     it.each([
       ['a number-like string for an amount', { amountCents: '150000' }],
@@ -334,7 +490,11 @@ describe('OWASP API Security Top 10 (2023)', () => {
       ['null for a text', { memo: null }],
     ])('values of the wrong type are refused, never coerced: %s', async (_name, patch) => {
       const before = await ownerState();
-      await expectError(await owner.request('POST', '/v1/transfer', { body: transferExample(patch) }), 400, 'InvalidRequest');
+      await expectError(
+        await owner.request('POST', '/v1/transfer', { body: transferExample(patch) }),
+        400,
+        'InvalidRequest',
+      );
       expect(await ownerState()).toBe(before);
     });
 
@@ -342,7 +502,10 @@ describe('OWASP API Security Top 10 (2023)', () => {
       const reader = await app.onboard({ name: 'Reader Ltd', scopes: ['cards:read'] });
       const response = await fetch(`${app.baseUrl}/v1/oauth/token`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${reader.clientId}:${reader.clientSecret}`).toString('base64')}` },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${Buffer.from(`${reader.clientId}:${reader.clientSecret}`).toString('base64')}`,
+        },
         body: 'grant_type=client_credentials&scope=cards:read%20transfers:write',
       });
       const { body } = await errorOf(response);
@@ -350,7 +513,10 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expect(body['error']).toBe('invalid_scope');
       const extra = await fetch(`${app.baseUrl}/v1/oauth/token`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${reader.clientId}:${reader.clientSecret}`).toString('base64')}` },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${Buffer.from(`${reader.clientId}:${reader.clientSecret}`).toString('base64')}`,
+        },
         body: `grant_type=client_credentials&organization_id=${owner.organizationId}`,
       });
       expect(extra.status).toBe(400);
@@ -363,7 +529,12 @@ describe('OWASP API Security Top 10 (2023)', () => {
         if (schema.properties !== undefined && schema.additionalProperties !== false) open.push(where);
         for (const [name, property] of Object.entries(schema.properties ?? {})) walk(property, `${where}.${name}`);
         walk(schema.items, `${where}[]`);
-        for (const [index, branch] of [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])].entries()) walk(branch, `${where}|${index}`);
+        for (const [index, branch] of [
+          ...(schema.oneOf ?? []),
+          ...(schema.anyOf ?? []),
+          ...(schema.allOf ?? []),
+        ].entries())
+          walk(branch, `${where}|${index}`);
       };
       for (const operation of doc.operations) {
         for (const [status, schema] of operation.responses) walk(schema, `${operation.operationId} ${status}`);
@@ -375,11 +546,20 @@ describe('OWASP API Security Top 10 (2023)', () => {
     it('no answer carries an internal field: organization, client, secret, hash, settlement, lock or fingerprint', async () => {
       const token = await owner.token();
       const answers: unknown[] = [];
-      for (const path of ['/v1/bank', '/v1/card', `/v1/card/${ownerIds.card}`, '/v1/transfer', `/v1/transfer/${ownerIds.transfer}`, '/v1/transaction', `/v1/transaction/${ownerIds.transaction}`]) {
+      for (const path of [
+        '/v1/bank',
+        '/v1/card',
+        `/v1/card/${ownerIds.card}`,
+        '/v1/transfer',
+        `/v1/transfer/${ownerIds.transfer}`,
+        '/v1/transaction',
+        `/v1/transaction/${ownerIds.transaction}`,
+      ]) {
         answers.push(await (await owner.request('GET', path)).json());
       }
       answers.push(await (await owner.request('POST', '/v1/transfer', { body: transferExample() })).json());
-      const forbidden = /organi[sz]ation|client|secret|hash|settle|lock|fingerprint|password|private|balance_cents|internal/i;
+      const forbidden =
+        /organi[sz]ation|client|secret|hash|settle|lock|fingerprint|password|private|balance_cents|internal/i;
       const names: string[] = [];
       const walk = (value: unknown): void => {
         if (Array.isArray(value)) value.forEach(walk);
@@ -393,38 +573,62 @@ describe('OWASP API Security Top 10 (2023)', () => {
       answers.forEach(walk);
       expect(names.filter((name) => forbidden.test(name))).toEqual([]);
       const text = JSON.stringify(answers);
-      for (const secret of [owner.clientSecret, token, tokenKey.toString('base64url'), cursorKey]) expect(text).not.toContain(secret);
+      for (const secret of [owner.clientSecret, token, tokenKey.toString('base64url'), cursorKey])
+        expect(text).not.toContain(secret);
     });
   });
 
   describe('API4:2023 Unrestricted Resource Consumption', () => {
-    it.each(lists.map((operation) => [operation.operationId, operation] as const))('%s: limit above 100 (and below 1) is 400; 100 pages at most 100', async (_name, operation) => {
-      await expectError(await owner.request('GET', `${operation.path}?limit=101`), 400, 'InvalidRequest');
-      await expectError(await owner.request('GET', `${operation.path}?limit=0`), 400, 'InvalidRequest');
-      await expectError(await owner.request('GET', `${operation.path}?limit=100000000000`), 400, 'InvalidRequest');
-      const page = await owner.request('GET', `${operation.path}?limit=100`);
-      expect(page.status).toBe(200);
-      const items = Object.values((await page.json()) as Record<string, unknown>).find(Array.isArray) as unknown[];
-      expect(items.length).toBeLessThanOrEqual(100);
-    });
+    it.each(lists.map((operation) => [operation.operationId, operation] as const))(
+      '%s: limit above 100 (and below 1) is 400; 100 pages at most 100',
+      async (_name, operation) => {
+        await expectError(await owner.request('GET', `${operation.path}?limit=101`), 400, 'InvalidRequest');
+        await expectError(await owner.request('GET', `${operation.path}?limit=0`), 400, 'InvalidRequest');
+        await expectError(await owner.request('GET', `${operation.path}?limit=100000000000`), 400, 'InvalidRequest');
+        const page = await owner.request('GET', `${operation.path}?limit=100`);
+        expect(page.status).toBe(200);
+        const items = Object.values((await page.json()) as Record<string, unknown>).find(Array.isArray) as unknown[];
+        expect(items.length).toBeLessThanOrEqual(100);
+      },
+    );
 
-    it.each(withBody.map((operation) => [operation.operationId, operation] as const))('%s: a body over 64 KiB is 413 InvalidRequest and changes nothing', async (_name, operation) => {
-      const before = await ownerState();
-      const path = operation.path.replace('{id}', ownerIds[resourceOf(operation)]);
-      const type = operation.body?.contentTypes[0] ?? 'application/json';
-      const rawBody = type === 'application/x-www-form-urlencoded' ? `grant_type=client_credentials&scope=${'x'.repeat(70_000)}` : JSON.stringify({ memo: 'x'.repeat(70_000) });
-      const response = operation.operationId === 'createToken'
-        ? await fetch(`${app.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': type }, body: rawBody })
-        : await owner.request(operation.method, path, { rawBody, contentType: type });
-      expect(response.status).toBe(413);
-      expectErrorShape((await errorOf(response)).body, 413, 'InvalidRequest', operation.operationId === 'createToken');
-      expect(await ownerState()).toBe(before);
-    });
+    it.each(withBody.map((operation) => [operation.operationId, operation] as const))(
+      '%s: a body over 64 KiB is 413 InvalidRequest and changes nothing',
+      async (_name, operation) => {
+        const before = await ownerState();
+        const path = operation.path.replace('{id}', ownerIds[resourceOf(operation)]);
+        const type = operation.body?.contentTypes[0] ?? 'application/json';
+        const rawBody =
+          type === 'application/x-www-form-urlencoded'
+            ? `grant_type=client_credentials&scope=${'x'.repeat(70_000)}`
+            : JSON.stringify({ memo: 'x'.repeat(70_000) });
+        const response =
+          operation.operationId === 'createToken'
+            ? await fetch(`${app.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': type }, body: rawBody })
+            : await owner.request(operation.method, path, { rawBody, contentType: type });
+        expect(response.status).toBe(413);
+        expectErrorShape(
+          (await errorOf(response)).body,
+          413,
+          'InvalidRequest',
+          operation.operationId === 'createToken',
+        );
+        expect(await ownerState()).toBe(before);
+      },
+    );
 
     it('a cursor over 512 characters, a merchant filter over 100, 200 unknown parameters: 400', async () => {
       await expectError(await owner.request('GET', `/v1/transfer?cursor=${'a'.repeat(513)}`), 400, 'InvalidRequest');
-      await expectError(await owner.request('GET', `/v1/transaction?merchant=${'m'.repeat(101)}`), 400, 'InvalidRequest');
-      await expectError(await owner.request('GET', `/v1/card?${Array.from({ length: 200 }, (_, index) => `p${index}=1`).join('&')}`), 400, 'InvalidRequest');
+      await expectError(
+        await owner.request('GET', `/v1/transaction?merchant=${'m'.repeat(101)}`),
+        400,
+        'InvalidRequest',
+      );
+      await expectError(
+        await owner.request('GET', `/v1/card?${Array.from({ length: 200 }, (_, index) => `p${index}=1`).join('&')}`),
+        400,
+        'InvalidRequest',
+      );
     });
 
     it('a form body of many fields on the token endpoint is refused before any work', async () => {
@@ -438,23 +642,33 @@ describe('OWASP API Security Top 10 (2023)', () => {
     });
 
     it('a header section over 16 KiB is refused by the HTTP server (431) before the app', async () => {
-      const response = await rawRequest(port, { method: 'GET', target: '/v1/bank', headers: [['X-Padding', 'x'.repeat(20_000)]] }, 10_000);
+      const response = await rawRequest(
+        port,
+        { method: 'GET', target: '/v1/bank', headers: [['X-Padding', 'x'.repeat(20_000)]] },
+        10_000,
+      );
       expect(response.status).toBe(431);
     });
   });
 
   describe('API5:2023 Broken Function Level Authorization', () => {
-    it.each(authenticated.map((operation) => [operation.operationId, operation] as const))('%s: a token with every scope but the one required is 403, and nothing changes', async (_name, operation) => {
-      const others = doc.scopes.filter((scope) => !operation.scopes.includes(scope));
-      const token = await owner.token(others.join(' '));
-      const before = await ownerState();
-      const path = operation.path.replace('{id}', ownerIds[resourceOf(operation)]);
-      const body = operation.body === undefined ? undefined : exampleBody(operation);
-      const response = await owner.request(operation.method, path, { token, ...(body !== undefined ? { body, contentType: operation.body?.contentTypes[0] ?? 'application/json' } : {}) });
-      await expectError(response, 403, 'Unauthorized');
-      expect(response.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
-      expect(await ownerState()).toBe(before);
-    });
+    it.each(authenticated.map((operation) => [operation.operationId, operation] as const))(
+      '%s: a token with every scope but the one required is 403, and nothing changes',
+      async (_name, operation) => {
+        const others = doc.scopes.filter((scope) => !operation.scopes.includes(scope));
+        const token = await owner.token(others.join(' '));
+        const before = await ownerState();
+        const path = operation.path.replace('{id}', ownerIds[resourceOf(operation)]);
+        const body = operation.body === undefined ? undefined : exampleBody(operation);
+        const response = await owner.request(operation.method, path, {
+          token,
+          ...(body !== undefined ? { body, contentType: operation.body?.contentTypes[0] ?? 'application/json' } : {}),
+        });
+        await expectError(response, 403, 'Unauthorized');
+        expect(response.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
+        expect(await ownerState()).toBe(before);
+      },
+    );
 
     it.each([
       ['cards:read', 'POST', '/v1/transfer'],
@@ -467,8 +681,20 @@ describe('OWASP API Security Top 10 (2023)', () => {
     ])('a %s token cannot %s %s', async (scope, method, template) => {
       const token = await owner.token(scope);
       const path = template.replace('{card}', ownerIds.card).replace('{transfer}', ownerIds.transfer);
-      const body = method === 'GET' ? undefined : template.includes('limits') ? { daily: 1 } : template === '/v1/transfer' ? {} : undefined;
-      const response = await owner.request(method, path, { token, ...(body !== undefined ? { body, contentType: template.includes('limits') ? 'application/merge-patch+json' : 'application/json' } : {}) });
+      const body =
+        method === 'GET'
+          ? undefined
+          : template.includes('limits')
+            ? { daily: 1 }
+            : template === '/v1/transfer'
+              ? {}
+              : undefined;
+      const response = await owner.request(method, path, {
+        token,
+        ...(body !== undefined
+          ? { body, contentType: template.includes('limits') ? 'application/merge-patch+json' : 'application/json' }
+          : {}),
+      });
       await expectError(response, 403, 'Unauthorized');
     });
 
@@ -478,7 +704,9 @@ describe('OWASP API Security Top 10 (2023)', () => {
         const properties = Object.keys(operation.body?.schema.properties ?? {});
         expect(properties, operation.operationId).not.toContain('status');
       }
-      expect(doc.operations.map((operation) => operation.path).filter((path) => /reject|approve|review/i.test(path))).toEqual([]);
+      expect(
+        doc.operations.map((operation) => operation.path).filter((path) => /reject|approve|review/i.test(path)),
+      ).toEqual([]);
     });
   });
 
@@ -486,9 +714,16 @@ describe('OWASP API Security Top 10 (2023)', () => {
     it('twenty concurrent creates with one key make one transfer', async () => {
       const key = randomUUID();
       const body = transferExample();
-      const answers = await Promise.all(Array.from({ length: 20 }, () => owner.request('POST', '/v1/transfer', { body, idempotencyKey: key })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => owner.request('POST', '/v1/transfer', { body, idempotencyKey: key })),
+      );
       expect(answers.every((answer) => answer.status === 200 || answer.status === 409)).toBe(true);
-      const rows = await app.db.selectFrom('transfers').select('id').where('client_id', '=', owner.clientId).where('idempotency_key', '=', key).execute();
+      const rows = await app.db
+        .selectFrom('transfers')
+        .select('id')
+        .where('client_id', '=', owner.clientId)
+        .where('idempotency_key', '=', key)
+        .execute();
       expect(rows).toHaveLength(1);
     });
 
@@ -496,12 +731,18 @@ describe('OWASP API Security Top 10 (2023)', () => {
       const spender = await app.onboard({ name: 'Spender Ltd', balanceCents: 300_000 });
       const ids: string[] = [];
       for (let index = 0; index < 8; index += 1) {
-        const created = await spender.request('POST', '/v1/transfer', { body: transferExample({ amountCents: 100_000 }) });
+        const created = await spender.request('POST', '/v1/transfer', {
+          body: transferExample({ amountCents: 100_000 }),
+        });
         ids.push(((await created.json()) as { id: string }).id);
       }
       const answers = await Promise.all(ids.map((id) => spender.request('POST', `/v1/transfer/${id}/execute`)));
       expect(answers.filter((answer) => answer.status === 200)).toHaveLength(3);
-      const organization = await app.db.selectFrom('organizations').select('balance_cents').where('id', '=', spender.organizationId).executeTakeFirstOrThrow();
+      const organization = await app.db
+        .selectFrom('organizations')
+        .select('balance_cents')
+        .where('id', '=', spender.organizationId)
+        .executeTakeFirstOrThrow();
       expect(organization.balance_cents).toBe(0);
     });
 
@@ -512,7 +753,11 @@ describe('OWASP API Security Top 10 (2023)', () => {
         owner.request('POST', '/v1/transfer', {
           signed: false,
           body: transferExample(),
-          headers: { 'Idempotency-Key': randomUUID(), 'X-Partner-Request-Timestamp': String(timestamp), 'X-Partner-Signature': signature },
+          headers: {
+            'Idempotency-Key': randomUUID(),
+            'X-Partner-Request-Timestamp': String(timestamp),
+            'X-Partner-Signature': signature,
+          },
         });
       const start = app.clock.now();
       try {
@@ -532,7 +777,8 @@ describe('OWASP API Security Top 10 (2023)', () => {
       const suspicious: string[] = [];
       const walk = (schema: JsonSchema | undefined, where: string): void => {
         if (schema === undefined) return;
-        if (schema.format === 'uri' || schema.format === 'url' || schema.format === 'uri-reference') suspicious.push(where);
+        if (schema.format === 'uri' || schema.format === 'url' || schema.format === 'uri-reference')
+          suspicious.push(where);
         for (const [name, property] of Object.entries(schema.properties ?? {})) {
           if (/url|uri|callback|webhook|host|endpoint|redirect/i.test(name)) suspicious.push(`${where}.${name}`);
           walk(property, `${where}.${name}`);
@@ -542,7 +788,8 @@ describe('OWASP API Security Top 10 (2023)', () => {
       };
       for (const operation of doc.operations) {
         for (const parameter of operation.parameters) {
-          if (/url|uri|callback|webhook|host|redirect/i.test(parameter.name)) suspicious.push(`${operation.operationId} ${parameter.name}`);
+          if (/url|uri|callback|webhook|host|redirect/i.test(parameter.name))
+            suspicious.push(`${operation.operationId} ${parameter.name}`);
           walk(parameter.schema, `${operation.operationId} ${parameter.name}`);
         }
         walk(operation.body?.schema, `${operation.operationId} body`);
@@ -552,18 +799,33 @@ describe('OWASP API Security Top 10 (2023)', () => {
   });
 
   describe('API8:2023 Security Misconfiguration', () => {
-    const allowedOn = (path: string): Set<string> => new Set(doc.operations.filter((operation) => operation.path === path).map((operation) => operation.method));
+    const allowedOn = (path: string): Set<string> =>
+      new Set(doc.operations.filter((operation) => operation.path === path).map((operation) => operation.method));
 
-    it.each(doc.paths.map((path) => [path] as const))('%s: every method it does not allow is 405 with Allow, in the Error shape', async (path) => {
-      const concrete = path.replace('{id}', path.startsWith('/v1/card') ? ownerIds.card : path.startsWith('/v1/transaction') ? ownerIds.transaction : ownerIds.transfer);
-      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE']) {
-        if (allowedOn(path).has(method)) continue;
-        const response = await rawRequest(port, { method, target: concrete, headers: [['Authorization', `Bearer ${ownerToken}`]] }, 10_000);
-        expect(response.status, `${method} ${path}`).toBe(405);
-        expect(response.header('allow')?.split(/,\s*/).sort()).toEqual([...allowedOn(path)].sort());
-        expectErrorShape((await errorOf(response)).body, 405, 'InvalidRequest', path === '/v1/oauth/token');
-      }
-    });
+    it.each(doc.paths.map((path) => [path] as const))(
+      '%s: every method it does not allow is 405 with Allow, in the Error shape',
+      async (path) => {
+        const concrete = path.replace(
+          '{id}',
+          path.startsWith('/v1/card')
+            ? ownerIds.card
+            : path.startsWith('/v1/transaction')
+              ? ownerIds.transaction
+              : ownerIds.transfer,
+        );
+        for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE']) {
+          if (allowedOn(path).has(method)) continue;
+          const response = await rawRequest(
+            port,
+            { method, target: concrete, headers: [['Authorization', `Bearer ${ownerToken}`]] },
+            10_000,
+          );
+          expect(response.status, `${method} ${path}`).toBe(405);
+          expect(response.header('allow')?.split(/,\s*/).sort()).toEqual([...allowedOn(path)].sort());
+          expectErrorShape((await errorOf(response)).body, 405, 'InvalidRequest', path === '/v1/oauth/token');
+        }
+      },
+    );
 
     it('no X-Powered-By, no CORS grant, X-Request-Id on every answer, JSON errors', async () => {
       const responses = [
@@ -584,7 +846,10 @@ describe('OWASP API Security Top 10 (2023)', () => {
     it('token answers are not cached (RFC 6749 §5.1)', async () => {
       const response = await fetch(`${app.baseUrl}/v1/oauth/token`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${owner.clientId}:${owner.clientSecret}`).toString('base64')}` },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${Buffer.from(`${owner.clientId}:${owner.clientSecret}`).toString('base64')}`,
+        },
         body: 'grant_type=client_credentials',
       });
       expect(response.status).toBe(200);
@@ -596,34 +861,57 @@ describe('OWASP API Security Top 10 (2023)', () => {
       const token = ownerToken;
       const probes: Array<Promise<Response | RawResponse>> = [
         owner.request('POST', '/v1/transfer', { rawBody: '{"amountCents": 1,,}' }),
-        owner.request('POST', '/v1/transfer', { rawBody: '[' .repeat(5_000) }),
+        owner.request('POST', '/v1/transfer', { rawBody: '['.repeat(5_000) }),
         owner.request('POST', '/v1/transfer', { body: { amountCents: 1e300 } }),
         owner.request('GET', '/v1/transfer?cursor=eyJ2IjoxfQ.AAAA'),
         owner.request('GET', "/v1/transfer?status=PENDING'%20OR%201=1--"),
         owner.request('GET', '/v1/transaction?fromDate=9007199254740993'),
         owner.request('GET', '/v1/transfer/trf_%27or%271%27=%271'),
         owner.request('GET', '/v1/transfer/..%2F..%2Fetc%2Fpasswd'),
-        owner.request('PATCH', `/v1/card/${ownerIds.card}/limits`, { body: { daily: -100_000_000 }, contentType: 'application/merge-patch+json' }),
-        owner.request('GET', '/v1/card', { token: `${token.slice(0, -3)}${token.at(-3) === 'x' ? 'y' : 'x'}${token.slice(-2)}` }),
+        owner.request('PATCH', `/v1/card/${ownerIds.card}/limits`, {
+          body: { daily: -100_000_000 },
+          contentType: 'application/merge-patch+json',
+        }),
+        owner.request('GET', '/v1/card', {
+          token: `${token.slice(0, -3)}${token.at(-3) === 'x' ? 'y' : 'x'}${token.slice(-2)}`,
+        }),
         owner.request('POST', '/v1/transfer', { rawBody: '{}', contentType: 'application/json; charset=latin1' }),
         owner.request('POST', '/v1/transfer', { rawBody: '{}', headers: { 'Content-Encoding': 'gzip' } }),
         rawRequest(port, { method: 'GET', target: '/v1/%E0%A4%A', headers: [] }, 10_000),
-        rawRequest(port, { method: 'GET', target: '/v1/bank', headers: [['X-Bad', Buffer.from([0x41, 0x00, 0x42])]] }, 10_000),
+        rawRequest(
+          port,
+          { method: 'GET', target: '/v1/bank', headers: [['X-Bad', Buffer.from([0x41, 0x00, 0x42])]] },
+          10_000,
+        ),
         owner.request('POST', '/v1/transfer', { body: transferExample({ memo: 'a\u0000b' }) }),
       ];
-      const secrets = [owner.clientSecret, owner.privateKeyPem ?? 'none', tokenKey.toString('base64url'), cursorKey, process.env['DATABASE_URL'] ?? 'postgres://none'];
+      const secrets = [
+        owner.clientSecret,
+        owner.privateKeyPem ?? 'none',
+        tokenKey.toString('base64url'),
+        cursorKey,
+        process.env['DATABASE_URL'] ?? 'postgres://none',
+      ];
       for (const response of await Promise.all(probes)) {
         const { status, body, text } = await errorOf(response);
         expect(status, text).toBeGreaterThanOrEqual(400);
         expect(doc.errorTypes).toContain(body['type']);
         for (const pattern of LEAK_PATTERNS) expect(text, `${pattern}`).not.toMatch(pattern);
         for (const secret of secrets) expect(text).not.toContain(secret);
-        if (status === 500) expect(body).toEqual({ message: expect.any(String), type: 'InternalError', details: expect.stringMatching(/^Quote request id req_/) });
+        if (status === 500)
+          expect(body).toEqual({
+            message: expect.any(String),
+            type: 'InternalError',
+            details: expect.stringMatching(/^Quote request id req_/),
+          });
       }
     });
 
     it('text shaped like SQL or a template is only text: a filter finds nothing, a stored memo comes back as sent', async () => {
-      const page = await owner.request('GET', `/v1/transaction?merchant=${encodeURIComponent("'; drop table transactions; --")}`);
+      const page = await owner.request(
+        'GET',
+        `/v1/transaction?merchant=${encodeURIComponent("'; drop table transactions; --")}`,
+      );
       expect(page.status).toBe(200);
       expect(((await page.json()) as { transactions: unknown[] }).transactions).toEqual([]);
       const memo = "x' or '1'='1 ${7*7} <script>";
@@ -633,17 +921,29 @@ describe('OWASP API Security Top 10 (2023)', () => {
 
     it('a NUL in any text (body or filter) is 400 InvalidRequest, never a 500 from the database', async () => {
       for (const field of ['accountName', 'memo', 'note', 'bankId']) {
-        await expectError(await owner.request('POST', '/v1/transfer', { body: transferExample({ [field]: 'a\u0000b' }) }), 400, 'InvalidRequest');
+        await expectError(
+          await owner.request('POST', '/v1/transfer', { body: transferExample({ [field]: 'a\u0000b' }) }),
+          400,
+          'InvalidRequest',
+        );
       }
       await expectError(await owner.request('GET', '/v1/transaction?merchant=a%00b'), 400, 'InvalidRequest');
     });
 
     it("a request Node's HTTP parser refuses still gets an Error-shaped answer with X-Request-Id", async () => {
-      const badByte = await rawRequest(port, { method: 'GET', target: '/v1/bank', headers: [['X-Bad', Buffer.from([0x41, 0x00, 0x42])]] }, 10_000);
+      const badByte = await rawRequest(
+        port,
+        { method: 'GET', target: '/v1/bank', headers: [['X-Bad', Buffer.from([0x41, 0x00, 0x42])]] },
+        10_000,
+      );
       expect(badByte.status).toBe(400);
       expect(badByte.header('x-request-id')).toBeDefined();
       expectErrorShape((await errorOf(badByte)).body, 400, 'InvalidRequest');
-      const oversized = await rawRequest(port, { method: 'GET', target: '/v1/bank', headers: [['X-Padding', 'x'.repeat(20_000)]] }, 10_000);
+      const oversized = await rawRequest(
+        port,
+        { method: 'GET', target: '/v1/bank', headers: [['X-Padding', 'x'.repeat(20_000)]] },
+        10_000,
+      );
       expect(oversized.status).toBe(431);
       const { body } = await errorOf(oversized);
       expect(Object.keys(body).filter((key) => !['message', 'type', 'details'].includes(key))).toEqual([]);
@@ -657,15 +957,46 @@ describe('OWASP API Security Top 10 (2023)', () => {
 
   describe('API9:2023 Improper Inventory Management', () => {
     const undocumented = [
-      '/v2/bank', '/v0/bank', '/v1/banks', '/v1/transfers', '/v1/cards', '/v1/admin', '/admin', '/v1/internal', '/v1/debug', '/debug',
-      '/metrics', '/v1/organization', '/v1/organizations', '/v1/clients', '/v1/oauth/authorize', '/v1/oauth/introspect', '/v1/oauth/revoke',
-      '/openapi.json', '/openapi.yaml', '/docs', '/swagger.json', '/api', '/v1', '/', '/.env', '/.git/config', '/server/main.ts', '/package.json',
-      '/v1/transfer/x/y', '/v1/card/x/limits/y', '/v1/transaction/x/y',
+      '/v2/bank',
+      '/v0/bank',
+      '/v1/banks',
+      '/v1/transfers',
+      '/v1/cards',
+      '/v1/admin',
+      '/admin',
+      '/v1/internal',
+      '/v1/debug',
+      '/debug',
+      '/metrics',
+      '/v1/organization',
+      '/v1/organizations',
+      '/v1/clients',
+      '/v1/oauth/authorize',
+      '/v1/oauth/introspect',
+      '/v1/oauth/revoke',
+      '/openapi.json',
+      '/openapi.yaml',
+      '/docs',
+      '/swagger.json',
+      '/api',
+      '/v1',
+      '/',
+      '/.env',
+      '/.git/config',
+      '/server/main.ts',
+      '/package.json',
+      '/v1/transfer/x/y',
+      '/v1/card/x/limits/y',
+      '/v1/transaction/x/y',
     ];
 
     it.each(undocumented.map((path) => [path] as const))('%s is 404 NotFound', async (path) => {
       for (const method of ['GET', 'POST']) {
-        const response = await rawRequest(port, { method, target: path, headers: [['Authorization', `Bearer ${ownerToken}`]] }, 10_000);
+        const response = await rawRequest(
+          port,
+          { method, target: path, headers: [['Authorization', `Bearer ${ownerToken}`]] },
+          10_000,
+        );
         expect(response.status, `${method} ${path}`).toBe(404);
         expectErrorShape((await errorOf(response)).body, 404, 'NotFound');
       }
@@ -676,7 +1007,10 @@ describe('OWASP API Security Top 10 (2023)', () => {
         const concrete = path.replace('{id}', 'x');
         const response = await rawRequest(port, { method: 'GET', target: concrete, headers: [] }, 10_000);
         const body = (await errorOf(response).catch(() => ({ body: {} as Record<string, unknown> }))).body;
-        expect(body['type'] === 'NotFound' && response.status === 404 && body['message'] === 'No such resource path.', path).toBe(false);
+        expect(
+          body['type'] === 'NotFound' && response.status === 404 && body['message'] === 'No such resource path.',
+          path,
+        ).toBe(false);
       }
       expect((await fetch(`${app.baseUrl}/healthz`)).status).toBe(200);
       expect((await fetch(`${app.baseUrl}/readyz`)).status).toBe(200);
@@ -693,8 +1027,12 @@ describe('OWASP API Security Top 10 (2023)', () => {
     // (server/domain/banks.ts) and the payment network is the sandbox worker inside it, whose
     // outcome comes from the stored account number, never from an outside answer. What remains
     // is that a payee's bank must be one of the service's own list.
-    it('a bankId outside the bank list is 400 InvalidBankAccount; the list is the service\'s own, cacheable and stable', async () => {
-      await expectError(await owner.request('POST', '/v1/transfer', { body: transferExample({ bankId: 'https-evil-bank' }) }), 400, 'InvalidBankAccount');
+    it("a bankId outside the bank list is 400 InvalidBankAccount; the list is the service's own, cacheable and stable", async () => {
+      await expectError(
+        await owner.request('POST', '/v1/transfer', { body: transferExample({ bankId: 'https-evil-bank' }) }),
+        400,
+        'InvalidBankAccount',
+      );
       const first = await fetch(`${app.baseUrl}/v1/bank`);
       const etag = first.headers.get('etag');
       expect(first.headers.get('cache-control')).toMatch(/max-age=/);
@@ -718,9 +1056,15 @@ describe('OWASP API Security Top 10 (2023)', () => {
     const secured = dashboardRoutes.filter((route) => route.security.length > 0);
     const writes = dashboardRoutes.filter((route) => route.parameters.header.includes('X-CSRF-Token'));
     // The operations the document gives to approvers (`session: [approver]`), which are writes.
-    const approverWrites = dashboardRoutes.filter((route) => route.security.some((requirement) => requirement['session']?.includes('approver') === true));
+    const approverWrites = dashboardRoutes.filter((route) =>
+      route.security.some((requirement) => requirement['session']?.includes('approver') === true),
+    );
     const withId = dashboardRoutes.filter((route) => route.path.includes('{id}'));
-    const send = (operator: Operator | undefined, route: DashboardRoute, options: { csrfToken?: string | null; origin?: string | null; cookie?: string | null } = {}): Promise<Response> => {
+    const send = (
+      operator: Operator | undefined,
+      route: DashboardRoute,
+      options: { csrfToken?: string | null; origin?: string | null; cookie?: string | null } = {},
+    ): Promise<Response> => {
       const id = route.path.includes('/card/') ? ownerIds.card : ownerIds.transfer;
       const body = BODIES[route.operationId];
       const request = {
@@ -728,7 +1072,9 @@ describe('OWASP API Security Top 10 (2023)', () => {
         ...options,
       };
       const path = route.path.replace('{id}', id);
-      return operator === undefined ? dashboardFetch(app.baseUrl, route.method.toUpperCase(), path, request) : operator.request(route.method.toUpperCase(), path, request);
+      return operator === undefined
+        ? dashboardFetch(app.baseUrl, route.method.toUpperCase(), path, request)
+        : operator.request(route.method.toUpperCase(), path, request);
     };
 
     beforeAll(async () => {
@@ -737,11 +1083,14 @@ describe('OWASP API Security Top 10 (2023)', () => {
       intruderApprover = await loginFirstOperator(app, intruder);
     }, 60_000);
 
-    it.each(withId.map((route) => [route.operationId, route] as const))("%s: another organization's id is 404 NotFound, and nothing of it changes", async (_name, route) => {
-      const before = await ownerState();
-      await expectError(await send(intruderApprover, route), 404, 'NotFound');
-      expect(await ownerState()).toBe(before);
-    });
+    it.each(withId.map((route) => [route.operationId, route] as const))(
+      "%s: another organization's id is 404 NotFound, and nothing of it changes",
+      async (_name, route) => {
+        const before = await ownerState();
+        await expectError(await send(intruderApprover, route), 404, 'NotFound');
+        expect(await ownerState()).toBe(before);
+      },
+    );
 
     it("the dashboard's lists show none of another organization's records", async () => {
       const ownerRows = await Promise.all([
@@ -751,56 +1100,103 @@ describe('OWASP API Security Top 10 (2023)', () => {
         app.db.selectFrom('clients').select('id').where('organization_id', '=', owner.organizationId).execute(),
       ]);
       const foreign = ownerRows.flat().map((row) => row.id);
-      for (const path of ['/dashboard/api/transfer?limit=100', '/dashboard/api/card?limit=100', '/dashboard/api/transaction?limit=100', '/dashboard/api/client', '/dashboard/api/session']) {
+      for (const path of [
+        '/dashboard/api/transfer?limit=100',
+        '/dashboard/api/card?limit=100',
+        '/dashboard/api/transaction?limit=100',
+        '/dashboard/api/client',
+        '/dashboard/api/session',
+      ]) {
         const text = await (await intruderApprover.request('GET', path)).text();
         for (const id of foreign) expect(text, path).not.toContain(id);
       }
     });
 
-    it.each(secured.map((route) => [route.operationId, route] as const))('%s: no session, a forged one, or one replayed after logout is 401 Unauthorized', async (_name, route) => {
-      const before = await ownerState();
-      await expectError(await send(undefined, route), 401, 'Unauthorized');
-      await expectError(await send(ownerApprover, route, { cookie: `dashboard_session=${randomBytes(32).toString('base64url')}` }), 401, 'Unauthorized');
-      const leaving = await loginFirstOperator(app, owner);
-      expect((await leaving.request('DELETE', '/dashboard/api/session')).status).toBe(204);
-      await expectError(await send(leaving, route), 401, 'Unauthorized');
-      expect(await ownerState()).toBe(before);
-    });
+    it.each(secured.map((route) => [route.operationId, route] as const))(
+      '%s: no session, a forged one, or one replayed after logout is 401 Unauthorized',
+      async (_name, route) => {
+        const before = await ownerState();
+        await expectError(await send(undefined, route), 401, 'Unauthorized');
+        await expectError(
+          await send(ownerApprover, route, { cookie: `dashboard_session=${randomBytes(32).toString('base64url')}` }),
+          401,
+          'Unauthorized',
+        );
+        const leaving = await loginFirstOperator(app, owner);
+        expect((await leaving.request('DELETE', '/dashboard/api/session')).status).toBe(204);
+        await expectError(await send(leaving, route), 401, 'Unauthorized');
+        expect(await ownerState()).toBe(before);
+      },
+    );
 
     it('a wrong password and an unknown username answer alike; the 11th failure in a minute is 429 with Retry-After', async () => {
-      const wrong = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: ownerApprover.username, password: 'wrong' } });
-      const unknown = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: 'no.such.operator', password: 'wrong' } });
+      const wrong = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', {
+        body: { username: ownerApprover.username, password: 'wrong' },
+      });
+      const unknown = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', {
+        body: { username: 'no.such.operator', password: 'wrong' },
+      });
       expect(await expectError(wrong, 401, 'Unauthorized')).toEqual(await expectError(unknown, 401, 'Unauthorized'));
       for (let attempt = 1; attempt < 10; attempt += 1) {
-        await expectError(await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: 'no.such.operator', password: 'wrong' } }), 401, 'Unauthorized');
+        await expectError(
+          await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', {
+            body: { username: 'no.such.operator', password: 'wrong' },
+          }),
+          401,
+          'Unauthorized',
+        );
       }
-      const locked = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', { body: { username: 'No.Such.Operator', password: 'wrong' } });
+      const locked = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', {
+        body: { username: 'No.Such.Operator', password: 'wrong' },
+      });
       await expectError(locked, 429, 'InvalidRequest');
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     }, 60_000);
 
-    it.each(writes.map((route) => [route.operationId, route] as const))('%s: without the X-CSRF-Token, or with another session\'s, is 403, and nothing changes', async (_name, route) => {
-      const before = await ownerState();
-      await expectError(await send(ownerApprover, route, { csrfToken: null }), 403, 'Unauthorized');
-      await expectError(await send(ownerApprover, route, { csrfToken: ownerViewer.session.csrfToken }), 403, 'Unauthorized');
-      expect(await ownerState()).toBe(before);
-      expect((await ownerApprover.request('GET', '/dashboard/api/session')).status).toBe(200);
+    it.each(writes.map((route) => [route.operationId, route] as const))(
+      "%s: without the X-CSRF-Token, or with another session's, is 403, and nothing changes",
+      async (_name, route) => {
+        const before = await ownerState();
+        await expectError(await send(ownerApprover, route, { csrfToken: null }), 403, 'Unauthorized');
+        await expectError(
+          await send(ownerApprover, route, { csrfToken: ownerViewer.session.csrfToken }),
+          403,
+          'Unauthorized',
+        );
+        expect(await ownerState()).toBe(before);
+        expect((await ownerApprover.request('GET', '/dashboard/api/session')).status).toBe(200);
+      },
+    );
+
+    it("the approvers' operations are the writes but logout", () => {
+      expect(approverWrites.map((route) => route.operationId).sort()).toEqual(
+        writes
+          .map((route) => route.operationId)
+          .filter((id) => id !== 'deleteSession')
+          .sort(),
+      );
     });
 
-    it('the approvers\' operations are the writes but logout', () => {
-      expect(approverWrites.map((route) => route.operationId).sort()).toEqual(writes.map((route) => route.operationId).filter((id) => id !== 'deleteSession').sort());
-    });
+    it.each(approverWrites.map((route) => [route.operationId, route] as const))(
+      "%s: a viewer's is 403, and nothing changes",
+      async (_name, route) => {
+        const before = await ownerState();
+        await expectError(await send(ownerViewer, route), 403, 'Unauthorized');
+        expect(await ownerState()).toBe(before);
+      },
+    );
 
-    it.each(approverWrites.map((route) => [route.operationId, route] as const))("%s: a viewer's is 403, and nothing changes", async (_name, route) => {
-      const before = await ownerState();
-      await expectError(await send(ownerViewer, route), 403, 'Unauthorized');
-      expect(await ownerState()).toBe(before);
-    });
-
-    it.each(dashboardRoutes.map((route) => [route.operationId, route] as const))('%s: a request from another origin is 403, and nothing changes', async (_name, route) => {
-      const before = await ownerState();
-      await expectError(await send(ownerApprover, route, { origin: 'https://attacker.example' }), 403, 'Unauthorized');
-      expect(await ownerState()).toBe(before);
-    });
+    it.each(dashboardRoutes.map((route) => [route.operationId, route] as const))(
+      '%s: a request from another origin is 403, and nothing changes',
+      async (_name, route) => {
+        const before = await ownerState();
+        await expectError(
+          await send(ownerApprover, route, { origin: 'https://attacker.example' }),
+          403,
+          'Unauthorized',
+        );
+        expect(await ownerState()).toBe(before);
+      },
+    );
   });
 });

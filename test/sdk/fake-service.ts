@@ -35,7 +35,16 @@ export interface FakeService {
 }
 
 export function tokenReply(token: string, expiresIn = 3600): Reply {
-  return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: 'cards:read cards:write transfers:read transfers:write' } };
+  return {
+    status: 200,
+    headers: { 'Cache-Control': 'no-store' },
+    body: {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: expiresIn,
+      scope: 'cards:read cards:write transfers:read transfers:write',
+    },
+  };
 }
 
 /**
@@ -54,14 +63,21 @@ export async function startFakeService(): Promise<FakeService> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const url = req.url ?? '/';
-      const received: Received = { method: req.method ?? 'GET', url, path: url.split('?')[0] ?? url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const received: Received = {
+        method: req.method ?? 'GET',
+        url,
+        path: url.split('?')[0] ?? url,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       const isToken = received.path === '/v1/oauth/token';
       const list = isToken ? tokenRequests : requests;
       list.push(received);
       Promise.resolve((isToken ? tokenHandler : handler)(received, list.length - 1))
         .then(async (reply) => {
           await reply.after;
-          const text = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+          const text =
+            reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
           res.writeHead(reply.status, { 'Content-Type': 'application/json', ...reply.headers });
           res.end(text);
         })

@@ -46,32 +46,48 @@ describe('every operation through the SDK', () => {
   it('listCards, getCard, setCardLimits (PUT) and updateCardLimits (PATCH)', async () => {
     const page = await sdk.GET('/v1/card', { params: { query: { limit: 50 } } });
     expect(page.error).toBeUndefined();
-    const card = page.data?.cards.find((candidate) => candidate.last4 !== null && candidate.limits.approvalBased === null);
+    const card = page.data?.cards.find(
+      (candidate) => candidate.last4 !== null && candidate.limits.approvalBased === null,
+    );
     expect(card).toBeDefined();
     if (card === undefined) return;
 
     const read = await sdk.GET('/v1/card/{id}', { params: { path: { id: card.id } } });
     expect(read.data?.id).toBe(card.id);
 
-    const set = await sdk.PUT('/v1/card/{id}/limits', { params: { path: { id: card.id } }, body: { daily: 5_000_00, monthly: 50_000_00, atm: 10_000_00 } });
+    const set = await sdk.PUT('/v1/card/{id}/limits', {
+      params: { path: { id: card.id } },
+      body: { daily: 5_000_00, monthly: 50_000_00, atm: 10_000_00 },
+    });
     expect(set.error).toBeUndefined();
     expect(set.data?.limits).toEqual({ daily: 5_000_00, monthly: 50_000_00, atm: 10_000_00, approvalBased: null });
 
-    const patched = await sdk.PATCH('/v1/card/{id}/limits', { params: { path: { id: card.id } }, body: { daily: 250_00, atm: -1_000_00 } });
+    const patched = await sdk.PATCH('/v1/card/{id}/limits', {
+      params: { path: { id: card.id } },
+      body: { daily: 250_00, atm: -1_000_00 },
+    });
     expect(patched.error).toBeUndefined();
     expect(patched.data?.limits).toEqual({ daily: 5_250_00, monthly: 50_000_00, atm: 9_000_00, approvalBased: null });
   });
 
   it('createTransfer, getTransfer, listTransfers, cancelTransfer', async () => {
-    const created = await sdk.POST('/v1/transfer', { body: { ...transferTo(SUCCEEDING_IBAN, 321_00), memo: 'cancel me' } });
+    const created = await sdk.POST('/v1/transfer', {
+      body: { ...transferTo(SUCCEEDING_IBAN, 321_00), memo: 'cancel me' },
+    });
     expect(created.error).toBeUndefined();
-    expect(created.data).toMatchObject({ status: 'PENDING', amountCents: 321_00, payee: { accountNumber: SUCCEEDING_IBAN, bank: { id: 'nbe' } } });
+    expect(created.data).toMatchObject({
+      status: 'PENDING',
+      amountCents: 321_00,
+      payee: { accountNumber: SUCCEEDING_IBAN, bank: { id: 'nbe' } },
+    });
     const id = created.data?.id ?? '';
 
     const read = await sdk.GET('/v1/transfer/{id}', { params: { path: { id } } });
     expect(read.data).toEqual(created.data);
 
-    const listed = await sdk.GET('/v1/transfer', { params: { query: { status: 'PENDING', minAmountCents: 321_00, maxAmountCents: 321_00 } } });
+    const listed = await sdk.GET('/v1/transfer', {
+      params: { query: { status: 'PENDING', minAmountCents: 321_00, maxAmountCents: 321_00 } },
+    });
     expect(listed.data?.transfers.map((transfer) => transfer.id)).toEqual([id]);
 
     const cancelled = await sdk.POST('/v1/transfer/{id}/cancel', { params: { path: { id } } });
@@ -93,15 +109,21 @@ describe('every operation through the SDK', () => {
       expect(executed.data).toMatchObject({ id, status: 'PROCESSING', reviewedAt: expect.any(Number) });
     }
     await settle();
-    const statuses = await Promise.all(ids.map(async (id) => (await sdk.GET('/v1/transfer/{id}', { params: { path: { id } } })).data?.status));
+    const statuses = await Promise.all(
+      ids.map(async (id) => (await sdk.GET('/v1/transfer/{id}', { params: { path: { id } } })).data?.status),
+    );
     expect(statuses).toEqual(['SUCCEEDED', 'FAILED', 'FAILED']);
   });
 
   it('listTransactions with comma-separated array filters, and getTransaction', async () => {
-    const { data, error } = await sdk.GET('/v1/transaction', { params: { query: { statuses: ['DECLINED', 'REVERSED'], limit: 100 } } });
+    const { data, error } = await sdk.GET('/v1/transaction', {
+      params: { query: { statuses: ['DECLINED', 'REVERSED'], limit: 100 } },
+    });
     expect(error).toBeUndefined();
     expect(data?.transactions.length).toBeGreaterThan(0);
-    expect(data?.transactions.every((transaction) => transaction.status === 'DECLINED' || transaction.status === 'REVERSED')).toBe(true);
+    expect(
+      data?.transactions.every((transaction) => transaction.status === 'DECLINED' || transaction.status === 'REVERSED'),
+    ).toBe(true);
 
     const first = data?.transactions[0];
     const read = await sdk.GET('/v1/transaction/{id}', { params: { path: { id: first?.id ?? '' } } });
@@ -111,7 +133,9 @@ describe('every operation through the SDK', () => {
 
 describe('errors come back typed', () => {
   it('NotFound', async () => {
-    const { error, response } = await sdk.GET('/v1/transfer/{id}', { params: { path: { id: 'trf_doesnotexist000000000000' } } });
+    const { error, response } = await sdk.GET('/v1/transfer/{id}', {
+      params: { path: { id: 'trf_doesnotexist000000000000' } },
+    });
     expect(response.status).toBe(404);
     expect(isErrorType(error, 'NotFound')).toBe(true);
   });
@@ -126,20 +150,31 @@ describe('errors come back typed', () => {
     const poor = await app.onboard({ name: 'Poor Partner', balanceCents: 10_00 });
     const poorSdk = sdkFor(app, poor);
     const created = await poorSdk.POST('/v1/transfer', { body: transferTo(SUCCEEDING_IBAN, 20_00) });
-    const executed = await poorSdk.POST('/v1/transfer/{id}/execute', { params: { path: { id: created.data?.id ?? '' } } });
+    const executed = await poorSdk.POST('/v1/transfer/{id}/execute', {
+      params: { path: { id: created.data?.id ?? '' } },
+    });
     expect(executed.response.status).toBe(400);
     expect(isErrorType(executed.error, 'InsufficientFunds')).toBe(true);
   });
 
   it('an Idempotency-Key the caller repeats replays the first answer', async () => {
     const key = 'sdk-replay-key-0001';
-    const first = await sdk.POST('/v1/transfer', { params: { header: { 'Idempotency-Key': key } }, body: transferTo(SUCCEEDING_IBAN, 77_00) });
-    const second = await sdk.POST('/v1/transfer', { params: { header: { 'Idempotency-Key': key } }, body: transferTo(SUCCEEDING_IBAN, 77_00) });
+    const first = await sdk.POST('/v1/transfer', {
+      params: { header: { 'Idempotency-Key': key } },
+      body: transferTo(SUCCEEDING_IBAN, 77_00),
+    });
+    const second = await sdk.POST('/v1/transfer', {
+      params: { header: { 'Idempotency-Key': key } },
+      body: transferTo(SUCCEEDING_IBAN, 77_00),
+    });
     expect(second.data?.id).toBe(first.data?.id);
     expect(first.data?.idempotencyKey).toBe(key);
     expect(first.response.headers.get('idempotent-replayed')).toBeNull();
     expect(second.response.headers.get('idempotent-replayed')).toBe('true');
-    const reused = await sdk.POST('/v1/transfer', { params: { header: { 'Idempotency-Key': key } }, body: transferTo(SUCCEEDING_IBAN, 78_00) });
+    const reused = await sdk.POST('/v1/transfer', {
+      params: { header: { 'Idempotency-Key': key } },
+      body: transferTo(SUCCEEDING_IBAN, 78_00),
+    });
     expect(reused.response.status).toBe(422);
     expect(isErrorType(reused.error, 'DuplicateIdempotencyKey')).toBe(true);
   });

@@ -17,7 +17,11 @@ let seeded: SandboxSummary;
 beforeAll(async () => {
   app = await startTestApp();
   partner = await app.onboard({ name: 'Resilient Partner' });
-  seeded = await seedSandboxData(app.db, { organizationId: partner.organizationId, now: app.clock.now(), ids: randomIds });
+  seeded = await seedSandboxData(app.db, {
+    organizationId: partner.organizationId,
+    now: app.clock.now(),
+    ids: randomIds,
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -47,7 +51,9 @@ describe('a write retried after a network failure', () => {
     // The second attempt carried the same key: the service replayed the first answer.
     expect(response.headers.get('idempotent-replayed')).toBe('true');
 
-    const listed = await sdk.GET('/v1/transfer', { params: { query: { minAmountCents: amount, maxAmountCents: amount } } });
+    const listed = await sdk.GET('/v1/transfer', {
+      params: { query: { minAmountCents: amount, maxAmountCents: amount } },
+    });
     expect(listed.data?.transfers.map((transfer) => transfer.id)).toEqual([data?.id]);
   });
 
@@ -151,7 +157,9 @@ describe('tokens', () => {
     const results = await Promise.all([
       ...Array.from({ length: 10 }, () => sdk.GET('/v1/card', { params: { query: { limit: 1 } } })),
       ...Array.from({ length: 5 }, () => sdk.GET('/v1/transaction', { params: { query: { limit: 1 } } })),
-      ...Array.from({ length: 5 }, (_, index) => sdk.POST('/v1/transfer', { body: transferTo(SUCCEEDING_IBAN, 1_00 + index) })),
+      ...Array.from({ length: 5 }, (_, index) =>
+        sdk.POST('/v1/transfer', { body: transferTo(SUCCEEDING_IBAN, 1_00 + index) }),
+      ),
     ]);
     expect(results.map((result) => result.response.status)).toEqual(Array.from({ length: 20 }, () => 200));
     expect(counter.tokenRequests()).toBe(1);
@@ -181,12 +189,16 @@ describe('pagination', () => {
     for await (const transaction of sdk.paginate('/v1/transaction', { query: { limit: 37 } })) all.push(transaction.id);
     expect(all).toHaveLength(seeded.transactions);
     expect(new Set(all).size).toBe(all.length);
-    expect(counter.requests.filter((entry) => entry === 'GET /v1/transaction')).toHaveLength(Math.ceil(seeded.transactions / 37));
+    expect(counter.requests.filter((entry) => entry === 'GET /v1/transaction')).toHaveLength(
+      Math.ceil(seeded.transactions / 37),
+    );
 
     const byStatus = await Promise.all(
       (['SUCCEEDED', 'DECLINED', 'REVERSED'] as const).map(async (status) => {
         const ids: string[] = [];
-        for await (const transaction of sdk.paginate('/v1/transaction', { query: { statuses: [status], limit: 100 } })) {
+        for await (const transaction of sdk.paginate('/v1/transaction', {
+          query: { statuses: [status], limit: 100 },
+        })) {
           expect(transaction.status).toBe(status);
           ids.push(transaction.id);
         }

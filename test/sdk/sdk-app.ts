@@ -36,7 +36,14 @@ export function sdkFor(app: TestApp, partner: Partner, options: Partial<PartnerC
 }
 
 export const transferTo = (accountNumber: string, amountCents = 100_00, bankId = 'nbe') =>
-  ({ amountCents, currency: 'EGP', bankId, accountNumber, accountName: 'Nile Supplies', category: 'LOGISTICS' }) as const;
+  ({
+    amountCents,
+    currency: 'EGP',
+    bankId,
+    accountNumber,
+    accountName: 'Nile Supplies',
+    category: 'LOGISTICS',
+  }) as const;
 
 /** Valid 29-character Egyptian IBANs (mod-97 checked): one that settles, one the sandbox fails (ends 0002). */
 export const SUCCEEDING_IBAN = 'EG650019000500000000263180001';

@@ -1,13 +1,21 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPartnerClient, isErrorType, PartnerApiError, type Fetch, type PartnerClientOptions } from '../../client/index.js';
+import {
+  createPartnerClient,
+  isErrorType,
+  PartnerApiError,
+  type Fetch,
+  type PartnerClientOptions,
+} from '../../client/index.js';
 import { startFakeService, tokenReply, type FakeService } from './fake-service.js';
 
 /**
  * The SDK's token handling against a fake token endpoint on a real socket: one request in flight
  * however many calls wait, refresh 60 s before expiry by the injected clock, one refresh on 401.
  */
-const privateKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const privateKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 
 let service: FakeService;
 beforeAll(async () => {
@@ -24,7 +32,14 @@ beforeEach(() => {
 });
 
 function client(extra: Partial<PartnerClientOptions> = {}) {
-  return createPartnerClient({ baseUrl: service.baseUrl, clientId: 'cli_test', clientSecret: 's3cret:with+chars', privateKeyPem, sleep: async () => {}, ...extra });
+  return createPartnerClient({
+    baseUrl: service.baseUrl,
+    clientId: 'cli_test',
+    clientSecret: 's3cret:with+chars',
+    privateKeyPem,
+    sleep: async () => {},
+    ...extra,
+  });
 }
 
 function bearerOf(index: number): string | undefined {
@@ -40,7 +55,10 @@ describe('token requests', () => {
     expect(request?.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const basic = Buffer.from((request?.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
     expect(basic).toBe('cli_test:s3cret%3Awith%2Bchars');
-    expect(Object.fromEntries(new URLSearchParams(request?.body))).toEqual({ grant_type: 'client_credentials', scope: 'cards:read transfers:read' });
+    expect(Object.fromEntries(new URLSearchParams(request?.body))).toEqual({
+      grant_type: 'client_credentials',
+      scope: 'cards:read transfers:read',
+    });
     expect(bearerOf(0)).toBe('Bearer token-1');
   });
 
@@ -58,7 +76,9 @@ describe('token requests', () => {
     const results = await calls;
     expect(results.every((result) => result.response.status === 200)).toBe(true);
     expect(service.tokenRequests).toHaveLength(1);
-    expect(new Set(service.requests.map((request) => request.headers.authorization))).toEqual(new Set(['Bearer token-1']));
+    expect(new Set(service.requests.map((request) => request.headers.authorization))).toEqual(
+      new Set(['Bearer token-1']),
+    );
   });
 
   it('is cached, and refreshed 60 s before expiry by the injected clock', async () => {
@@ -77,18 +97,29 @@ describe('token requests', () => {
   it('a 401 on a bearer token refreshes it once and repeats the request', async () => {
     service.handle((request) =>
       request.headers.authorization === 'Bearer token-1'
-        ? { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, body: { type: 'Unauthorized', message: 'revoked' } }
+        ? {
+            status: 401,
+            headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+            body: { type: 'Unauthorized', message: 'revoked' },
+          }
         : { status: 200, body: { cards: [] } },
     );
     const { data, response } = await client().GET('/v1/card');
     expect(response.status).toBe(200);
     expect(data).toEqual({ cards: [] });
     expect(service.tokenRequests).toHaveLength(2);
-    expect(service.requests.map((request) => request.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(service.requests.map((request) => request.headers.authorization)).toEqual([
+      'Bearer token-1',
+      'Bearer token-2',
+    ]);
   });
 
   it('a second 401 goes back to the caller: no loop', async () => {
-    service.handle(() => ({ status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, body: { type: 'Unauthorized', message: 'no' } }));
+    service.handle(() => ({
+      status: 401,
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+      body: { type: 'Unauthorized', message: 'no' },
+    }));
     const { error, response } = await client().GET('/v1/card');
     expect(response.status).toBe(401);
     expect(isErrorType(error, 'Unauthorized')).toBe(true);
@@ -97,7 +128,10 @@ describe('token requests', () => {
   });
 
   it('a 401 that is not about the token (a bad signature) is not refreshed', async () => {
-    service.handle(() => ({ status: 401, body: { type: 'InvalidSignature', message: 'The request signature does not verify.' } }));
+    service.handle(() => ({
+      status: 401,
+      body: { type: 'InvalidSignature', message: 'The request signature does not verify.' },
+    }));
     const { error } = await client().POST('/v1/transfer/{id}/cancel', { params: { path: { id: 'trf_1' } } });
     expect(isErrorType(error, 'InvalidSignature')).toBe(true);
     expect(service.requests).toHaveLength(1);
@@ -122,7 +156,11 @@ describe('token requests', () => {
 
   it('token requests are retried on 503 and honour Retry-After', async () => {
     const delays: number[] = [];
-    service.handleToken((_request, index) => (index === 0 ? { status: 503, headers: { 'Retry-After': '2' }, body: { type: 'InternalError', message: 'busy' } } : tokenReply('token-ok')));
+    service.handleToken((_request, index) =>
+      index === 0
+        ? { status: 503, headers: { 'Retry-After': '2' }, body: { type: 'InternalError', message: 'busy' } }
+        : tokenReply('token-ok'),
+    );
     const partner = client({ sleep: async (ms) => void delays.push(ms) });
     expect(await partner.accessToken()).toBe('token-ok');
     expect(delays).toEqual([2_000]);
@@ -130,8 +168,16 @@ describe('token requests', () => {
 
   it('a token request retried on 503 waits Retry-After and sends the same form body, Content-Type and Basic credentials', async () => {
     const delays: number[] = [];
-    service.handleToken((_request, index) => (index === 0 ? { status: 503, headers: { 'Retry-After': '2' }, body: { type: 'InternalError', message: 'busy' } } : tokenReply('token-ok')));
-    const partner = client({ scope: 'cards:read transfers:read', sleep: async (ms) => void delays.push(ms), random: () => 0.5 });
+    service.handleToken((_request, index) =>
+      index === 0
+        ? { status: 503, headers: { 'Retry-After': '2' }, body: { type: 'InternalError', message: 'busy' } }
+        : tokenReply('token-ok'),
+    );
+    const partner = client({
+      scope: 'cards:read transfers:read',
+      sleep: async (ms) => void delays.push(ms),
+      random: () => 0.5,
+    });
     const { response } = await partner.GET('/v1/card');
     expect(response.status).toBe(200);
     expect(delays).toEqual([2_000]);
@@ -139,7 +185,9 @@ describe('token requests', () => {
     for (const request of service.tokenRequests) {
       expect(request.body).toBe('grant_type=client_credentials&scope=cards%3Aread+transfers%3Aread');
       expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');
-      expect(request.headers.authorization).toBe(`Basic ${Buffer.from('cli_test:s3cret%3Awith%2Bchars').toString('base64')}`);
+      expect(request.headers.authorization).toBe(
+        `Basic ${Buffer.from('cli_test:s3cret%3Awith%2Bchars').toString('base64')}`,
+      );
     }
     expect(bearerOf(0)).toBe('Bearer token-ok');
   });
@@ -179,7 +227,11 @@ describe('token requests', () => {
 
   it('a token endpoint that stays at 503 is retried maxRetries times, then its answer is the call’s', async () => {
     const delays: number[] = [];
-    service.handleToken(() => ({ status: 503, headers: { 'X-Request-Id': 'req_503' }, body: { type: 'InternalError', message: 'down' } }));
+    service.handleToken(() => ({
+      status: 503,
+      headers: { 'X-Request-Id': 'req_503' },
+      body: { type: 'InternalError', message: 'down' },
+    }));
     const partner = client({ maxRetries: 3, sleep: async (ms) => void delays.push(ms), random: () => 0.5 });
     const { error, response } = await partner.GET('/v1/card');
     expect(response.status).toBe(503);
@@ -192,8 +244,20 @@ describe('token requests', () => {
 
   it.each([
     ['maxRetries 0', { maxRetries: 0 }, { status: 503, body: { type: 'InternalError', message: 'down' } }],
-    ['a 400 (scope not granted)', {}, { status: 400, body: { type: 'InvalidRequest', message: 'no such scope', error: 'invalid_scope' } }],
-    ['a Retry-After longer than the client waits', {}, { status: 429, headers: { 'Retry-After': '61' }, body: { type: 'InvalidRequest', message: 'slow down', error: 'invalid_client' } }],
+    [
+      'a 400 (scope not granted)',
+      {},
+      { status: 400, body: { type: 'InvalidRequest', message: 'no such scope', error: 'invalid_scope' } },
+    ],
+    [
+      'a Retry-After longer than the client waits',
+      {},
+      {
+        status: 429,
+        headers: { 'Retry-After': '61' },
+        body: { type: 'InvalidRequest', message: 'slow down', error: 'invalid_client' },
+      },
+    ],
   ])('a token request is not retried with %s', async (_name, extra, reply) => {
     const delays: number[] = [];
     service.handleToken(() => reply);

@@ -7,12 +7,32 @@ import { startFakeService, type FakeService, type Received } from './fake-servic
  * The write protocol, retries and paging over a real socket, against a fake service that
  * scripts the failures (503, 429, 409, dropped connections) the real app gives only by accident.
  */
-const privateKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const privateKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 const publicKey = createPublicKey(privateKeyPem);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-const transferBody = { amountCents: 150_00, currency: 'EGP', bankId: 'nbe', accountNumber: '1234567890', accountName: 'Mona Adel', category: 'OTHER' } as const;
-const transfer = { id: 'trf_1', idempotencyKey: 'k', ...transferBody, status: 'PENDING', submissionDate: 1, payee: { accountNumber: '1234567890', accountName: 'Mona Adel', bank: { id: 'nbe', name: 'National Bank of Egypt', shortName: 'NBE' } } };
+const transferBody = {
+  amountCents: 150_00,
+  currency: 'EGP',
+  bankId: 'nbe',
+  accountNumber: '1234567890',
+  accountName: 'Mona Adel',
+  category: 'OTHER',
+} as const;
+const transfer = {
+  id: 'trf_1',
+  idempotencyKey: 'k',
+  ...transferBody,
+  status: 'PENDING',
+  submissionDate: 1,
+  payee: {
+    accountNumber: '1234567890',
+    accountName: 'Mona Adel',
+    bank: { id: 'nbe', name: 'National Bank of Egypt', shortName: 'NBE' },
+  },
+};
 
 let service: FakeService;
 let now: number;
@@ -51,7 +71,12 @@ function client(extra: Partial<PartnerClientOptions> = {}) {
 function signatureValid(request: Received): boolean {
   const timestamp = String(request.headers['x-partner-request-timestamp']);
   const message = `${request.method}${request.path}${timestamp}`;
-  return verify('sha256', Buffer.from(message), publicKey, Buffer.from(String(request.headers['x-partner-signature']), 'base64'));
+  return verify(
+    'sha256',
+    Buffer.from(message),
+    publicKey,
+    Buffer.from(String(request.headers['x-partner-signature']), 'base64'),
+  );
 }
 
 describe('write requests', () => {
@@ -75,7 +100,9 @@ describe('write requests', () => {
   });
 
   it('keep an Idempotency-Key the caller gives', async () => {
-    await client().POST('/v1/transfer/{id}/cancel', { params: { path: { id: 'trf_1' }, header: { 'Idempotency-Key': 'my-own-key-0001' } } });
+    await client().POST('/v1/transfer/{id}/cancel', {
+      params: { path: { id: 'trf_1' }, header: { 'Idempotency-Key': 'my-own-key-0001' } },
+    });
     expect(service.requests[0]?.headers['idempotency-key']).toBe('my-own-key-0001');
   });
 
@@ -85,7 +112,8 @@ describe('write requests', () => {
   ] as const)('send %s limits as application/merge-patch+json', async (method, body) => {
     const partner = client();
     const params = { path: { id: 'crd_1' } };
-    if (method === 'PUT') await partner.PUT('/v1/card/{id}/limits', { params, body: { daily: 100_00, monthly: 1_000_00, atm: 500_00 } });
+    if (method === 'PUT')
+      await partner.PUT('/v1/card/{id}/limits', { params, body: { daily: 100_00, monthly: 1_000_00, atm: 500_00 } });
     else await partner.PATCH('/v1/card/{id}/limits', { params, body: { daily: -50_00 } });
     const [request] = service.requests;
     expect(request?.method).toBe(method);
@@ -108,22 +136,29 @@ describe('retries', () => {
     ['500', { status: 500, body: { type: 'InternalError', message: 'x' } }],
     ['409 key in flight', { status: 409, body: { type: 'DuplicateIdempotencyKey', message: 'still running' } }],
     ['429', { status: 429, body: { type: 'InvalidRequest', message: 'slow down' } }],
-  ])('a write answered %s is retried with the same key, a fresh timestamp and the same body', async (_name, failure) => {
-    service.handle((_request, index) => (index === 0 ? failure : { status: 200, body: transfer }));
-    const { data } = await client().POST('/v1/transfer', { body: transferBody });
-    expect(data?.id).toBe('trf_1');
-    const [first, second] = service.requests;
-    expect(service.requests).toHaveLength(2);
-    expect(second?.headers['idempotency-key']).toBe(first?.headers['idempotency-key']);
-    expect(Number(second?.headers['x-partner-request-timestamp'])).toBeGreaterThan(Number(first?.headers['x-partner-request-timestamp']));
-    expect(second?.body).toBe(first?.body);
-    expect([first, second].every((request) => request !== undefined && signatureValid(request))).toBe(true);
-    expect(delays).toEqual([250]);
-  });
+  ])(
+    'a write answered %s is retried with the same key, a fresh timestamp and the same body',
+    async (_name, failure) => {
+      service.handle((_request, index) => (index === 0 ? failure : { status: 200, body: transfer }));
+      const { data } = await client().POST('/v1/transfer', { body: transferBody });
+      expect(data?.id).toBe('trf_1');
+      const [first, second] = service.requests;
+      expect(service.requests).toHaveLength(2);
+      expect(second?.headers['idempotency-key']).toBe(first?.headers['idempotency-key']);
+      expect(Number(second?.headers['x-partner-request-timestamp'])).toBeGreaterThan(
+        Number(first?.headers['x-partner-request-timestamp']),
+      );
+      expect(second?.body).toBe(first?.body);
+      expect([first, second].every((request) => request !== undefined && signatureValid(request))).toBe(true);
+      expect(delays).toEqual([250]);
+    },
+  );
 
   it('stops after maxRetries and returns the last answer', async () => {
     service.handle(() => ({ status: 503, body: { type: 'InternalError', message: 'down' } }));
-    const { error, response } = await client({ maxRetries: 3 }).GET('/v1/transfer/{id}', { params: { path: { id: 'trf_1' } } });
+    const { error, response } = await client({ maxRetries: 3 }).GET('/v1/transfer/{id}', {
+      params: { path: { id: 'trf_1' } },
+    });
     expect(response.status).toBe(503);
     expect(error).toMatchObject({ type: 'InternalError' });
     expect(service.requests).toHaveLength(4);
@@ -131,7 +166,11 @@ describe('retries', () => {
   });
 
   it('honours Retry-After', async () => {
-    service.handle((_request, index) => (index === 0 ? { status: 429, headers: { 'Retry-After': '3' }, body: { type: 'InvalidRequest', message: 'x' } } : { status: 200, body: transfer }));
+    service.handle((_request, index) =>
+      index === 0
+        ? { status: 429, headers: { 'Retry-After': '3' }, body: { type: 'InvalidRequest', message: 'x' } }
+        : { status: 200, body: transfer },
+    );
     await client().GET('/v1/transfer/{id}', { params: { path: { id: 'trf_1' } } });
     expect(delays).toEqual([3_000]);
   });
@@ -186,7 +225,9 @@ describe('retries', () => {
 describe('queries and paging', () => {
   it('array filters go as one comma-separated value', async () => {
     service.handle(() => ({ status: 200, body: { transactions: [] } }));
-    await client().GET('/v1/transaction', { params: { query: { statuses: ['SUCCEEDED', 'DECLINED'], categories: ['FOOD_BEVERAGE'], limit: 5 } } });
+    await client().GET('/v1/transaction', {
+      params: { query: { statuses: ['SUCCEEDED', 'DECLINED'], categories: ['FOOD_BEVERAGE'], limit: 5 } },
+    });
     const query = new URL(service.requests[0]?.url ?? '', service.baseUrl).searchParams;
     expect(query.get('statuses')).toBe('SUCCEEDED,DECLINED');
     expect(query.get('categories')).toBe('FOOD_BEVERAGE');
@@ -195,15 +236,24 @@ describe('queries and paging', () => {
 
   it('paginate follows nextCursor with the same filters and limit', async () => {
     const pages = [
-      { transfers: [{ ...transfer, id: 'trf_1' }, { ...transfer, id: 'trf_2' }], nextCursor: 'c1' },
+      {
+        transfers: [
+          { ...transfer, id: 'trf_1' },
+          { ...transfer, id: 'trf_2' },
+        ],
+        nextCursor: 'c1',
+      },
       { transfers: [{ ...transfer, id: 'trf_3' }], nextCursor: 'c2' },
       { transfers: [{ ...transfer, id: 'trf_4' }] },
     ];
     service.handle((_request, index) => ({ status: 200, body: pages[index] }));
     const ids: string[] = [];
-    for await (const item of client().paginate('/v1/transfer', { query: { limit: 2, status: 'PENDING' } })) ids.push(item.id);
+    for await (const item of client().paginate('/v1/transfer', { query: { limit: 2, status: 'PENDING' } }))
+      ids.push(item.id);
     expect(ids).toEqual(['trf_1', 'trf_2', 'trf_3', 'trf_4']);
-    expect(service.requests.map((request) => Object.fromEntries(new URL(request.url, service.baseUrl).searchParams))).toEqual([
+    expect(
+      service.requests.map((request) => Object.fromEntries(new URL(request.url, service.baseUrl).searchParams)),
+    ).toEqual([
       { limit: '2', status: 'PENDING' },
       { limit: '2', status: 'PENDING', cursor: 'c1' },
       { limit: '2', status: 'PENDING', cursor: 'c2' },
@@ -212,14 +262,25 @@ describe('queries and paging', () => {
 
   it('paginate throws PartnerApiError with the error body on an error page', async () => {
     service.handle((_request, index) =>
-      index === 0 ? { status: 200, body: { cards: [], nextCursor: 'c1' } } : { status: 400, headers: { 'X-Request-Id': 'req_9' }, body: { type: 'InvalidRequest', message: 'The cursor is not valid.' } },
+      index === 0
+        ? { status: 200, body: { cards: [], nextCursor: 'c1' } }
+        : {
+            status: 400,
+            headers: { 'X-Request-Id': 'req_9' },
+            body: { type: 'InvalidRequest', message: 'The cursor is not valid.' },
+          },
     );
     const iterate = async () => {
       for await (const _card of client().paginate('/v1/card')) void _card;
     };
     const error = await iterate().catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(PartnerApiError);
-    expect(error).toMatchObject({ status: 400, type: 'InvalidRequest', requestId: 'req_9', body: { message: 'The cursor is not valid.' } });
+    expect(error).toMatchObject({
+      status: 400,
+      type: 'InvalidRequest',
+      requestId: 'req_9',
+      body: { message: 'The cursor is not valid.' },
+    });
   });
 });
 
@@ -231,6 +292,14 @@ describe('options', () => {
     ['a bad key', { privateKeyPem: 'nope' }, /privateKeyPem is not a readable private key/],
     ['negative maxRetries', { maxRetries: -1 }, /maxRetries/],
   ])('refuses %s when built', (_name, override, message) => {
-    expect(() => createPartnerClient({ baseUrl: 'http://localhost:3000', clientId: 'c', clientSecret: 's', privateKeyPem, ...override })).toThrow(message);
+    expect(() =>
+      createPartnerClient({
+        baseUrl: 'http://localhost:3000',
+        clientId: 'c',
+        clientSecret: 's',
+        privateKeyPem,
+        ...override,
+      }),
+    ).toThrow(message);
   });
 });

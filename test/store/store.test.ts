@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Compilable, Kysely, RawBuilder } from 'kysely';
-import { ConditionNotMet, executeAtCommit, withAlongside } from '../../server/store/at-commit.js';
+import { ConditionNotMet, executeAtCommit, withAlongside } from '../../server/database/at-commit.js';
 import { createOperator } from '../../server/store/operators.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../server/store/connection.js';
-import { DEFAULT_MAX_CONNECTIONS, openDatabase } from '../../server/store/connection.js';
-import { lastOfItsTransaction } from '../../server/store/last-statement.js';
+import type { Database } from '../../server/database/open.js';
+import { DEFAULT_MAX_CONNECTIONS, openDatabase } from '../../server/database/open.js';
+import { lastOfItsTransaction } from '../../server/database/last-statement.js';
 import {
   IDEMPOTENCY_RETENTION_MS,
   findAnswer,
@@ -15,7 +15,7 @@ import {
 } from '../../server/store/idempotency.js';
 import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
 import { startAnswerHoldingProxy } from '../helpers/answer-holding-proxy.js';
-import { migrateToLatest, migrations } from '../../server/store/migrate.js';
+import { migrateToLatest, migrations } from '../../server/database/migrate.js';
 import { Migrator } from 'kysely/migration';
 import { addCard, addDepartment, addHolder, addOrganization, addRecords, PLAIN_LIMITS } from '../helpers/ledger.js';
 import { findCardWithUsage } from '../../server/store/cards.js';
@@ -35,7 +35,7 @@ import {
   listActiveClientKeys,
   recordAuthFailure,
 } from '../../server/store/organizations.js';
-import type { DB, TransferStatus } from '../../server/store/schema.js';
+import type { DB, TransferStatus } from '../../server/database/schema.js';
 import { getOrCreateSecret } from '../../server/store/secrets.js';
 import { findTransaction, listTransactions, positionOfRecord } from '../../server/store/transactions.js';
 import { CATEGORIES, categoryLabel } from '../../server/domain/categories.js';
@@ -57,7 +57,7 @@ import type { TestDatabase } from '../../scripts/proof/database.js';
 
 const T0 = 1_750_000_000_000;
 
-/** `statement` as the last of the transaction it runs in (server/store/last-statement.ts). */
+/** `statement` as the last of the transaction it runs in (server/database/last-statement.ts). */
 function committing(statement: RawBuilder<unknown>): { execute: (tx: Kysely<DB>) => Promise<unknown> } {
   return { execute: (tx) => tx.executeQuery(lastOfItsTransaction(statement.compile(tx))) };
 }
@@ -66,14 +66,20 @@ const MINUTE = 60_000;
 const READY_IN_TRANSACTION = 'Z\u0000\u0000\u0000\u0005T';
 
 /** An organization with a Sales department, its holder Mona Adel with a card, and one ledger record at T0. */
-async function addSalesRecord(
-  db: Kysely<DB>,
-): Promise<{ organizationId: string; departmentId: string; holderId: string; cardId: string; recordId: string | undefined }> {
+async function addSalesRecord(db: Kysely<DB>): Promise<{
+  organizationId: string;
+  departmentId: string;
+  holderId: string;
+  cardId: string;
+  recordId: string | undefined;
+}> {
   const organizationId = await addOrganization(db, T0);
   const departmentId = await addDepartment(db, organizationId, 'Sales');
   const holderId = await addHolder(db, organizationId, { departmentId, fullName: 'Mona Adel', externalIds: ['E1'] });
   const cardId = await addCard(db, organizationId, holderId);
-  const [recordId] = await addRecords(db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 }]);
+  const [recordId] = await addRecords(db, organizationId, [
+    { personId: holderId, cardId, authorizationDate: T0, amountCents: 12_345 },
+  ]);
   return { organizationId, departmentId, holderId, cardId, recordId };
 }
 
@@ -82,7 +88,7 @@ async function storedRecord(db: Kysely<DB>, id: string): Promise<unknown> {
   return (await sql<{ record: unknown }>`select record from transactions where id = ${id}`.execute(db)).rows[0]?.record;
 }
 
-/** Moves `db`'s schema up or down to the named migration of server/store/migrate.ts. */
+/** Moves `db`'s schema up or down to the named migration of server/database/migrate.ts. */
 function migratingTo(db: Kysely<DB>): (name: string) => Promise<void> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...migrations }) } });
   return async (name) => {
@@ -95,7 +101,10 @@ function newId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 
-async function seedOrganization(db: Kysely<DB>, balanceCents = 1_000_000): Promise<{ organizationId: string; clientId: string }> {
+async function seedOrganization(
+  db: Kysely<DB>,
+  balanceCents = 1_000_000,
+): Promise<{ organizationId: string; clientId: string }> {
   const organizationId = newId('org');
   const clientId = newId('cli');
   await createOrganization(db, { id: organizationId, name: 'Nile Traders', balanceCents, now: T0 });
@@ -109,7 +118,10 @@ async function seedOrganization(db: Kysely<DB>, balanceCents = 1_000_000): Promi
   return { organizationId, clientId };
 }
 
-function newTransfer(owner: { organizationId: string; clientId: string }, overrides: Partial<NewTransfer> = {}): NewTransfer {
+function newTransfer(
+  owner: { organizationId: string; clientId: string },
+  overrides: Partial<NewTransfer> = {},
+): NewTransfer {
   return {
     id: newId('trf'),
     organizationId: owner.organizationId,
@@ -195,7 +207,9 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         const holderId = await addHolder(older.db, organizationId, { departmentId });
         const cardId = await addCard(older.db, organizationId, holderId);
         await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0 }]);
-        const versions = await sql<{ n: number }>`select count(*)::int as n from organization_versions`.execute(older.db);
+        const versions = await sql<{ n: number }>`select count(*)::int as n from organization_versions`.execute(
+          older.db,
+        );
         expect(versions.rows).toEqual([{ n: 1 }]);
         expect(await left()).toEqual({ table: true, sequence: true, function: true, triggers: 16 });
 
@@ -229,7 +243,13 @@ describe.each(databaseKinds())('store on %s', (kind) => {
 
         await migrateTo('011-ledger-records');
         const shown = async (id: string | undefined): Promise<unknown> => storedRecord(older.db, id ?? '');
-        const person = { id: holderId, fullName: 'Mona Adel', userExternalIdOne: 'E1', userExternalIdTwo: null, userExternalIdThree: null };
+        const person = {
+          id: holderId,
+          fullName: 'Mona Adel',
+          userExternalIdOne: 'E1',
+          userExternalIdTwo: null,
+          userExternalIdThree: null,
+        };
         expect(await shown(before)).toEqual({
           id: before,
           authorizationDate: T0,
@@ -249,15 +269,29 @@ describe.each(databaseKinds())('store on %s', (kind) => {
           last4: '4242',
           cleared: true,
         });
-        const [after] = await addRecords(older.db, organizationId, [{ personId: holderId, authorizationDate: T0 + MINUTE }]);
+        const [after] = await addRecords(older.db, organizationId, [
+          { personId: holderId, authorizationDate: T0 + MINUTE },
+        ]);
         const page = async (): Promise<unknown[]> =>
-          (await sql<{ record: unknown }>`select record from transactions where organization_id = ${organizationId} order by authorization_date desc, id desc`.execute(older.db)).rows.map((row) => row.record);
+          (
+            await sql<{
+              record: unknown;
+            }>`select record from transactions where organization_id = ${organizationId} order by authorization_date desc, id desc`.execute(
+              older.db,
+            )
+          ).rows.map((row) => row.record);
         expect(await page()).toMatchObject([{ id: after, person: { fullName: 'Mona Adel' } }, { id: before }]);
 
-        await sql`update transactions set review_status = 'UNDER_REVIEW', tags = '[{"id":"tag_1","name":"Trip"}]' where id = ${before ?? ''}`.execute(older.db);
+        await sql`update transactions set review_status = 'UNDER_REVIEW', tags = '[{"id":"tag_1","name":"Trip"}]' where id = ${before ?? ''}`.execute(
+          older.db,
+        );
         await sql`update departments set name = 'Field sales' where id = ${departmentId}`.execute(older.db);
         await sql`update card_holders set full_name = 'Mona Adel Fahmy' where id = ${holderId}`.execute(older.db);
-        const renamed = { ...person, fullName: 'Mona Adel Fahmy', department: { id: departmentId, name: 'Field sales' } };
+        const renamed = {
+          ...person,
+          fullName: 'Mona Adel Fahmy',
+          department: { id: departmentId, name: 'Field sales' },
+        };
         expect(await page()).toMatchObject([
           { id: after, person: renamed },
           { id: before, person: renamed, reviewStatus: 'UNDER_REVIEW', tags: [{ id: 'tag_1', name: 'Trip' }] },
@@ -286,15 +320,23 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         const migrateTo = migratingTo(older.db);
         await migrateTo('011-ledger-records');
         const { organizationId, departmentId, holderId, recordId: id } = await addSalesRecord(older.db);
-        await sql`update transactions set tags = '[{"id":"tag_1","name":"Trip"}]', note = 'Lunch' where id = ${id ?? ''}`.execute(older.db);
+        await sql`update transactions set tags = '[{"id":"tag_1","name":"Trip"}]', note = 'Lunch' where id = ${id ?? ''}`.execute(
+          older.db,
+        );
 
         await migrateTo('012-ledger-answers');
-        const shown = async (): Promise<unknown> => JSON.parse((await findTransaction(older.db, organizationId, id ?? '')) ?? 'null') as unknown;
+        const shown = async (): Promise<unknown> =>
+          JSON.parse((await findTransaction(older.db, organizationId, id ?? '')) ?? 'null') as unknown;
         const record = {
           id,
           authorizationDate: T0,
           merchant: 'Talabat',
-          person: { id: holderId, fullName: 'Mona Adel', userExternalIdOne: 'E1', department: { id: departmentId, name: 'Sales' } },
+          person: {
+            id: holderId,
+            fullName: 'Mona Adel',
+            userExternalIdOne: 'E1',
+            department: { id: departmentId, name: 'Sales' },
+          },
           department: 'Sales',
           method: 'CARD',
           category: 'FOOD_BEVERAGE',
@@ -315,17 +357,30 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         expect(JSON.parse(page ?? 'null')).toStrictEqual(record);
         expect(positionOfRecord(page ?? '')).toEqual({ sort: T0, id });
         await sql`update departments set name = 'Field sales' where id = ${departmentId}`.execute(older.db);
-        expect(await shown()).toMatchObject({ department: 'Field sales', person: { department: { name: 'Field sales' } } });
+        expect(await shown()).toMatchObject({
+          department: 'Field sales',
+          person: { department: { name: 'Field sales' } },
+        });
 
         // Every category's label is the domain's (a label changed there needs a migration).
         const { rows: labels } = await sql<{ category: string; label: string | null }>`
-          select c as category, category_label(c) as label from unnest(${[...CATEGORIES]}::text[]) as c`.execute(older.db);
+          select c as category, category_label(c) as label from unnest(${[...CATEGORIES]}::text[]) as c`.execute(
+          older.db,
+        );
         expect(labels).toEqual(CATEGORIES.map((category) => ({ category, label: categoryLabel(category) })));
 
         await migrateTo('011-ledger-records');
-        expect(await storedRecord(older.db, id ?? '')).toMatchObject({ note: 'Lunch', authorizationCode: null, person: { userExternalIdTwo: null } });
+        expect(await storedRecord(older.db, id ?? '')).toMatchObject({
+          note: 'Lunch',
+          authorizationCode: null,
+          person: { userExternalIdTwo: null },
+        });
         await migrateTo('012-ledger-answers');
-        expect(await shown()).toStrictEqual({ ...record, department: 'Field sales', person: { ...record.person, department: { id: departmentId, name: 'Field sales' } } });
+        expect(await shown()).toStrictEqual({
+          ...record,
+          department: 'Field sales',
+          person: { ...record.person, department: { id: departmentId, name: 'Field sales' } },
+        });
       } finally {
         await older.close();
       }
@@ -339,13 +394,20 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         await migrateTo('012-ledger-answers');
         const { organizationId, departmentId, holderId, cardId, recordId } = await addSalesRecord(older.db);
         const cash = (amountCents: number, reviewStatus: 'UNDER_REVIEW' | 'BALANCE_SETTLED') =>
-          addRecords(older.db, organizationId, [{ personId: holderId, authorizationDate: T0, method: 'CASH', reviewStatus, amountCents }]);
+          addRecords(older.db, organizationId, [
+            { personId: holderId, authorizationDate: T0, method: 'CASH', reviewStatus, amountCents },
+          ]);
         await cash(500, 'UNDER_REVIEW');
         await cash(70, 'BALANCE_SETTLED');
 
         await migrateTo('013-card-records');
         const read = async () => findCardWithUsage(older.db, organizationId, cardId, cairoPeriods(T0));
-        const holder = { id: holderId, fullName: 'Mona Adel', userExternalIdOne: 'E1', department: { id: departmentId, name: 'Sales' } };
+        const holder = {
+          id: holderId,
+          fullName: 'Mona Adel',
+          userExternalIdOne: 'E1',
+          department: { id: departmentId, name: 'Sales' },
+        };
         expect(await read()).toStrictEqual({
           card: { id: cardId, nickname: 'Test card', last4: '4242', cardHolder: holder, limits: PLAIN_LIMITS },
           createdAt: expect.any(Number) as number,
@@ -356,7 +418,11 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         });
         // The holder's cash moving leaves the ledger's records as they are; a name reaches both.
         const version = async (): Promise<string | undefined> =>
-          (await sql<{ version: string }>`select xmin::text as version from transactions where id = ${recordId ?? ''}`.execute(older.db)).rows[0]?.version;
+          (
+            await sql<{
+              version: string;
+            }>`select xmin::text as version from transactions where id = ${recordId ?? ''}`.execute(older.db)
+          ).rows[0]?.version;
         const before = await version();
         await cash(25, 'UNDER_REVIEW');
         expect(await version()).toBe(before);
@@ -378,7 +444,10 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         await sql`update card_holders set full_name = 'Mona Fahmy' where id = ${holderId}`.execute(older.db);
         expect(await storedRecord(older.db, recordId ?? '')).toMatchObject({ person: { fullName: 'Mona Fahmy' } });
         await migrateTo('013-card-records');
-        expect(await read()).toMatchObject({ card: { cardHolder: { fullName: 'Mona Fahmy' } }, figures: { approval: { outstandingCash: 525 } } });
+        expect(await read()).toMatchObject({
+          card: { cardHolder: { fullName: 'Mona Fahmy' } },
+          figures: { approval: { outstandingCash: 525 } },
+        });
       } finally {
         await older.close();
       }
@@ -387,7 +456,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
     // Migration 014 moves the single-column rules of transfers and organizations to domains and
     // checks a transfer's client against its organization: every rule still refuses what it
     // refused, the rows already there stay, and its down brings back 013's constraints.
-    it('014 keeps every money rule as a domain, and a transfer\'s client is one of its organization', async () => {
+    it("014 keeps every money rule as a domain, and a transfer's client is one of its organization", async () => {
       const older = await createTestDatabaseOf(kind, { migrated: false });
       try {
         const migrateTo = migratingTo(older.db);
@@ -407,7 +476,11 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         await insertTransfer(older.db, kept);
 
         await migrateTo('014-money-domains');
-        expect(await getTransfer(older.db, owner.organizationId, kept.id)).toMatchObject({ amountCents: 1_234, status: 'PENDING', currency: 'EGP' });
+        expect(await getTransfer(older.db, owner.organizationId, kept.id)).toMatchObject({
+          amountCents: 1_234,
+          status: 'PENDING',
+          currency: 'EGP',
+        });
         expect(await getBalance(older.db, owner.organizationId)).toBe(5_000);
         const refused = async (statement: Promise<unknown>, code: string): Promise<void> => {
           await expect(statement).rejects.toMatchObject({ code });
@@ -416,17 +489,48 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 0 })), '23514');
         await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 100_000_000_000 })), '23514');
         await refused(insertTransfer(older.db, newTransfer(owner, { currency: 'USD' as 'EGP' })), '23514');
-        await refused(byId(kept.id).set({ status: 'LOST' as TransferStatus }).execute(), '23514');
+        await refused(
+          byId(kept.id)
+            .set({ status: 'LOST' as TransferStatus })
+            .execute(),
+          '23514',
+        );
         await refused(byId(kept.id).set({ status: 'REJECTED', rejection_reason: '' }).execute(), '23514');
-        await refused(byId(kept.id).set({ status: 'REJECTED', rejection_reason: 'x'.repeat(501) }).execute(), '23514');
+        await refused(
+          byId(kept.id)
+            .set({ status: 'REJECTED', rejection_reason: 'x'.repeat(501) })
+            .execute(),
+          '23514',
+        );
         await refused(byId(kept.id).set({ status: 'PROCESSING' }).execute(), '23514');
-        await refused(older.db.updateTable('organizations').set((eb) => ({ balance_cents: eb('balance_cents', '-', 5_001) })).where('id', '=', owner.organizationId).execute(), '23514');
+        await refused(
+          older.db
+            .updateTable('organizations')
+            .set((eb) => ({ balance_cents: eb('balance_cents', '-', 5_001) }))
+            .where('id', '=', owner.organizationId)
+            .execute(),
+          '23514',
+        );
         // Another organization's client, and an organization or client that does not exist.
-        await refused(insertTransfer(older.db, newTransfer({ organizationId: owner.organizationId, clientId: other.clientId })), '23503');
-        await refused(insertTransfer(older.db, newTransfer({ organizationId: newId('org'), clientId: owner.clientId })), '23503');
-        await refused(insertTransfer(older.db, newTransfer({ organizationId: owner.organizationId, clientId: newId('cli') })), '23503');
-        await byId(kept.id).set({ status: 'REJECTED', rejection_reason: 'x'.repeat(500) }).execute();
-        expect(await getTransfer(older.db, owner.organizationId, kept.id)).toMatchObject({ status: 'REJECTED', amountCents: 1_234 });
+        await refused(
+          insertTransfer(older.db, newTransfer({ organizationId: owner.organizationId, clientId: other.clientId })),
+          '23503',
+        );
+        await refused(
+          insertTransfer(older.db, newTransfer({ organizationId: newId('org'), clientId: owner.clientId })),
+          '23503',
+        );
+        await refused(
+          insertTransfer(older.db, newTransfer({ organizationId: owner.organizationId, clientId: newId('cli') })),
+          '23503',
+        );
+        await byId(kept.id)
+          .set({ status: 'REJECTED', rejection_reason: 'x'.repeat(500) })
+          .execute();
+        expect(await getTransfer(older.db, owner.organizationId, kept.id)).toMatchObject({
+          status: 'REJECTED',
+          amountCents: 1_234,
+        });
         expect(await constraints()).not.toEqual(before);
 
         await migrateTo('013-card-records');
@@ -434,7 +538,10 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 0 })), '23514');
         await migrateTo('014-money-domains');
         // A statement of another text: one prepared before the domains were made again would fail once.
-        const { rows } = await sql<{ status: string; amount: number }>`select status, amount_cents as amount from transfers where id = ${kept.id}`.execute(older.db);
+        const { rows } = await sql<{
+          status: string;
+          amount: number;
+        }>`select status, amount_cents as amount from transfers where id = ${kept.id}`.execute(older.db);
         expect(rows).toEqual([{ status: 'REJECTED', amount: 1_234 }]);
       } finally {
         await older.close();
@@ -534,9 +641,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
 
     it('counts concurrent failures without losing any', async () => {
       const clientId = newId('cli');
-      const counts = await Promise.all(
-        Array.from({ length: 12 }, () => recordAuthFailure(db, clientId, T0, MINUTE)),
-      );
+      const counts = await Promise.all(Array.from({ length: 12 }, () => recordAuthFailure(db, clientId, T0, MINUTE)));
       expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
     });
   });
@@ -562,7 +667,8 @@ describe.each(databaseKinds())('store on %s', (kind) => {
     it('as the only statement runs by itself, committed when it returns or not at all; after others, inside their transaction', async () => {
       const owner = await seedOrganization(db);
       const before = (await getBalance(db, owner.organizationId)) ?? 0;
-      const set = (cents: number) => sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
+      const set = (cents: number) =>
+        sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
       await db.transaction().execute((tx) => vacuum.execute(tx));
       await expect(
         db.transaction().execute(async (tx) => {
@@ -575,7 +681,9 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       await db.transaction().execute((tx) => committing(set(before + 2)).execute(tx));
       expect(await getBalance(db, owner.organizationId)).toBe(before + 2);
       // It fails (a check constraint): nothing of it is kept, and the next transaction runs as usual.
-      await expect(db.transaction().execute((tx) => committing(set(-1)).execute(tx))).rejects.toMatchObject({ code: '23514' });
+      await expect(db.transaction().execute((tx) => committing(set(-1)).execute(tx))).rejects.toMatchObject({
+        code: '23514',
+      });
       expect(await getBalance(db, owner.organizationId)).toBe(before + 2);
       // A statement after it is refused, not run outside a transaction; alone or after others.
       for (const first of [false, true]) {
@@ -591,7 +699,9 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       }
       // A transaction that runs nothing, or fails before its first statement, leaves the database as it was.
       await db.transaction().execute(async () => {});
-      await expect(db.transaction().execute(async () => Promise.reject(new Error('before anything')))).rejects.toThrow('before anything');
+      await expect(db.transaction().execute(async () => Promise.reject(new Error('before anything')))).rejects.toThrow(
+        'before anything',
+      );
       await db.transaction().execute((tx) => set(before + 6).execute(tx));
       expect(await getBalance(db, owner.organizationId)).toBe(before + 6);
     });
@@ -600,18 +710,28 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       // Each changes rows of its own: PostgreSQL keeps only one of two changes to a row in one statement.
       const owner = await seedOrganization(db);
       const other = await seedOrganization(db);
-      const add = (cents: number) => sql`update organizations set balance_cents = balance_cents + ${cents} where id = ${owner.organizationId}`;
-      const set = (cents: number) => sql`update organizations set balance_cents = ${cents} where id = ${other.organizationId}`;
-      const balances = async () => [await getBalance(db, owner.organizationId), await getBalance(db, other.organizationId)];
+      const add = (cents: number) =>
+        sql`update organizations set balance_cents = balance_cents + ${cents} where id = ${owner.organizationId}`;
+      const set = (cents: number) =>
+        sql`update organizations set balance_cents = ${cents} where id = ${other.organizationId}`;
+      const balances = async () => [
+        await getBalance(db, owner.organizationId),
+        await getBalance(db, other.organizationId),
+      ];
       const run = (deferred: ReturnType<typeof sql>, alongside: ReturnType<typeof sql>) =>
-        db.transaction().execute((tx) => executeAtCommit(tx, withAlongside(deferred.compile(tx), alongside.compile(tx))));
+        db
+          .transaction()
+          .execute((tx) => executeAtCommit(tx, withAlongside(deferred.compile(tx), alongside.compile(tx))));
       const [before] = await balances();
       // A deferred statement with no WITH, and one with a WITH (RECURSIVE, too) of its own, whose parameters come first.
       await run(add(1), set(1));
       expect(await balances()).toEqual([(before ?? 0) + 1, 1]);
       await run(sql`with added as (${add(2)} returning id) select ${'x'} as x from added`, set(2));
       expect(await balances()).toEqual([(before ?? 0) + 3, 2]);
-      await run(sql`WITH RECURSIVE added as (${add(3)} returning id) select count(*) from added where ${4} > 0`, set(3));
+      await run(
+        sql`WITH RECURSIVE added as (${add(3)} returning id) select count(*) from added where ${4} > 0`,
+        set(3),
+      );
       expect(await balances()).toEqual([(before ?? 0) + 6, 3]);
       // Either fails: neither is kept.
       await expect(run(add(-1_000_000_000), set(4))).rejects.toMatchObject({ code: '23514' });
@@ -632,19 +752,33 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       // Key order as sent, which jsonb would not keep.
       const body = JSON.stringify({ id: 'trf_1', amountCents: 99_999_999_999, note: null, tags: ['a'], a: 1 });
       expect(await store({ clientId, key: k, fingerprint: 'A', nowMs: T0, body })).toBe('stored');
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({ kind: 'replay', status: 200, body });
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
+        kind: 'replay',
+        status: 200,
+        body,
+      });
       expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 1 })).toEqual({ kind: 'mismatch' });
       // A stored answer is replayed however long ago it was stored, within the retention.
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 })).toMatchObject({
+      expect(
+        await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 }),
+      ).toMatchObject({
         kind: 'replay',
         status: 200,
       });
       // A second answer for the key is not stored, whatever its request.
-      expect(await store({ clientId, key: k, fingerprint: 'A', nowMs: T0 + 2, body: '{"second":true}' })).toBe('exists');
+      expect(await store({ clientId, key: k, fingerprint: 'A', nowMs: T0 + 2, body: '{"second":true}' })).toBe(
+        'exists',
+      );
       expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: T0 + 2 })).toBe('exists');
       // Nor in the retention's last millisecond (IDEMPOTENCY_RETENTION_MS, 24 hours).
-      expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 })).toBe('exists');
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 3 })).toEqual({ kind: 'replay', status: 200, body });
+      expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 })).toBe(
+        'exists',
+      );
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 3 })).toEqual({
+        kind: 'replay',
+        status: 200,
+        body,
+      });
     });
 
     it('commits the key only with the transaction that stored it: a rollback leaves the key free', async () => {
@@ -654,7 +788,18 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       await expect(
         db.transaction().execute(async (tx) => {
           await insertTransfer(tx, transfer);
-          expect(await outcomeOf(storeAnswer(tx, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0, status: 200, body: '{}' }))).toBe('stored');
+          expect(
+            await outcomeOf(
+              storeAnswer(tx, {
+                clientId: owner.clientId,
+                key: k,
+                fingerprint: 'A',
+                nowMs: T0,
+                status: 200,
+                body: '{}',
+              }),
+            ),
+          ).toBe('stored');
           throw new Error('the request died before its commit');
         }),
       ).rejects.toThrow('the request died before its commit');
@@ -663,7 +808,14 @@ describe.each(databaseKinds())('store on %s', (kind) => {
 
       const kept = await db.transaction().execute(async (tx) => {
         const row = await insertTransfer(tx, transfer);
-        await storeAnswer(tx, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0, status: 200, body: JSON.stringify(row) });
+        await storeAnswer(tx, {
+          clientId: owner.clientId,
+          key: k,
+          fingerprint: 'A',
+          nowMs: T0,
+          status: 200,
+          body: JSON.stringify(row),
+        });
         return row;
       });
       expect(await getTransfer(db, owner.organizationId, transfer.id)).toEqual(kept);
@@ -675,7 +827,9 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       const k = key();
       expect(await store({ clientId: a.clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBe('stored');
       expect(await store({ clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).toBe('stored');
-      expect(await findAnswer(db, { clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).toMatchObject({ kind: 'replay' });
+      expect(await findAnswer(db, { clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).toMatchObject({
+        kind: 'replay',
+      });
     });
 
     it('stores a 4xx answer verbatim', async () => {
@@ -683,7 +837,11 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       const k = key();
       const body = '{"message":"Only a PENDING transfer can be executed.","type":"InvalidRequest"}';
       await store({ clientId, key: k, fingerprint: 'A', nowMs: T0, status: 400, body });
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({ kind: 'replay', status: 400, body });
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
+        kind: 'replay',
+        status: 400,
+        body,
+      });
     });
 
     it('forgets a key after the retention, even with another fingerprint', async () => {
@@ -693,7 +851,11 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       const later = T0 + IDEMPOTENCY_RETENTION_MS;
       expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: later })).toBeUndefined();
       expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: later, body: '{"n":2}' })).toBe('stored');
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: later + 1 })).toEqual({ kind: 'replay', status: 200, body: '{"n":2}' });
+      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: later + 1 })).toEqual({
+        kind: 'replay',
+        status: 200,
+        body: '{"n":2}',
+      });
     });
 
     it('purges expired keys', async () => {
@@ -703,11 +865,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       await store({ clientId, key: old, fingerprint: 'A', nowMs: T0 - IDEMPOTENCY_RETENTION_MS });
       await store({ clientId, key: fresh, fingerprint: 'A', nowMs: T0 });
       expect(await purgeExpiredIdempotencyKeys(db, T0, IDEMPOTENCY_RETENTION_MS)).toBeGreaterThanOrEqual(1);
-      const left = await db
-        .selectFrom('idempotency_keys')
-        .select('key')
-        .where('client_id', '=', clientId)
-        .execute();
+      const left = await db.selectFrom('idempotency_keys').select('key').where('client_id', '=', clientId).execute();
       expect(left.map((row) => row.key)).toEqual([fresh]);
     });
   });
@@ -772,7 +930,12 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       expect(ranged.flat().map((t) => t.id)).toEqual(
         pending.filter((t) => t.amountCents >= 500 && t.amountCents <= 1_500).map((t) => t.id),
       );
-      expect(ranged.flat().map((t) => t.amountCents).sort((a, b) => a - b)).toEqual([500, 700, 900, 1100, 1300, 1500]);
+      expect(
+        ranged
+          .flat()
+          .map((t) => t.amountCents)
+          .sort((a, b) => a - b),
+      ).toEqual([500, 700, 900, 1100, 1300, 1500]);
 
       let added = 0;
       const pages = await walkTransfers(db, owner.organizationId, {}, 5, async () => {
@@ -835,10 +998,27 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       const owner = await seedOrganization(db, 1_000);
       const transfer = await insertTransfer(db, newTransfer(owner, { amountCents: 600 }));
       const operatorId = `opr_${randomBytes(8).toString('hex')}`;
-      expect(await createOperator(db, { id: operatorId, organizationId: owner.organizationId, username: operatorId, passwordHash: 'x', role: 'approver', now: T0 })).toMatchObject({ kind: 'created' });
+      expect(
+        await createOperator(db, {
+          id: operatorId,
+          organizationId: owner.organizationId,
+          username: operatorId,
+          passwordHash: 'x',
+          role: 'approver',
+          now: T0,
+        }),
+      ).toMatchObject({ kind: 'created' });
       const answered = await db.transaction().execute(async (tx) => {
         const deferred: Compilable<unknown>[] = [];
-        const outcome = await executeTransfer(tx, owner.organizationId, transfer.id, T0 + 40, T0 + 2_040, operatorId, (statement) => deferred.push(statement));
+        const outcome = await executeTransfer(
+          tx,
+          owner.organizationId,
+          transfer.id,
+          T0 + 40,
+          T0 + 2_040,
+          operatorId,
+          (statement) => deferred.push(statement),
+        );
         // Nothing is reserved until the deferred statement runs.
         expect(await getBalance(tx, owner.organizationId)).toBe(1_000);
         expect(deferred).toHaveLength(1);
@@ -847,9 +1027,17 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       });
       expect(answered).toEqual({
         kind: 'done',
-        transfer: { ...transfer, status: 'PROCESSING', reviewedAt: T0 + 40, settleAfter: T0 + 2_040, reviewedByOperatorId: operatorId },
+        transfer: {
+          ...transfer,
+          status: 'PROCESSING',
+          reviewedAt: T0 + 40,
+          settleAfter: T0 + 2_040,
+          reviewedByOperatorId: operatorId,
+        },
       });
-      expect(answered.kind === 'done' ? answered.transfer : undefined).toEqual(await getTransfer(db, owner.organizationId, transfer.id));
+      expect(answered.kind === 'done' ? answered.transfer : undefined).toEqual(
+        await getTransfer(db, owner.organizationId, transfer.id),
+      );
       expect(await getBalance(db, owner.organizationId)).toBe(400);
 
       // The balance now falls short: the deferred statement fails and nothing of its transaction commits.
@@ -857,14 +1045,26 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       await expect(
         db.transaction().execute(async (tx) => {
           let deferred: Compilable<unknown> | undefined;
-          await executeTransfer(tx, owner.organizationId, big.id, T0 + 50, T0 + 2_050, undefined, (statement) => (deferred = statement));
-          await sql`update organizations set name = 'changed in the same transaction' where id = ${owner.organizationId}`.execute(tx);
+          await executeTransfer(
+            tx,
+            owner.organizationId,
+            big.id,
+            T0 + 50,
+            T0 + 2_050,
+            undefined,
+            (statement) => (deferred = statement),
+          );
+          await sql`update organizations set name = 'changed in the same transaction' where id = ${owner.organizationId}`.execute(
+            tx,
+          );
           if (deferred !== undefined) await executeAtCommit(tx, deferred);
         }),
       ).rejects.toEqual(new ConditionNotMet('insufficient funds'));
       expect(await getTransfer(db, owner.organizationId, big.id)).toEqual(big);
       expect(await getBalance(db, owner.organizationId)).toBe(400);
-      const { rows } = await sql<{ name: string }>`select name from organizations where id = ${owner.organizationId}`.execute(db);
+      const { rows } = await sql<{
+        name: string;
+      }>`select name from organizations where id = ${owner.organizationId}`.execute(db);
       expect(rows[0]?.name).not.toBe('changed in the same transaction');
     });
 
@@ -958,7 +1158,9 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     try {
       const backends = await Promise.all(
         Array.from({ length: 3 * DEFAULT_MAX_CONNECTIONS }, () =>
-          sql<{ pid: number }>`select pg_backend_pid() as pid from pg_sleep(0.05)`.execute(pool.db).then(({ rows }) => rows[0]?.pid),
+          sql<{ pid: number }>`select pg_backend_pid() as pid from pg_sleep(0.05)`
+            .execute(pool.db)
+            .then(({ rows }) => rows[0]?.pid),
         ),
       );
       expect(new Set(backends).size).toBe(DEFAULT_MAX_CONNECTIONS);
@@ -973,7 +1175,10 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       await one.db.selectFrom('organizations').select('id').where('id', '=', 'org_prepared').execute();
       const bulk = Array.from({ length: 120 }, (_, i) => sql`${`v${i}`}`);
       await sql`select ${sql.join(bulk)}`.execute(one.db);
-      const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(one.db);
+      const { rows } = await sql<{
+        name: string;
+        statement: string;
+      }>`select name, statement from pg_prepared_statements`.execute(one.db);
       const texts = rows.filter((row) => row.name.startsWith('pps_')).map((row) => row.statement);
       expect(texts.some((text) => text.includes('"organizations"'))).toBe(true);
       expect(texts.some((text) => text.includes('$120'))).toBe(false);
@@ -990,7 +1195,11 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       const before = (await balance()) ?? 0;
       // The first statement's change is undone with the transaction: it ran after the begin.
       const undone = one.db.transaction().execute(async (tx) => {
-        await tx.updateTable('organizations').set({ balance_cents: 1 }).where('id', '=', owner.organizationId).execute();
+        await tx
+          .updateTable('organizations')
+          .set({ balance_cents: 1 })
+          .where('id', '=', owner.organizationId)
+          .execute();
         throw new Error('undo');
       });
       await expect(undone).rejects.toThrow('undo');
@@ -998,18 +1207,28 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       // A first statement that fails (here a check constraint) leaves nothing, and the connection,
       // with that statement prepared, serves the next transactions.
       const refused = () =>
-        one.db.transaction().execute((tx) =>
-          tx.updateTable('organizations').set({ balance_cents: -1 }).where('id', '=', owner.organizationId).execute(),
-        );
+        one.db
+          .transaction()
+          .execute((tx) =>
+            tx.updateTable('organizations').set({ balance_cents: -1 }).where('id', '=', owner.organizationId).execute(),
+          );
       await expect(refused()).rejects.toMatchObject({ code: '23514' });
       await expect(refused()).rejects.toMatchObject({ code: '23514' });
       // A first statement PostgreSQL cannot even parse, on a statement never prepared before.
-      await expect(one.db.transaction().execute((tx) => sql`select * from no_such_table`.execute(tx))).rejects.toMatchObject({ code: '42P01' });
+      await expect(
+        one.db.transaction().execute((tx) => sql`select * from no_such_table`.execute(tx)),
+      ).rejects.toMatchObject({ code: '42P01' });
       // A transaction that runs no statement sends nothing and ends cleanly.
       await one.db.transaction().execute(async () => undefined);
       const committed = await one.db.transaction().execute(async (tx) => {
-        await tx.updateTable('organizations').set({ balance_cents: before + 5 }).where('id', '=', owner.organizationId).execute();
-        const { rows } = await sql<{ inside: boolean }>`select pg_current_xact_id_if_assigned() is not null as inside`.execute(tx);
+        await tx
+          .updateTable('organizations')
+          .set({ balance_cents: before + 5 })
+          .where('id', '=', owner.organizationId)
+          .execute();
+        const { rows } = await sql<{
+          inside: boolean;
+        }>`select pg_current_xact_id_if_assigned() is not null as inside`.execute(tx);
         return rows[0]?.inside;
       });
       expect(committed).toBe(true);
@@ -1025,7 +1244,8 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       const owner = await seedOrganization(database.db);
       const balance = () => getBalance(database.db, owner.organizationId);
       const before = (await balance()) ?? 0;
-      const set = (cents: number) => sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
+      const set = (cents: number) =>
+        sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
       // Committed in its own round trip: another connection sees the change before Kysely's commit,
       // and this connection is out of its transaction (the commit that follows sends nothing).
       await one.db.transaction().execute(async (tx) => {
@@ -1033,7 +1253,9 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
         await set(before + 1).execute(tx);
         await committing(set(before + 2)).execute(tx);
         expect(await balance()).toBe(before + 2);
-        const { rows } = await sql<{ state: string }>`select state from pg_stat_activity where pid = ${backend[0]?.pid}`.execute(database.db);
+        const { rows } = await sql<{
+          state: string;
+        }>`select state from pg_stat_activity where pid = ${backend[0]?.pid}`.execute(database.db);
         expect(rows).toEqual([{ state: 'idle' }]);
       });
       expect(await balance()).toBe(before + 2);
@@ -1057,7 +1279,9 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       ).rejects.toMatchObject({ code: '23514' });
       expect(await balance()).toBe(before + 4);
       // The commit fails (a deferred constraint): the statement fails with it, and nothing is kept.
-      await sql`create table if not exists deferred_check (id int unique deferrable initially deferred)`.execute(database.db);
+      await sql`create table if not exists deferred_check (id int unique deferrable initially deferred)`.execute(
+        database.db,
+      );
       await expect(
         one.db.transaction().execute(async (tx) => {
           await set(before + 7).execute(tx);
@@ -1066,7 +1290,9 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
         }),
       ).rejects.toMatchObject({ code: '23505' });
       expect(await balance()).toBe(before + 4);
-      expect((await sql<{ n: number }>`select count(*)::int as n from deferred_check`.execute(database.db)).rows).toEqual([{ n: 0 }]);
+      expect(
+        (await sql<{ n: number }>`select count(*)::int as n from deferred_check`.execute(database.db)).rows,
+      ).toEqual([{ n: 0 }]);
       // The connection serves the next transaction as usual.
       await one.db.transaction().execute((tx) => set(before + 8).execute(tx));
       expect(await balance()).toBe(before + 8);
@@ -1082,7 +1308,8 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     try {
       const owner = await seedOrganization(one.db);
       const before = (await getBalance(one.db, owner.organizationId)) ?? 0;
-      const set = (cents: number) => sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
+      const set = (cents: number) =>
+        sql`update organizations set balance_cents = ${cents} where id = ${owner.organizationId}`;
       proxy.hold();
       const atHold = proxy.sent().length;
       const marker = `pipelined_${randomBytes(4).toString('hex')}`;
@@ -1122,7 +1349,11 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
 
   it('a connection the server ends while a transaction holds it fails that transaction, not the process; the next one works', async () => {
     const failures: Error[] = [];
-    const one = await openDatabase({ url: database.url ?? '', maxConnections: 1, onConnectionError: (error) => failures.push(error) });
+    const one = await openDatabase({
+      url: database.url ?? '',
+      maxConnections: 1,
+      onConnectionError: (error) => failures.push(error),
+    });
     try {
       const dying = one.db.transaction().execute(async (tx) => {
         const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx);
@@ -1167,14 +1398,16 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
           .transaction()
           .execute(async (tx) => {
             await insertTransfer(tx, transfer);
-            const outcome = await outcomeOf(storeAnswer(tx, {
-              clientId: owner.clientId,
-              key,
-              fingerprint: 'F',
-              nowMs: T0 + i,
-              status: 200,
-              body: JSON.stringify({ id: transfer.id }),
-            }));
+            const outcome = await outcomeOf(
+              storeAnswer(tx, {
+                clientId: owner.clientId,
+                key,
+                fingerprint: 'F',
+                nowMs: T0 + i,
+                status: 200,
+                body: JSON.stringify({ id: transfer.id }),
+              }),
+            );
             if (outcome !== 'stored') throw new Error(outcome);
             // Hold the lock a moment, as a request between its answer and its commit.
             await sql`select pg_sleep(0.02)`.execute(tx);
@@ -1246,7 +1479,11 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       }
     };
     const [fromA, fromB] = await Promise.all([worker(a), worker(b), worker(a), worker(b)]).then(
-      ([w1, w2, w3, w4]) => [[...w1, ...w3], [...w2, ...w4]] as const,
+      ([w1, w2, w3, w4]) =>
+        [
+          [...w1, ...w3],
+          [...w2, ...w4],
+        ] as const,
     );
     const all = [...fromA, ...fromB].filter((t) => ids.has(t.id));
     expect(all).toHaveLength(40);

@@ -25,8 +25,12 @@ describe('the dashboard list of transfers, pending first', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     const { db } = database;
-    await sql`insert into organizations (id, name, balance_cents, created_at) values ('org_plan', 'Plans', 0, 0), ('org_other', 'Other', 0, 0)`.execute(db);
-    await sql`insert into clients (id, organization_id, secret_hash, scopes, created_at) values ('cli_plan', 'org_plan', 'x', '{}', 0), ('cli_other', 'org_other', 'x', '{}', 0)`.execute(db);
+    await sql`insert into organizations (id, name, balance_cents, created_at) values ('org_plan', 'Plans', 0, 0), ('org_other', 'Other', 0, 0)`.execute(
+      db,
+    );
+    await sql`insert into clients (id, organization_id, secret_hash, scopes, created_at) values ('cli_plan', 'org_plan', 'x', '{}', 0), ('cli_other', 'org_other', 'x', '{}', 0)`.execute(
+      db,
+    );
     // One in ten PENDING, the rest CANCELLED; two organizations.
     await sql`
       insert into transfers (id, organization_id, client_id, idempotency_key, amount_cents, currency, status, category,
@@ -44,18 +48,27 @@ describe('the dashboard list of transfers, pending first', () => {
 
   it.each([
     ['the first page', {}],
-    ['a page after a cursor in the pending group', { after: { sort: 1700000000000 + 15_000 * 1000 + 2 ** 52, id: 'trf_plan_15000' } }],
-    ['a page after a cursor past the pending group', { after: { sort: 1700000000000 + 9_000 * 1000, id: 'trf_plan_9000' } }],
+    [
+      'a page after a cursor in the pending group',
+      { after: { sort: 1700000000000 + 15_000 * 1000 + 2 ** 52, id: 'trf_plan_15000' } },
+    ],
+    [
+      'a page after a cursor past the pending group',
+      { after: { sort: 1700000000000 + 9_000 * 1000, id: 'trf_plan_9000' } },
+    ],
   ])('%s walks the index and sorts nothing', async (_name, options) => {
     const compiled = transfersPendingFirstQuery(database.db, 'org_plan', { limit: 25, ...options }).compile();
     // The generic plan, which a prepared statement settles on after a few executions: its
     // parameters are unknown to the planner, so only the expression as written can match the index.
-    const literal = (value: unknown): string => (typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`);
+    const literal = (value: unknown): string =>
+      typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
     const { rows } = await database.db.transaction().execute(async (tx) => {
       await sql.raw(`prepare pending_first_plan as ${compiled.sql}`).execute(tx);
       await sql`set local plan_cache_mode = force_generic_plan`.execute(tx);
       const explained = await sql
-        .raw<{ 'QUERY PLAN': unknown }>(`explain (format json) execute pending_first_plan(${compiled.parameters.map(literal).join(', ')})`)
+        .raw<{ 'QUERY PLAN': unknown }>(
+          `explain (format json) execute pending_first_plan(${compiled.parameters.map(literal).join(', ')})`,
+        )
         .execute(tx);
       await sql`deallocate pending_first_plan`.execute(tx);
       return explained;
@@ -63,7 +76,10 @@ describe('the dashboard list of transfers, pending first', () => {
     const value = rows[0]?.['QUERY PLAN'];
     const plan = (typeof value === 'string' ? JSON.parse(value) : value) as { Plan: PlanNode }[];
     const all = nodes(plan[0]?.Plan ?? { 'Node Type': 'none' });
-    expect(all.some((node) => node['Index Name'] === 'transfers_pending_first_idx'), JSON.stringify(plan)).toBe(true);
+    expect(
+      all.some((node) => node['Index Name'] === 'transfers_pending_first_idx'),
+      JSON.stringify(plan),
+    ).toBe(true);
     expect(all.map((node) => node['Node Type'])).not.toContain('Sort');
     expect(all.map((node) => node['Node Type'])).not.toContain('Seq Scan');
   });

@@ -19,13 +19,19 @@ describe('the integers of a ledger page', () => {
   });
 
   const page = async (organizationId: string): Promise<unknown[]> =>
-    (await listTransactions(database.db, { organizationId, filters: {}, after: undefined, take: 10 })).map((json) => JSON.parse(json) as unknown);
+    (await listTransactions(database.db, { organizationId, filters: {}, after: undefined, take: 10 })).map(
+      (json) => JSON.parse(json) as unknown,
+    );
 
   it('reads the largest amount and date the schema allows exactly', async () => {
     const organizationId = await addOrganization(database.db);
     const personId = await addHolder(database.db, organizationId);
-    await addRecords(database.db, organizationId, [{ personId, authorizationDate: Number.MAX_SAFE_INTEGER, amountCents: 99_999_999_999 }]);
-    expect(await page(organizationId)).toMatchObject([{ amountCents: 99_999_999_999, authorizationDate: Number.MAX_SAFE_INTEGER }]);
+    await addRecords(database.db, organizationId, [
+      { personId, authorizationDate: Number.MAX_SAFE_INTEGER, amountCents: 99_999_999_999 },
+    ]);
+    expect(await page(organizationId)).toMatchObject([
+      { amountCents: 99_999_999_999, authorizationDate: Number.MAX_SAFE_INTEGER },
+    ]);
   });
 
   it.each([
@@ -36,8 +42,14 @@ describe('the integers of a ledger page', () => {
   ])('refuses %s where it is written', async (_name, column, value, constraint) => {
     const organizationId = await addOrganization(database.db);
     const personId = await addHolder(database.db, organizationId);
-    const [id] = await addRecords(database.db, organizationId, [{ personId, authorizationDate: 1_700_000_000_000, amountCents: 1 }]);
-    await expect(sql`update transactions set ${sql.ref(column)} = ${sql.lit(value)}::bigint where id = ${id ?? ''}`.execute(database.db)).rejects.toThrow(constraint);
+    const [id] = await addRecords(database.db, organizationId, [
+      { personId, authorizationDate: 1_700_000_000_000, amountCents: 1 },
+    ]);
+    await expect(
+      sql`update transactions set ${sql.ref(column)} = ${sql.lit(value)}::bigint where id = ${id ?? ''}`.execute(
+        database.db,
+      ),
+    ).rejects.toThrow(constraint);
     expect(await page(organizationId)).toMatchObject([{ amountCents: 1, authorizationDate: 1_700_000_000_000 }]);
   });
 });

@@ -33,7 +33,9 @@ interface ExplainResult {
 
 /** Every scan node of the plan, as "Node Type on relation (index)". */
 function scans(node: PlanNode): { type: string; relation: string | undefined; index: string | undefined }[] {
-  const own = /Scan/.test(node['Node Type']) ? [{ type: node['Node Type'], relation: node['Relation Name'], index: node['Index Name'] }] : [];
+  const own = /Scan/.test(node['Node Type'])
+    ? [{ type: node['Node Type'], relation: node['Relation Name'], index: node['Index Name'] }]
+    : [];
   return [...own, ...(node.Plans ?? []).flatMap(scans)];
 }
 
@@ -67,7 +69,12 @@ describe('query plans on a big ledger', () => {
     await insertBulkTransactions(db, { organizationId, count: BULK_ROWS, now: NOW });
     await insertBulkTransactions(db, { organizationId: neighbour, count: BULK_ROWS / 4, now: NOW });
     await sql`analyze`.execute(db);
-    const departments = await db.selectFrom('departments').select('id').where('organization_id', '=', organizationId).orderBy('name').execute();
+    const departments = await db
+      .selectFrom('departments')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .orderBy('name')
+      .execute();
     departmentIds = departments.map((d) => d.id);
   }, 240_000);
   afterAll(async () => {
@@ -119,13 +126,26 @@ describe('query plans on a big ledger', () => {
   });
 
   it('a merchant text no name contains is answered without the main query', async () => {
-    expect(await transactionListQuery(database.db, { organizationId, filters: { merchant: 'no such shop' }, after: undefined, take: 11 })).toBeUndefined();
+    expect(
+      await transactionListQuery(database.db, {
+        organizationId,
+        filters: { merchant: 'no such shop' },
+        after: undefined,
+        take: 11,
+      }),
+    ).toBeUndefined();
   });
 
   it("a page of cards' balances sums the ledger through its indexes", async ({ annotate }) => {
     const cards = await cardRows(database.db, organizationId);
-    const query = cardWithUsageQuery(organizationId, cairoPeriods(NOW), sql`and c.id = any(${cards.map((card) => card.id)}::text[])`);
-    const result = explainJson((await sql<Record<string, unknown>>`explain (analyze, format json) ${query}`.execute(database.db)).rows);
+    const query = cardWithUsageQuery(
+      organizationId,
+      cairoPeriods(NOW),
+      sql`and c.id = any(${cards.map((card) => card.id)}::text[])`,
+    );
+    const result = explainJson(
+      (await sql<Record<string, unknown>>`explain (analyze, format json) ${query}`.execute(database.db)).rows,
+    );
     await annotate(summary(result));
     const all = scans(result.Plan);
     expect(all.filter((scan) => scan.relation === 'transactions' && scan.type === 'Seq Scan')).toEqual([]);
@@ -136,7 +156,9 @@ describe('query plans on a big ledger', () => {
     expect(all.filter((scan) => scan.relation === 'transactions')).toHaveLength(1);
   });
 
-  it("a batch of card reads reaches each card by its key and sums its ledger through the usage index", async ({ annotate }) => {
+  it('a batch of card reads reaches each card by its key and sums its ledger through the usage index', async ({
+    annotate,
+  }) => {
     // Cards enough that reading them all costs more than finding each: 50,000 in an organization
     // of their own, copies of one card under new ids (only the plan is looked at).
     const other = await addOrganization(database.db);
@@ -153,7 +175,9 @@ describe('query plans on a big ledger', () => {
       ...[1, 20_000, 49_999].map((n) => ({ organizationId: other, cardId: `crd_copy_${n}` })),
     ];
     const query = cardsByKeyQuery(keys, cairoPeriods(NOW));
-    const result = explainJson((await sql<Record<string, unknown>>`explain (analyze, format json) ${query}`.execute(database.db)).rows);
+    const result = explainJson(
+      (await sql<Record<string, unknown>>`explain (analyze, format json) ${query}`.execute(database.db)).rows,
+    );
     await annotate(summary(result));
     const all = scans(result.Plan);
     expect(all.filter((scan) => scan.type === 'Seq Scan')).toEqual([]);

@@ -7,8 +7,14 @@ import {
   cairoPeriods,
 } from '../../server/domain/available-balance.js';
 import { CATEGORIES } from '../../server/domain/categories.js';
-import { DEFAULT_SANDBOX_SEED, SANDBOX_LEDGER_DAYS, insertBulkTransactions, planSandboxData, seedSandboxData } from '../../server/sandbox/demo-organization.js';
-import type { CardRow, TransactionRow } from '../../server/store/schema.js';
+import {
+  DEFAULT_SANDBOX_SEED,
+  SANDBOX_LEDGER_DAYS,
+  insertBulkTransactions,
+  planSandboxData,
+  seedSandboxData,
+} from '../../server/sandbox/demo-organization.js';
+import type { CardRow, TransactionRow } from '../../server/database/schema.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { addOrganization, cardRows, expectedBalance, ledgerRows, limitsOf, storedUsages } from '../helpers/ledger.js';
 
@@ -19,7 +25,11 @@ const NOW = Date.parse('2025-03-17T10:30:00Z');
 const DAY = 86_400_000;
 
 /** The consistency rules of the ledger against the organization's cards (the Transaction schema's fields). */
-function checkConsistency(cards: readonly CardRow[], rows: readonly TransactionRow[], holderIds: ReadonlySet<string>): void {
+function checkConsistency(
+  cards: readonly CardRow[],
+  rows: readonly TransactionRow[],
+  holderIds: ReadonlySet<string>,
+): void {
   const byId = new Map(cards.map((card) => [card.id, card]));
   for (const row of rows) {
     const where = `${row.id} (${row.method} ${row.merchant})`;
@@ -57,7 +67,11 @@ describe('sandbox data', () => {
     await seedSandboxData(database.db, { organizationId, now: NOW });
     cards = await cardRows(database.db, organizationId);
     rows = await ledgerRows(database.db, organizationId);
-    const holders = await database.db.selectFrom('card_holders').selectAll().where('organization_id', '=', organizationId).execute();
+    const holders = await database.db
+      .selectFrom('card_holders')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .execute();
     holderIds = new Set(holders.map((holder) => holder.id));
   });
   afterAll(async () => {
@@ -65,8 +79,16 @@ describe('sandbox data', () => {
   });
 
   it('has departments, card holders with and without external ids and departments', async () => {
-    const departments = await database.db.selectFrom('departments').selectAll().where('organization_id', '=', organizationId).execute();
-    const holders = await database.db.selectFrom('card_holders').selectAll().where('organization_id', '=', organizationId).execute();
+    const departments = await database.db
+      .selectFrom('departments')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .execute();
+    const holders = await database.db
+      .selectFrom('card_holders')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .execute();
     expect(departments.length).toBeGreaterThanOrEqual(3);
     expect(holders.some((h) => h.department_id === null)).toBe(true);
     expect(holders.some((h) => h.department_id !== null)).toBe(true);
@@ -99,7 +121,12 @@ describe('sandbox data', () => {
     expect(rows.some((r) => r.tags.length > 0)).toBe(true);
     // Spread over the whole window: every one of the last three 30-day stretches has records.
     for (let stretch = 0; stretch < 3; stretch += 1) {
-      expect(rows.some((r) => r.authorization_date <= NOW - stretch * 30 * DAY && r.authorization_date > NOW - (stretch + 1) * 30 * DAY)).toBe(true);
+      expect(
+        rows.some(
+          (r) =>
+            r.authorization_date <= NOW - stretch * 30 * DAY && r.authorization_date > NOW - (stretch + 1) * 30 * DAY,
+        ),
+      ).toBe(true);
     }
   });
 
@@ -108,7 +135,11 @@ describe('sandbox data', () => {
   });
 
   it('gives every activated card something to spend, and leaves some close to their limit', async () => {
-    const figures = await storedUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
+    const figures = await storedUsages(database.db, {
+      organizationId,
+      cardIds: cards.map((c) => c.id),
+      periods: cairoPeriods(NOW),
+    });
     let nearLimit = 0;
     for (const card of cards) {
       const expected = expectedBalance(card, rows, NOW);
@@ -127,13 +158,16 @@ describe('sandbox data', () => {
   });
 
   it('is the same for the same seed, differs for another seed, and never shares ids between organizations', () => {
-    const plan = (organizationId: string, seed?: number) => planSandboxData({ organizationId, now: NOW, ...(seed !== undefined ? { seed } : {}) });
+    const plan = (organizationId: string, seed?: number) =>
+      planSandboxData({ organizationId, now: NOW, ...(seed !== undefined ? { seed } : {}) });
     expect(plan('org_a')).toEqual(plan('org_a', DEFAULT_SANDBOX_SEED));
     const a = plan('org_a');
     const b = plan('org_b');
-    const content = (p: ReturnType<typeof plan>) => p.transactions.map((t) => [t.merchant, t.amount_cents, t.authorization_date, t.status]);
+    const content = (p: ReturnType<typeof plan>) =>
+      p.transactions.map((t) => [t.merchant, t.amount_cents, t.authorization_date, t.status]);
     expect(content(a)).toEqual(content(b));
-    const idsOf = (p: ReturnType<typeof plan>) => [...p.departments, ...p.cardHolders, ...p.cards, ...p.transactions].map((row) => row.id);
+    const idsOf = (p: ReturnType<typeof plan>) =>
+      [...p.departments, ...p.cardHolders, ...p.cards, ...p.transactions].map((row) => row.id);
     const shared = idsOf(a).filter((id) => new Set(idsOf(b)).has(id));
     expect(shared).toEqual([]);
     expect(content(plan('org_a', 42))).not.toEqual(content(a));
@@ -141,7 +175,11 @@ describe('sandbox data', () => {
 
   it.each([1, 2, 3, 99, 123_456])('keeps its promises with seed %i', (seed) => {
     const plan = planSandboxData({ organizationId: 'org_seeded', now: NOW, seed });
-    const planned = plan.transactions.map((t) => ({ ...t, tags: [...t.tags], review_status: t.review_status ?? null })) as unknown as TransactionRow[];
+    const planned = plan.transactions.map((t) => ({
+      ...t,
+      tags: [...t.tags],
+      review_status: t.review_status ?? null,
+    })) as unknown as TransactionRow[];
     const plannedCards = plan.cards as unknown as CardRow[];
     checkConsistency(plannedCards, planned, new Set(plan.cardHolders.map((h) => h.id)));
     expect(new Set(planned.map((r) => r.status))).toEqual(new Set(TRANSACTION_STATUSES));
@@ -152,7 +190,11 @@ describe('sandbox data', () => {
   });
 
   it('adds bulk records fast, consistent with the cards, without moving any balance', async () => {
-    const before = await storedUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
+    const before = await storedUsages(database.db, {
+      organizationId,
+      cardIds: cards.map((c) => c.id),
+      periods: cairoPeriods(NOW),
+    });
     const count = 3_000;
     const { inserted } = await insertBulkTransactions(database.db, { organizationId, count, now: NOW });
     expect(inserted).toBe(count);
@@ -163,7 +205,11 @@ describe('sandbox data', () => {
     expect(new Set(bulk.map((r) => r.method))).toEqual(new Set(TRANSACTION_METHODS));
     expect(new Set(bulk.map((r) => r.id)).size).toBe(count);
     expect(Math.max(...bulk.map((r) => r.authorization_date))).toBeLessThan(cairoPeriods(NOW).monthStartMs);
-    const after = await storedUsages(database.db, { organizationId, cardIds: cards.map((c) => c.id), periods: cairoPeriods(NOW) });
+    const after = await storedUsages(database.db, {
+      organizationId,
+      cardIds: cards.map((c) => c.id),
+      periods: cairoPeriods(NOW),
+    });
     expect(after).toEqual(before);
     // A second run adds more, with new ids.
     expect((await insertBulkTransactions(database.db, { organizationId, count: 10, now: NOW })).inserted).toBe(10);
@@ -171,6 +217,8 @@ describe('sandbox data', () => {
 
   it('refuses bulk records for an organization without cards', async () => {
     const empty = await addOrganization(database.db, NOW);
-    await expect(insertBulkTransactions(database.db, { organizationId: empty, count: 5, now: NOW })).rejects.toThrow(/no activated card/);
+    await expect(insertBulkTransactions(database.db, { organizationId: empty, count: 5, now: NOW })).rejects.toThrow(
+      /no activated card/,
+    );
   });
 });

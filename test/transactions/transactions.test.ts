@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import { categoryLabel, type Category } from '../../server/domain/categories.js';
 import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
-import type { TransactionRow } from '../../server/store/schema.js';
+import type { TransactionRow } from '../../server/database/schema.js';
 import { startTestApp, testClock, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { addCard, addHolder, addRecords, ledgerRows } from '../helpers/ledger.js';
 
@@ -30,12 +30,20 @@ function queryString(query: Query): string {
     .join('&');
 }
 
-async function collect(partner: Partner, query: Query, limit = 100, between?: (page: number) => Promise<void>): Promise<Transaction[]> {
+async function collect(
+  partner: Partner,
+  query: Query,
+  limit = 100,
+  between?: (page: number) => Promise<void>,
+): Promise<Transaction[]> {
   const all: Transaction[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 1_000; page += 1) {
     const { status, body } = await json<TransactionListPage>(
-      await partner.request('GET', `/v1/transaction?${queryString({ ...query, limit: String(limit), ...(cursor !== undefined ? { cursor } : {}) })}`),
+      await partner.request(
+        'GET',
+        `/v1/transaction?${queryString({ ...query, limit: String(limit), ...(cursor !== undefined ? { cursor } : {}) })}`,
+      ),
     );
     expect(status, JSON.stringify(body)).toBe(200);
     all.push(...body.transactions);
@@ -58,9 +66,18 @@ describe('transactions', () => {
 
   async function refresh(): Promise<void> {
     rows = await ledgerRows(app.db, partner.organizationId);
-    const holders = await app.db.selectFrom('card_holders').select(['id', 'department_id']).where('organization_id', '=', partner.organizationId).execute();
+    const holders = await app.db
+      .selectFrom('card_holders')
+      .select(['id', 'department_id'])
+      .where('organization_id', '=', partner.organizationId)
+      .execute();
     departmentOf = new Map(holders.map((holder) => [holder.id, holder.department_id]));
-    departments = await app.db.selectFrom('departments').select(['id', 'name']).where('organization_id', '=', partner.organizationId).orderBy('name').execute();
+    departments = await app.db
+      .selectFrom('departments')
+      .select(['id', 'name'])
+      .where('organization_id', '=', partner.organizationId)
+      .orderBy('name')
+      .execute();
   }
 
   beforeAll(async () => {
@@ -75,13 +92,15 @@ describe('transactions', () => {
     await addRecords(
       app.db,
       partner.organizationId,
-      ['100% Fresh_Juice', '1000 Fresh Juice', 'Back\\slash Kiosk', 'Backslash Kiosk', 'Ahmed_Store'].map((merchant, i) => ({
-        cardId: card,
-        last4: '1234',
-        personId: holder,
-        merchant,
-        authorizationDate: NOW - (i + 1) * 3_600_000,
-      })),
+      ['100% Fresh_Juice', '1000 Fresh Juice', 'Back\\slash Kiosk', 'Backslash Kiosk', 'Ahmed_Store'].map(
+        (merchant, i) => ({
+          cardId: card,
+          last4: '1234',
+          personId: holder,
+          merchant,
+          authorizationDate: NOW - (i + 1) * 3_600_000,
+        }),
+      ),
     );
     await refresh();
   });
@@ -118,36 +137,77 @@ describe('transactions', () => {
 
   describe('each filter alone', () => {
     const cases: [string, () => Query, () => string[]][] = [
-      ['fromDate (inclusive)', () => ({ fromDate: String(dateAt(40)) }), () => where((r) => r.authorization_date >= dateAt(40))],
-      ['toDate (inclusive)', () => ({ toDate: String(dateAt(40)) }), () => where((r) => r.authorization_date <= dateAt(40))],
+      [
+        'fromDate (inclusive)',
+        () => ({ fromDate: String(dateAt(40)) }),
+        () => where((r) => r.authorization_date >= dateAt(40)),
+      ],
+      [
+        'toDate (inclusive)',
+        () => ({ toDate: String(dateAt(40)) }),
+        () => where((r) => r.authorization_date <= dateAt(40)),
+      ],
       [
         'fromDate and toDate, both inclusive',
         () => ({ fromDate: String(dateAt(80)), toDate: String(dateAt(20)) }),
         () => where((r) => r.authorization_date >= dateAt(80) && r.authorization_date <= dateAt(20)),
       ],
-      ['fromDate equal to toDate', () => ({ fromDate: String(dateAt(5)), toDate: String(dateAt(5)) }), () => where((r) => r.authorization_date === dateAt(5))],
+      [
+        'fromDate equal to toDate',
+        () => ({ fromDate: String(dateAt(5)), toDate: String(dateAt(5)) }),
+        () => where((r) => r.authorization_date === dateAt(5)),
+      ],
       ['one status', () => ({ statuses: 'DECLINED' }), () => where((r) => r.status === 'DECLINED')],
       ['two statuses', () => ({ statuses: 'SUCCEEDED,REVERSED' }), () => where((r) => r.status !== 'DECLINED')],
       ['one category', () => ({ categories: 'FOOD_BEVERAGE' }), () => where((r) => r.category === 'FOOD_BEVERAGE')],
-      ['two categories', () => ({ categories: 'TRAVEL,HOSPITALITY' }), () => where((r) => r.category === 'TRAVEL' || r.category === 'HOSPITALITY')],
+      [
+        'two categories',
+        () => ({ categories: 'TRAVEL,HOSPITALITY' }),
+        () => where((r) => r.category === 'TRAVEL' || r.category === 'HOSPITALITY'),
+      ],
       ['one review status', () => ({ reviewStatuses: 'REJECTED' }), () => where((r) => r.review_status === 'REJECTED')],
       [
         'two review statuses (records without one never match)',
         () => ({ reviewStatuses: 'NOT_REVIEWED,UNDER_REVIEW' }),
         () => where((r) => r.review_status === 'NOT_REVIEWED' || r.review_status === 'UNDER_REVIEW'),
       ],
-      ['merchant, ignoring case', () => ({ merchant: 'cARREFOUR' }), () => where((r) => r.merchant.toLowerCase().includes('carrefour'))],
-      ['merchant in the middle of the name', () => ({ merchant: 'atm' }), () => where((r) => r.merchant.toLowerCase().includes('atm'))],
-      ['merchant with %, matched literally', () => ({ merchant: '0% f' }), () => where((r) => r.merchant === '100% Fresh_Juice')],
-      ['merchant with _, matched literally', () => ({ merchant: 'h_j' }), () => where((r) => r.merchant === '100% Fresh_Juice')],
+      [
+        'merchant, ignoring case',
+        () => ({ merchant: 'cARREFOUR' }),
+        () => where((r) => r.merchant.toLowerCase().includes('carrefour')),
+      ],
+      [
+        'merchant in the middle of the name',
+        () => ({ merchant: 'atm' }),
+        () => where((r) => r.merchant.toLowerCase().includes('atm')),
+      ],
+      [
+        'merchant with %, matched literally',
+        () => ({ merchant: '0% f' }),
+        () => where((r) => r.merchant === '100% Fresh_Juice'),
+      ],
+      [
+        'merchant with _, matched literally',
+        () => ({ merchant: 'h_j' }),
+        () => where((r) => r.merchant === '100% Fresh_Juice'),
+      ],
       ['merchant _ alone', () => ({ merchant: '_' }), () => where((r) => r.merchant.includes('_'))],
-      ['merchant with a backslash', () => ({ merchant: 'k\\s' }), () => where((r) => r.merchant === 'Back\\slash Kiosk')],
+      [
+        'merchant with a backslash',
+        () => ({ merchant: 'k\\s' }),
+        () => where((r) => r.merchant === 'Back\\slash Kiosk'),
+      ],
       ['merchant that matches nothing', () => ({ merchant: 'Starbucks Reserve' }), () => []],
-      ['one department', () => ({ departmentIds: departments[0]?.id ?? '' }), () => where((r) => departmentOf.get(r.person_id) === departments[0]?.id)],
+      [
+        'one department',
+        () => ({ departmentIds: departments[0]?.id ?? '' }),
+        () => where((r) => departmentOf.get(r.person_id) === departments[0]?.id),
+      ],
       [
         'two departments',
         () => ({ departmentIds: `${departments[1]?.id ?? ''},${departments[2]?.id ?? ''}` }),
-        () => where((r) => [departments[1]?.id, departments[2]?.id].includes(departmentOf.get(r.person_id) ?? undefined)),
+        () =>
+          where((r) => [departments[1]?.id, departments[2]?.id].includes(departmentOf.get(r.person_id) ?? undefined)),
       ],
       ['an unknown department', () => ({ departmentIds: 'dep_unknown' }), () => []],
     ];
@@ -167,13 +227,30 @@ describe('transactions', () => {
     const cases: [string, () => Query, (r: TransactionRow) => boolean][] = [
       [
         'dates, statuses and categories',
-        () => ({ fromDate: String(NOW - 30 * DAY), toDate: String(NOW - DAY), statuses: 'SUCCEEDED', categories: 'FOOD_BEVERAGE,TRANSPORTATION,RETAIL' }),
-        (r) => r.authorization_date >= NOW - 30 * DAY && r.authorization_date <= NOW - DAY && r.status === 'SUCCEEDED' && ['FOOD_BEVERAGE', 'TRANSPORTATION', 'RETAIL'].includes(r.category),
+        () => ({
+          fromDate: String(NOW - 30 * DAY),
+          toDate: String(NOW - DAY),
+          statuses: 'SUCCEEDED',
+          categories: 'FOOD_BEVERAGE,TRANSPORTATION,RETAIL',
+        }),
+        (r) =>
+          r.authorization_date >= NOW - 30 * DAY &&
+          r.authorization_date <= NOW - DAY &&
+          r.status === 'SUCCEEDED' &&
+          ['FOOD_BEVERAGE', 'TRANSPORTATION', 'RETAIL'].includes(r.category),
       ],
       [
         'review statuses and departments',
-        () => ({ reviewStatuses: 'APPROVED,BALANCE_SETTLED', departmentIds: departments.slice(0, 3).map((d) => d.id).join(',') }),
-        (r) => ['APPROVED', 'BALANCE_SETTLED'].includes(r.review_status ?? '') && departments.slice(0, 3).some((d) => d.id === departmentOf.get(r.person_id)),
+        () => ({
+          reviewStatuses: 'APPROVED,BALANCE_SETTLED',
+          departmentIds: departments
+            .slice(0, 3)
+            .map((d) => d.id)
+            .join(','),
+        }),
+        (r) =>
+          ['APPROVED', 'BALANCE_SETTLED'].includes(r.review_status ?? '') &&
+          departments.slice(0, 3).some((d) => d.id === departmentOf.get(r.person_id)),
       ],
       [
         'merchant and statuses',
@@ -214,8 +291,16 @@ describe('transactions', () => {
     const oldest: string[] = [];
     const all = await collect(partner, {}, 25, async (page) => {
       // Newer than the first page: belongs to the next traversal. Older than all: reached by this one.
-      newest.push(...(await addRecords(app.db, partner.organizationId, [{ personId: holder, method: 'CASH', authorizationDate: NOW + page + 1 }])));
-      oldest.push(...(await addRecords(app.db, partner.organizationId, [{ personId: holder, method: 'CASH', authorizationDate: 1_000 + page }])));
+      newest.push(
+        ...(await addRecords(app.db, partner.organizationId, [
+          { personId: holder, method: 'CASH', authorizationDate: NOW + page + 1 },
+        ])),
+      );
+      oldest.push(
+        ...(await addRecords(app.db, partner.organizationId, [
+          { personId: holder, method: 'CASH', authorizationDate: 1_000 + page },
+        ])),
+      );
     });
     const got = ids(all);
     expect(new Set(got).size).toBe(got.length);
@@ -228,7 +313,11 @@ describe('transactions', () => {
   it('breaks ties of authorizationDate by id, across pages', async () => {
     const holder = await addHolder(app.db, partner.organizationId);
     const tie = 5_000;
-    await addRecords(app.db, partner.organizationId, Array.from({ length: 9 }, () => ({ personId: holder, method: 'CASH' as const, authorizationDate: tie })));
+    await addRecords(
+      app.db,
+      partner.organizationId,
+      Array.from({ length: 9 }, () => ({ personId: holder, method: 'CASH' as const, authorizationDate: tie })),
+    );
     await refresh();
     const got = await collect(partner, { fromDate: String(tie), toDate: String(tie) }, 2);
     expect(got).toHaveLength(9);
@@ -236,20 +325,29 @@ describe('transactions', () => {
   });
 
   it('accepts a space in the merchant filter sent as + (HTML form encoding, the default of many HTTP clients)', async () => {
-    const { status, body } = await json<TransactionListPage>(await partner.request('GET', '/v1/transaction?limit=100&merchant=uber+egypt'));
+    const { status, body } = await json<TransactionListPage>(
+      await partner.request('GET', '/v1/transaction?limit=100&merchant=uber+egypt'),
+    );
     expect(status, JSON.stringify(body)).toBe(200);
     expect(ids(body.transactions)).toEqual(where((r) => r.merchant.toLowerCase().includes('uber egypt')).slice(0, 100));
   });
 
   it('treats list filters as sets: another order of the same values keeps the cursor valid', async () => {
-    const first = await json<TransactionListPage>(await partner.request('GET', '/v1/transaction?limit=5&statuses=SUCCEEDED,DECLINED'));
+    const first = await json<TransactionListPage>(
+      await partner.request('GET', '/v1/transaction?limit=5&statuses=SUCCEEDED,DECLINED'),
+    );
     const cursor = encodeURIComponent(first.body.nextCursor ?? '');
-    const next = await partner.request('GET', `/v1/transaction?limit=5&statuses=DECLINED,SUCCEEDED,DECLINED&cursor=${cursor}`);
+    const next = await partner.request(
+      'GET',
+      `/v1/transaction?limit=5&statuses=DECLINED,SUCCEEDED,DECLINED&cursor=${cursor}`,
+    );
     expect(next.status).toBe(200);
   });
 
   it('refuses a tampered cursor, and a cursor sent with other filters, another limit or to another list', async () => {
-    const first = await json<TransactionListPage>(await partner.request('GET', '/v1/transaction?limit=5&statuses=SUCCEEDED'));
+    const first = await json<TransactionListPage>(
+      await partner.request('GET', '/v1/transaction?limit=5&statuses=SUCCEEDED'),
+    );
     const cursor = first.body.nextCursor;
     if (cursor === undefined) throw new Error('expected a next page');
     const at = cursor.length - 3;
@@ -333,7 +431,15 @@ describe('transactions', () => {
 
   it('needs a token with cards:read', async () => {
     expect((await partner.request('GET', '/v1/transaction', { token: null })).status).toBe(401);
-    expect((await partner.request('GET', '/v1/transaction', { token: await partner.token('transfers:read') })).status).toBe(403);
-    expect((await partner.request('GET', `/v1/transaction/${rows[0]?.id ?? ''}`, { token: await partner.token('cards:read') })).status).toBe(200);
+    expect(
+      (await partner.request('GET', '/v1/transaction', { token: await partner.token('transfers:read') })).status,
+    ).toBe(403);
+    expect(
+      (
+        await partner.request('GET', `/v1/transaction/${rows[0]?.id ?? ''}`, {
+          token: await partner.token('cards:read'),
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -10,7 +10,8 @@ const isObject = (value) => typeof value === 'object' && value !== null && !Arra
 const operationName = (operation, ctx) => operation.operationId ?? `${String(ctx.key).toUpperCase()} operation`;
 const withFix = (message, options, fallback) => `${message}: ${options?.fix ?? fallback}`;
 /** A webhook's or a callback's operation is a request the server sends, not one it answers. */
-const isSentByServer = (ctx) => ctx.location.pointer.startsWith('#/webhooks/') || ctx.location.pointer.includes('/callbacks/');
+const isSentByServer = (ctx) =>
+  ctx.location.pointer.startsWith('#/webhooks/') || ctx.location.pointer.includes('/callbacks/');
 
 // ---------------------------------------------------------------------------------------------
 // Answers the toolkit's server gives before a handler runs: the document should declare them.
@@ -25,8 +26,11 @@ function Operation400ForInput(options) {
       Operation(operation, ctx, parents) {
         if (isSentByServer(ctx)) return;
         const takesInput =
-          (operation.parameters ?? []).length > 0 || (parents.PathItem?.parameters ?? []).length > 0 || operation.requestBody !== undefined;
-        if (!takesInput || operation.responses?.['400'] !== undefined || operation.responses?.['4XX'] !== undefined) return;
+          (operation.parameters ?? []).length > 0 ||
+          (parents.PathItem?.parameters ?? []).length > 0 ||
+          operation.requestBody !== undefined;
+        if (!takesInput || operation.responses?.['400'] !== undefined || operation.responses?.['4XX'] !== undefined)
+          return;
         ctx.report({
           message: withFix(
             `Operation ${operationName(operation, ctx)} takes input (parameters or a request body) but declares no 400 response, which the server answers to a request off the contract`,
@@ -124,14 +128,22 @@ function ClosedAllOfMember() {
       if (!Array.isArray(schema.allOf) || schema.allOf.length < 2) return;
       schema.allOf.forEach((member, index) => {
         const resolved = ctx.resolve(member).node;
-        if (!isObject(resolved) || (resolved.additionalProperties !== false && resolved.unevaluatedProperties !== false)) return;
+        if (
+          !isObject(resolved) ||
+          (resolved.additionalProperties !== false && resolved.unevaluatedProperties !== false)
+        )
+          return;
         const own = new Set(Object.keys(isObject(resolved.properties) ? resolved.properties : {}));
-        const patterns = Object.keys(isObject(resolved.patternProperties) ? resolved.patternProperties : {}).map((pattern) => new RegExp(pattern, 'u'));
+        const patterns = Object.keys(isObject(resolved.patternProperties) ? resolved.patternProperties : {}).map(
+          (pattern) => new RegExp(pattern, 'u'),
+        );
         const others = [
           ...Object.keys(isObject(schema.properties) ? schema.properties : {}),
           ...schema.allOf.flatMap((sibling, at) => (at === index ? [] : declaredProperties(ctx, sibling))),
         ];
-        const refused = [...new Set(others)].filter((name) => !own.has(name) && !patterns.some((pattern) => pattern.test(name)));
+        const refused = [...new Set(others)].filter(
+          (name) => !own.has(name) && !patterns.some((pattern) => pattern.test(name)),
+        );
         if (refused.length === 0) return;
         const keyword = resolved.additionalProperties === false ? 'additionalProperties' : 'unevaluatedProperties';
         ctx.report({
@@ -166,13 +178,19 @@ function RequiredWithDefault() {
   return {
     Parameter(parameter, ctx) {
       if (parameter.required !== true || !hasDefault(ctx, parameter.schema)) return;
-      ctx.report({ message: requiredWithDefault(`Parameter \`${parameter.name}\``), location: ctx.location.child(['required']) });
+      ctx.report({
+        message: requiredWithDefault(`Parameter \`${parameter.name}\``),
+        location: ctx.location.child(['required']),
+      });
     },
     Schema(schema, ctx) {
       if (!Array.isArray(schema.required) || !isObject(schema.properties)) return;
       schema.required.forEach((name, index) => {
         if (!hasDefault(ctx, schema.properties[name])) return;
-        ctx.report({ message: requiredWithDefault(`Property \`${name}\``), location: ctx.location.child(['required', index]) });
+        ctx.report({
+          message: requiredWithDefault(`Property \`${name}\``),
+          location: ctx.location.child(['required', index]),
+        });
       });
     },
   };

@@ -63,7 +63,10 @@ const FLAGS = {
   help: { type: 'boolean' },
 } as const;
 
-const CONSOLE: ScriptOutput = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+const CONSOLE: ScriptOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
 
 /** A whole number from the command line within [min, max]; undefined when it is not one. */
 function wholeNumber(text: string | undefined, min: number, max: number): number | undefined {
@@ -73,27 +76,38 @@ function wholeNumber(text: string | undefined, min: number, max: number): number
 }
 
 const list = (values: readonly string[] | undefined): string[] =>
-  (values ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  (values ?? [])
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
 
-export async function main(argv: readonly string[], output: ScriptOutput = CONSOLE, cwd: string = process.env['INIT_CWD'] ?? process.cwd()): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  output: ScriptOutput = CONSOLE,
+  cwd: string = process.env['INIT_CWD'] ?? process.cwd(),
+): Promise<number> {
   const values = parseFlags(argv, FLAGS, USAGE, output);
   if (typeof values === 'number') return values;
   const usage = (problem: string): number => refuseUsage(problem, USAGE, output);
   if (values.input === undefined) return usage('--input FILE is required: the OpenAPI document to check against');
-  if (values['base-url'] === undefined) return usage('--base-url URL is required: where the server answers (for example http://127.0.0.1:4010)');
+  if (values['base-url'] === undefined)
+    return usage('--base-url URL is required: where the server answers (for example http://127.0.0.1:4010)');
   let baseUrl: URL;
   try {
     baseUrl = new URL(values['base-url']);
   } catch {
     return usage(`--base-url ${values['base-url']} is not a URL: give one such as http://127.0.0.1:4010`);
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') return usage(`--base-url ${values['base-url']}: only http and https URLs are checked`);
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
+    return usage(`--base-url ${values['base-url']}: only http and https URLs are checked`);
   const cases = values.cases === undefined ? 50 : wholeNumber(values.cases, 1, 1_000_000);
   if (cases === undefined) return usage('--cases must be a whole number from 1 to 1000000');
   const seed = values.seed === undefined ? undefined : wholeNumber(values.seed, -(2 ** 31), 2 ** 31 - 1);
-  if (values.seed !== undefined && seed === undefined) return usage('--seed must be a whole number that fits 32 bits (as printed by a previous run)');
+  if (values.seed !== undefined && seed === undefined)
+    return usage('--seed must be a whole number that fits 32 bits (as printed by a previous run)');
   const timeLimit = values['time-limit'] === undefined ? undefined : Number(values['time-limit']);
-  if (timeLimit !== undefined && !(Number.isFinite(timeLimit) && timeLimit > 0)) return usage('--time-limit must be a number of seconds above 0');
+  if (timeLimit !== undefined && !(Number.isFinite(timeLimit) && timeLimit > 0))
+    return usage('--time-limit must be a number of seconds above 0');
   const timeoutMs = values['timeout-ms'] === undefined ? 5000 : wholeNumber(values['timeout-ms'], 1, 3_600_000);
   if (timeoutMs === undefined) return usage('--timeout-ms must be a whole number of milliseconds from 1 to 3600000');
   const concurrency = values.concurrency === undefined ? 8 : wholeNumber(values.concurrency, 1, 1024);
@@ -151,8 +165,10 @@ export async function main(argv: readonly string[], output: ScriptOutput = CONSO
   }
   const { report, statistics, operations } = run;
   output.stdout(`${textReport(report, statistics).join('\n')}\n`);
-  if (values['report-json'] !== undefined) await writeFile(path.resolve(cwd, values['report-json']), jsonReport(report));
-  if (values['report-junit'] !== undefined) await writeFile(path.resolve(cwd, values['report-junit']), junitReport(report, operations));
+  if (values['report-json'] !== undefined)
+    await writeFile(path.resolve(cwd, values['report-json']), jsonReport(report));
+  if (values['report-junit'] !== undefined)
+    await writeFile(path.resolve(cwd, values['report-junit']), junitReport(report, operations));
   return report.findings.length > 0 ? 1 : 0;
 }
 

@@ -23,6 +23,8 @@ describe('wholeNumberFlag', () => {
   });
 
   it('refuses a missing flag that has no fallback', () => {
-    expect(() => wholeNumberFlag('--seeds', undefined, 1, 10)).toThrow(new UsageError('--seeds is required: a whole number from 1 to 10.'));
+    expect(() => wholeNumberFlag('--seeds', undefined, 1, 10)).toThrow(
+      new UsageError('--seeds is required: a whole number from 1 to 10.'),
+    );
   });
 });

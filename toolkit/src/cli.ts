@@ -21,14 +21,22 @@ export interface RunAsMainOptions {
  * the script Node was started with, so that a script's module can also be imported by tests.
  * `main` resolves to the exit code; a negative one means "keep running" (a server).
  */
-export function runAsMain(moduleUrl: string, main: (argv: readonly string[]) => Promise<number>, options: RunAsMainOptions = {}): void {
+export function runAsMain(
+  moduleUrl: string,
+  main: (argv: readonly string[]) => Promise<number>,
+  options: RunAsMainOptions = {},
+): void {
   const started = process.argv[1];
   if (started === undefined || moduleUrl !== pathToFileURL(started).href) return;
   runMain(main, process.argv.slice(2), options);
 }
 
 /** Runs `main` with `argv` and ends the process as `options` say (runAsMain, and the contract-first command). */
-export function runMain(main: (argv: readonly string[]) => Promise<number>, argv: readonly string[], options: RunAsMainOptions = {}): void {
+export function runMain(
+  main: (argv: readonly string[]) => Promise<number>,
+  argv: readonly string[],
+  options: RunAsMainOptions = {},
+): void {
   const describe = options.describeError ?? ((error: unknown) => (error instanceof Error ? error.message : error));
   main(argv).then(
     (code) => {
@@ -37,7 +45,8 @@ export function runMain(main: (argv: readonly string[]) => Promise<number>, argv
       else process.exit(code);
     },
     (error: unknown) => {
-      if (options.usage !== undefined && error instanceof UsageError) process.exit(refuseUsage(error.message, options.usage));
+      if (options.usage !== undefined && error instanceof UsageError)
+        process.exit(refuseUsage(error.message, options.usage));
       console.error(describe(error));
       process.exit(1);
     },
@@ -61,7 +70,12 @@ const CONSOLE_OUTPUT: ScriptOutput = {
   stderr: (text) => process.stderr.write(text),
 };
 
-type FlagsConfig<O extends ParseArgsOptionsConfig> = { args: string[]; options: O; strict: true; allowPositionals: false };
+type FlagsConfig<O extends ParseArgsOptionsConfig> = {
+  args: string[];
+  options: O;
+  strict: true;
+  allowPositionals: false;
+};
 /** The flags `parseFlags` read, typed from their declarations as `parseArgs` types them. */
 export type Flags<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<FlagsConfig<O>>>['values'];
 
@@ -98,7 +112,13 @@ export class UsageError extends Error {}
  * `fallback` when it was not given; otherwise a UsageError naming the flag and its range (a
  * missing flag without a fallback too).
  */
-export function wholeNumberFlag(flag: string, text: string | undefined, min: number, max: number, fallback?: number): number {
+export function wholeNumberFlag(
+  flag: string,
+  text: string | undefined,
+  min: number,
+  max: number,
+  fallback?: number,
+): number {
   if (text === undefined && fallback !== undefined) return fallback;
   if (text === undefined) throw new UsageError(`${flag} is required: a whole number from ${min} to ${max}.`);
   if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min || Number(text) > max) {

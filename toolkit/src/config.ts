@@ -75,23 +75,35 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function text(entry: Record<string, unknown>, key: string, where: string): string | undefined {
   const value = entry[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new ConfigError(`${where}.${key} must be a path (a non-empty string)`);
+  if (typeof value !== 'string' || value === '')
+    throw new ConfigError(`${where}.${key} must be a path (a non-empty string)`);
   return value;
 }
 
 function readApi(key: string, entry: unknown, dir: string, file: string): ApiConfig {
   const where = `${file}: apis.${key}`;
-  if (!isRecord(entry)) throw new ConfigError(`${where} must be a mapping with \`root\` (the document) and \`output\` (generated/openapi.json or another openapi.json)`);
+  if (!isRecord(entry))
+    throw new ConfigError(
+      `${where} must be a mapping with \`root\` (the document) and \`output\` (generated/openapi.json or another openapi.json)`,
+    );
   const rootFile = text(entry, 'root', where);
-  if (rootFile === undefined) throw new ConfigError(`${where} has no \`root\`: name the document, as \`root: openapi/openapi.yaml\``);
+  if (rootFile === undefined)
+    throw new ConfigError(`${where} has no \`root\`: name the document, as \`root: openapi/openapi.yaml\``);
   const output = text(entry, 'output', where);
-  if (output === undefined) throw new ConfigError(`${where} has no \`output\`: name where its bundle goes, as \`output: generated/openapi.json\` (generate writes its files beside it)`);
-  if (path.basename(output) !== 'openapi.json') throw new ConfigError(`${where}.output must name a file openapi.json (generate writes openapi-types.ts and server.ts beside it); it is ${output}`);
+  if (output === undefined)
+    throw new ConfigError(
+      `${where} has no \`output\`: name where its bundle goes, as \`output: generated/openapi.json\` (generate writes its files beside it)`,
+    );
+  if (path.basename(output) !== 'openapi.json')
+    throw new ConfigError(
+      `${where}.output must name a file openapi.json (generate writes openapi-types.ts and server.ts beside it); it is ${output}`,
+    );
   const name = key.replace(/@.*$/, '');
   const root = path.resolve(dir, rootFile);
   const beside = (fileName: string): string => path.join(path.dirname(root), fileName);
@@ -107,7 +119,10 @@ function readApi(key: string, entry: unknown, dir: string, file: string): ApiCon
     released: at('x-released', beside('released')),
     allowList: at('x-breaking-changes-allowed', beside('breaking-changes-allowed.yaml')),
     changelog: at('x-changelog', beside('CHANGELOG.md')),
-    handlers: text(entry, 'x-handlers', where) === undefined ? undefined : path.resolve(dir, text(entry, 'x-handlers', where) as string),
+    handlers:
+      text(entry, 'x-handlers', where) === undefined
+        ? undefined
+        : path.resolve(dir, text(entry, 'x-handlers', where) as string),
   };
 }
 
@@ -125,10 +140,16 @@ function readDev(value: unknown, dir: string, file: string): ProjectConfig['dev'
       if (!isRecord(build)) throw new ConfigError(`${at} must be a mapping with watch and module`);
       const watch = text(build, 'watch', at);
       const module = text(build, 'module', at);
-      if (watch === undefined || module === undefined) throw new ConfigError(`${at} needs \`watch\` (a folder) and \`module\` (a file exporting buildForDev)`);
+      if (watch === undefined || module === undefined)
+        throw new ConfigError(`${at} needs \`watch\` (a folder) and \`module\` (a file exporting buildForDev)`);
       const extensions = build['extensions'] ?? [];
-      if (!Array.isArray(extensions) || !extensions.every((extension) => typeof extension === 'string')) throw new ConfigError(`${at}.extensions must be a list of file endings such as .ts`);
-      return { watch: `${path.posix.normalize(watch.split(path.sep).join('/')).replace(/\/$/, '')}/`, extensions, module: path.resolve(dir, module) };
+      if (!Array.isArray(extensions) || !extensions.every((extension) => typeof extension === 'string'))
+        throw new ConfigError(`${at}.extensions must be a list of file endings such as .ts`);
+      return {
+        watch: `${path.posix.normalize(watch.split(path.sep).join('/')).replace(/\/$/, '')}/`,
+        extensions,
+        module: path.resolve(dir, module),
+      };
     }),
   };
 }
@@ -136,7 +157,8 @@ function readDev(value: unknown, dir: string, file: string): ProjectConfig['dev'
 /** Reads `<root>/redocly.yaml`. */
 export function readProjectConfig(root: string): ProjectConfig {
   const file = path.join(root, CONFIG_FILE);
-  if (!existsSync(file)) throw new ConfigError(`${file} is missing: the toolkit reads the project's documents from its \`apis:\``);
+  if (!existsSync(file))
+    throw new ConfigError(`${file} is missing: the toolkit reads the project's documents from its \`apis:\``);
   let parsed: unknown;
   try {
     parsed = parse(readFileSync(file, 'utf8'));
@@ -144,7 +166,9 @@ export function readProjectConfig(root: string): ProjectConfig {
     throw new ConfigError(`${file} is not YAML: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!isRecord(parsed) || !isRecord(parsed['apis']) || Object.keys(parsed['apis']).length === 0) {
-    throw new ConfigError(`${CONFIG_FILE} names no document: add \`apis:\` with one entry per document (root and output)`);
+    throw new ConfigError(
+      `${CONFIG_FILE} names no document: add \`apis:\` with one entry per document (root and output)`,
+    );
   }
   const apis = Object.entries(parsed['apis']).map(([key, entry]) => readApi(key, entry, root, CONFIG_FILE));
   const names = new Set<string>();
@@ -154,7 +178,10 @@ export function readProjectConfig(root: string): ProjectConfig {
   }
   const outs = new Set<string>();
   for (const api of apis) {
-    if (outs.has(api.out)) throw new ConfigError(`${CONFIG_FILE}: two documents generate into ${path.relative(root, api.out)}/; give each its own output`);
+    if (outs.has(api.out))
+      throw new ConfigError(
+        `${CONFIG_FILE}: two documents generate into ${path.relative(root, api.out)}/; give each its own output`,
+      );
     outs.add(api.out);
   }
   return { root, file, apis, dev: readDev(parsed['x-dev'], root, CONFIG_FILE) };

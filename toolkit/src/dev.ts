@@ -28,7 +28,14 @@ import { classifyChange, CODE_DIRS, type ChangeKind, type ChangeRules } from './
 import { startFront, DOCS_PATH, type Front } from './dev/front.js';
 import { createServerSupervisor, serverWorkingDir } from './dev/server-process.js';
 import { createDocsBuilder, generateInMemory, lint, writeGenerated } from './dev/steps.js';
-import { ConfigError, CONFIG_FILE, projectPath, readProjectConfig, type DevBuild, type ProjectConfig } from './config.js';
+import {
+  ConfigError,
+  CONFIG_FILE,
+  projectPath,
+  readProjectConfig,
+  type DevBuild,
+  type ProjectConfig,
+} from './config.js';
 import { startTypechecker, type TypecheckRun } from './dev/typecheck.js';
 import { parseFlags, refuseUsage, runAsMain, type Command } from './cli.js';
 
@@ -105,11 +112,13 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
   /** A restart is owed: the server runs older code than what last passed, or none runs. */
   let serverStale = true;
 
-  const answeringNow = (): string => (servers.answering() ? 'the last good server answers as before' : 'no server answers yet');
+  const answeringNow = (): string =>
+    servers.answering() ? 'the last good server answers as before' : 'no server answers yet';
   const printRest = (run: TypecheckRun): void => {
     void run.rest().then((rest) => {
       print(rest.report);
-      if (rest.errors > 0) say(`typecheck: ${rest.errors} error(s) in client/ or the tests (above); the server does not run them`);
+      if (rest.errors > 0)
+        say(`typecheck: ${rest.errors} error(s) in client/ or the tests (above); the server does not run them`);
     });
   };
 
@@ -123,7 +132,12 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
     }
   }
 
-  async function build(kinds: ReadonlySet<ChangeKind>, savedAt: number, since: string, outcome: Outcome): Promise<void> {
+  async function build(
+    kinds: ReadonlySet<ChangeKind>,
+    savedAt: number,
+    since: string,
+    outcome: Outcome,
+  ): Promise<void> {
     const times: string[] = [];
     let restartWanted = serverStale || kinds.has('server') || !servers.answering();
     for (const [index, build] of config.dev.builds.entries()) {
@@ -145,7 +159,10 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
       const generation = generateInMemory(root);
       // Type-checked while Redocly lints: the new generated files are checked from memory.
       const ahead = generation.then(
-        (g) => (g.ok ? typechecker.check(g.files.map((file) => [path.join(root, file.path), file.content] as const)) : undefined),
+        (g) =>
+          g.ok
+            ? typechecker.check(g.files.map((file) => [path.join(root, file.path), file.content] as const))
+            : undefined,
         () => undefined,
       );
       const [linted, generated] = await Promise.all([lint(root), generation]);
@@ -227,7 +244,8 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
     {
       ignoreInitial: true,
       // Directories are walked; of the files, only those a change rule names count.
-      ignored: (file, stats) => stats?.isFile() === true && classifyChange(path.relative(root, file), rules) === undefined,
+      ignored: (file, stats) =>
+        stats?.isFile() === true && classifyChange(path.relative(root, file), rules) === undefined,
     },
   );
   watcher.on('all', (event, file) => {
@@ -243,10 +261,17 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
 
   const relative = path.relative(process.cwd(), root);
   const shown = relative === '' ? '.' : relative.startsWith('..') ? root : relative;
-  const pages = config.apis.map((api) => (path.basename(api.docs, '.html') === 'index' ? DOCS_PATH : `${DOCS_PATH}/${path.basename(api.docs, '.html')}`));
-  say(`http://localhost:${front.port} (the API); references at ${pages.map((page) => `http://localhost:${front.port}${page}`).join(', ')}`);
-  say(`watching ${[...new Set(watched)].map((entry) => (entry.includes('.') || entry.endsWith('/') ? entry : `${entry}/`)).join(', ')} of ${shown}; the server's ./.data/ is ${options.dataDir}`);
-  if (process.env['DATABASE_URL'] !== undefined && process.env['DATABASE_URL'] !== '') say('DATABASE_URL is not passed on: the dev server keeps its data in its ./.data/');
+  const pages = config.apis.map((api) =>
+    path.basename(api.docs, '.html') === 'index' ? DOCS_PATH : `${DOCS_PATH}/${path.basename(api.docs, '.html')}`,
+  );
+  say(
+    `http://localhost:${front.port} (the API); references at ${pages.map((page) => `http://localhost:${front.port}${page}`).join(', ')}`,
+  );
+  say(
+    `watching ${[...new Set(watched)].map((entry) => (entry.includes('.') || entry.endsWith('/') ? entry : `${entry}/`)).join(', ')} of ${shown}; the server's ./.data/ is ${options.dataDir}`,
+  );
+  if (process.env['DATABASE_URL'] !== undefined && process.env['DATABASE_URL'] !== '')
+    say('DATABASE_URL is not passed on: the dev server keeps its data in its ./.data/');
   // The first build: everything, as if all had just been saved.
   pending.add('document').add('server');
   for (const index of config.dev.builds.keys()) pending.add(index);
@@ -270,7 +295,8 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
  */
 async function runBuild(build: DevBuild, root: string, serverDir: string): Promise<void> {
   const module = (await import(pathToFileURL(build.module).href)) as { buildForDev?: unknown };
-  if (typeof module.buildForDev !== 'function') throw new Error(`${build.module} exports no buildForDev function, which x-dev's builds call`);
+  if (typeof module.buildForDev !== 'function')
+    throw new Error(`${build.module} exports no buildForDev function, which x-dev's builds call`);
   await (module.buildForDev as (context: { root: string; serverDir: string }) => Promise<unknown>)({ root, serverDir });
 }
 
@@ -280,7 +306,11 @@ function parsePort(raw: string | undefined): number | undefined {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const values = parseFlags(argv, { port: { type: 'string' }, root: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean' } }, USAGE);
+  const values = parseFlags(
+    argv,
+    { port: { type: 'string' }, root: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean' } },
+    USAGE,
+  );
   if (typeof values === 'number') return values;
   const port = parsePort(values.port);
   if (port === undefined) {
@@ -296,9 +326,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (!(error instanceof ConfigError)) throw error;
     return refuseUsage(error.message, USAGE);
   }
-  const missing = [config.dev.server, ...config.apis.map((api) => api.root), path.join(root, 'tsconfig.json'), path.join(root, 'package.json')].filter((file) => !existsSync(file));
+  const missing = [
+    config.dev.server,
+    ...config.apis.map((api) => api.root),
+    path.join(root, 'tsconfig.json'),
+    path.join(root, 'package.json'),
+  ].filter((file) => !existsSync(file));
   if (missing.length > 0) {
-    return refuseUsage(`${root} is not a project the dev loop can run: it lacks ${missing.map((file) => projectPath(config, file)).join(', ')}`, USAGE);
+    return refuseUsage(
+      `${root} is not a project the dev loop can run: it lacks ${missing.map((file) => projectPath(config, file)).join(', ')}`,
+      USAGE,
+    );
   }
   const dataDir = values['data-dir'] === undefined ? path.join(root, '.data') : path.resolve(here, values['data-dir']);
   const dev = await runDev({ root, config, port, dataDir });

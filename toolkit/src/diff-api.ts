@@ -13,9 +13,24 @@ import { BundleError } from './codegen/bundle.js';
 import { AllowListError, readAllowList } from './api-diff/gate.js';
 import { listReleases } from './api-diff/releases.js';
 import { buildReport, formatReport, linePrefix, reportJson, type Report } from './api-diff/report.js';
-import { SourceError, loadDocumentFile, loadReleasedDocument, openProjectAtRef, type LoadedDocument, type ProjectAtRef } from './api-diff/sources.js';
+import {
+  SourceError,
+  loadDocumentFile,
+  loadReleasedDocument,
+  openProjectAtRef,
+  type LoadedDocument,
+  type ProjectAtRef,
+} from './api-diff/sources.js';
 import { parseFlags, refuseUsage, runAsMain, type Command } from './cli.js';
-import { CONFIG_FILE, ConfigError, findProjectRoot, projectPath, readProjectConfig, type ApiConfig, type ProjectConfig } from './config.js';
+import {
+  CONFIG_FILE,
+  ConfigError,
+  findProjectRoot,
+  projectPath,
+  readProjectConfig,
+  type ApiConfig,
+  type ProjectConfig,
+} from './config.js';
 
 /** The project the commands work on (config.ts, findProjectRoot). */
 export const PROJECT_ROOT = findProjectRoot();
@@ -71,11 +86,17 @@ export const PROCESS_IO: Io = {
 /** The API of the configuration named `name`, or a message naming the ones there are. */
 export function apiNamed(config: ProjectConfig, name: string): ApiConfig | string {
   const api = config.apis.find((candidate) => candidate.name === name);
-  return api ?? `--api ${name}: ${CONFIG_FILE} names no such API; its apis: are ${config.apis.map((candidate) => candidate.name).join(', ')}`;
+  return (
+    api ??
+    `--api ${name}: ${CONFIG_FILE} names no such API; its apis: are ${config.apis.map((candidate) => candidate.name).join(', ')}`
+  );
 }
 
 /** The latest release of an API, as the base of a comparison; undefined when it has none. */
-export async function loadLatestRelease(api: Pick<ApiConfig, 'released'>, root: string): Promise<LoadedDocument | undefined> {
+export async function loadLatestRelease(
+  api: Pick<ApiConfig, 'released'>,
+  root: string,
+): Promise<LoadedDocument | undefined> {
   const latest = (await listReleases(api.released)).at(-1);
   if (latest === undefined) return undefined;
   const file = path.join(api.released, latest.file);
@@ -106,7 +127,8 @@ async function compare(api: string | undefined, sources: Sources, root: string):
     const report = buildReport(base, current, allowances, allowShown, api);
     return { kind: 'report', report, milliseconds: performance.now() - started };
   } catch (error) {
-    if (error instanceof SourceError || error instanceof BundleError || error instanceof AllowListError) return { kind: 'failed', api, message: error.message };
+    if (error instanceof SourceError || error instanceof BundleError || error instanceof AllowListError)
+      return { kind: 'failed', api, message: error.message };
     throw error;
   }
 }
@@ -126,7 +148,16 @@ function outcomeJson(outcome: Outcome): unknown {
  * The APIs to check: the one --api names; else every API, unless a flag names a file of one API
  * (--base, --input, --allow) and there are several to choose from. An exit status on a wrong argument.
  */
-function selectApis(config: ProjectConfig, flags: { readonly api?: string | undefined; readonly base?: string | undefined; readonly input?: string | undefined; readonly allow?: string | undefined }, io: Io): readonly ApiConfig[] | number {
+function selectApis(
+  config: ProjectConfig,
+  flags: {
+    readonly api?: string | undefined;
+    readonly base?: string | undefined;
+    readonly input?: string | undefined;
+    readonly allow?: string | undefined;
+  },
+  io: Io,
+): readonly ApiConfig[] | number {
   if (flags.api !== undefined) {
     const api = apiNamed(config, flags.api);
     if (typeof api !== 'string') return [api];
@@ -135,29 +166,50 @@ function selectApis(config: ProjectConfig, flags: { readonly api?: string | unde
   const oneApiFlag = (['base', 'input', 'allow'] as const).find((flag) => flags[flag] !== undefined);
   if (oneApiFlag === undefined || config.apis.length === 1) return config.apis;
   const names = config.apis.map((api) => api.name).join(', ');
-  return refuseUsage(`--${oneApiFlag} names a file of one API, and ${CONFIG_FILE} names ${config.apis.length}: say which with --api NAME (${names}).`, USAGE, io);
+  return refuseUsage(
+    `--${oneApiFlag} names a file of one API, and ${CONFIG_FILE} names ${config.apis.length}: say which with --api NAME (${names}).`,
+    USAGE,
+    io,
+  );
 }
 
 export async function runDiffApi(argv: readonly string[], io: Io): Promise<number> {
-  const values = parseFlags(argv, {
-    api: { type: 'string' },
-    base: { type: 'string' },
-    'base-ref': { type: 'string' },
-    input: { type: 'string' },
-    allow: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean' },
-  }, USAGE, io);
+  const values = parseFlags(
+    argv,
+    {
+      api: { type: 'string' },
+      base: { type: 'string' },
+      'base-ref': { type: 'string' },
+      input: { type: 'string' },
+      allow: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    USAGE,
+    io,
+  );
   if (typeof values === 'number') return values;
   if (values.base !== undefined && values['base-ref'] !== undefined) {
     return refuseUsage('--base and --base-ref name two bases: give one.', USAGE, io);
   }
   const fromCommandLine = (file: string): string => path.resolve(io.cwd, file);
-  const fileOf = (file: string): (() => Promise<LoadedDocument>) => () => loadDocumentFile(fromCommandLine(file), projectPath({ root: io.root }, fromCommandLine(file)));
+  const fileOf =
+    (file: string): (() => Promise<LoadedDocument>) =>
+    () =>
+      loadDocumentFile(fromCommandLine(file), projectPath({ root: io.root }, fromCommandLine(file)));
 
   // Two files and an allow-list: nothing to take from the configuration.
-  if (values.api === undefined && values.base !== undefined && values.input !== undefined && values.allow !== undefined) {
-    const outcome = await compare(undefined, { input: fileOf(values.input), base: fileOf(values.base), allowFile: fromCommandLine(values.allow) }, io.root);
+  if (
+    values.api === undefined &&
+    values.base !== undefined &&
+    values.input !== undefined &&
+    values.allow !== undefined
+  ) {
+    const outcome = await compare(
+      undefined,
+      { input: fileOf(values.input), base: fileOf(values.base), allowFile: fromCommandLine(values.allow) },
+      io.root,
+    );
     if (values.json === true) printJson([outcome], false, io);
     else printText(outcome, io);
     return passed(outcome) ? 0 : 1;
@@ -190,11 +242,17 @@ export async function runDiffApi(argv: readonly string[], io: Io): Promise<numbe
       const base = async (): Promise<LoadedDocument | string> => {
         if (values.base !== undefined) return fileOf(values.base)();
         if (atRef !== undefined) {
-          if (path.isAbsolute(document)) throw new SourceError(`${document} lies outside the project at ${config.root}: --base-ref cannot read it from git; give --base FILE`);
+          if (path.isAbsolute(document))
+            throw new SourceError(
+              `${document} lies outside the project at ${config.root}: --base-ref cannot read it from git; give --base FILE`,
+            );
           return (await atRef.load(document)) ?? `${document} is not in ${atRef.ref}: nothing to compare`;
         }
         const latest = await loadLatestRelease(api, config.root);
-        return latest ?? `nothing released yet (no <version>.json in ${projectPath(config, api.released)}/): nothing to compare; \`npm run release:api -- --api ${api.name}\` releases it`;
+        return (
+          latest ??
+          `nothing released yet (no <version>.json in ${projectPath(config, api.released)}/): nothing to compare; \`npm run release:api -- --api ${api.name}\` releases it`
+        );
       };
       const input = values.input === undefined ? () => loadDocumentFile(api.root, document) : fileOf(values.input);
       const allowFile = values.allow === undefined ? api.allowList : fromCommandLine(values.allow);
@@ -228,9 +286,11 @@ function printText(outcome: Outcome, io: Io): void {
  * were checked. A document that cannot be read is said on stderr, as without --json.
  */
 function printJson(outcomes: readonly Outcome[], several: boolean, io: Io): void {
-  for (const outcome of outcomes) if (outcome.kind === 'failed') io.stderr(`${linePrefix(outcome.api)} ${outcome.message}\n`);
+  for (const outcome of outcomes)
+    if (outcome.kind === 'failed') io.stderr(`${linePrefix(outcome.api)} ${outcome.message}\n`);
   const only = outcomes[0];
-  if (several) io.stdout(`${JSON.stringify({ passed: outcomes.every(passed), apis: outcomes.map(outcomeJson) }, null, 2)}\n`);
+  if (several)
+    io.stdout(`${JSON.stringify({ passed: outcomes.every(passed), apis: outcomes.map(outcomeJson) }, null, 2)}\n`);
   else if (only !== undefined && only.kind !== 'failed') io.stdout(`${JSON.stringify(outcomeJson(only), null, 2)}\n`);
 }
 

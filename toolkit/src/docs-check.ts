@@ -142,7 +142,9 @@ export function listOperations(document: Record<string, unknown>): DocumentedOpe
  * (e.g. removing x-internal operations) apply to both and the lists agree.
  */
 async function bundleDocument(paths: DocsPaths): Promise<BundledDocument> {
-  const result = await runRedocly(['bundle', paths.api, '--config', paths.config, '--ext', 'json'], { cwd: path.dirname(paths.config) });
+  const result = await runRedocly(['bundle', paths.api, '--config', paths.config, '--ext', 'json'], {
+    cwd: path.dirname(paths.config),
+  });
   if (result.code !== 0) {
     const log = meaningfulLines(result.stderr).join('\n  ');
     throw new DocsError(`redocly bundle failed (exit ${result.code}) for ${displayPath(paths.api)}:\n  ${log}`);
@@ -177,14 +179,29 @@ async function newestSourceTime(paths: DocsPaths): Promise<number | undefined> {
     return undefined;
   }
   // The build script counts too: a change in how the page is made makes it stale.
-  files.push(paths.api, paths.config, paths.changelog ?? path.join(path.dirname(paths.api), 'CHANGELOG.md'), fileURLToPath(new URL(`./docs${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url)));
-  const times = await Promise.all(files.map((file) => stat(file).then((s) => s.mtimeMs, () => 0)));
+  files.push(
+    paths.api,
+    paths.config,
+    paths.changelog ?? path.join(path.dirname(paths.api), 'CHANGELOG.md'),
+    fileURLToPath(new URL(`./docs${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url)),
+  );
+  const times = await Promise.all(
+    files.map((file) =>
+      stat(file).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    ),
+  );
   return Math.max(0, ...times);
 }
 
 /** Builds the page unless it exists and is newer than every file of the document. */
 async function ensureDocs(paths: DocsPaths): Promise<string> {
-  const built = await stat(paths.output).then((s) => s.mtimeMs, () => undefined);
+  const built = await stat(paths.output).then(
+    (s) => s.mtimeMs,
+    () => undefined,
+  );
   const sources = built === undefined ? undefined : await newestSourceTime(paths);
   if (built !== undefined && sources !== undefined && built >= sources) {
     return `${displayPath(paths.output)} is up to date`;
@@ -393,7 +410,10 @@ async function checkPage(browser: Browser, paths: DocsPaths, document: BundledDo
   // A fresh page opened at the first operation: the menu shows the title, the tags, and the
   // first tag unfolded with its operations.
   const pageName = path.basename(paths.output, '.html');
-  const screenshot = path.join(path.dirname(paths.output), pageName === 'index' ? 'screenshot.png' : `${pageName}-screenshot.png`);
+  const screenshot = path.join(
+    path.dirname(paths.output),
+    pageName === 'index' ? 'screenshot.png' : `${pageName}-screenshot.png`,
+  );
   // When the page did not render, the screenshot shows it as it is.
   const first = notOpened === undefined ? ordered.find((operation) => operation.operationId !== undefined) : undefined;
   if (first?.operationId !== undefined && (await openPage(page, fileUrl)) === undefined) {
@@ -450,7 +470,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const checkStarted = performance.now();
   // Bundling and starting the browser are independent: overlap them, and close the browser
   // whichever of the two fails.
-  const [bundled, launched] = await Promise.allSettled([Promise.all(targets.map((paths) => bundleDocument(paths))), launchChromium()]);
+  const [bundled, launched] = await Promise.allSettled([
+    Promise.all(targets.map((paths) => bundleDocument(paths))),
+    launchChromium(),
+  ]);
   if (launched.status === 'rejected' || bundled.status === 'rejected') {
     if (launched.status === 'fulfilled') await launched.value.close();
     throw bundled.status === 'rejected' ? bundled.reason : launched.status === 'rejected' ? launched.reason : undefined;
@@ -463,7 +486,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     // The pages in parallel, each in a context of its own: a page's reload after each operation
     // keeps one of Chromium's processes busy, and there is one per page.
     reports = await Promise.all(
-      pages.flatMap(({ paths, document }) => (document === undefined ? [] : [checkPage(browser, paths, document).then((report) => ({ paths, document, report }))])),
+      pages.flatMap(({ paths, document }) =>
+        document === undefined
+          ? []
+          : [checkPage(browser, paths, document).then((report) => ({ paths, document, report }))],
+      ),
     );
   } finally {
     await browser.close();
@@ -479,7 +506,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     for (const [request, times] of tally(report.blocked)) console.log(`  blocked${times} ${request}`);
     console.log(`docs:check: screenshot ${displayPath(report.screenshot)}`);
     if (report.failures.length > 0) {
-      console.error(`docs:check FAILED for ${displayPath(paths.output)} (${report.failures.length} problem(s), ${seconds} s):`);
+      console.error(
+        `docs:check FAILED for ${displayPath(paths.output)} (${report.failures.length} problem(s), ${seconds} s):`,
+      );
       for (const failure of report.failures) console.error(`  - ${failure}`);
       failed += 1;
       continue;
@@ -494,6 +523,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 export const COMMAND: Command = {
   run: main,
-  options: { describeError: (error) => (error instanceof DocsError || error instanceof ConfigError || error instanceof RedoclyError ? `docs --check: ${error.message}` : error) },
+  options: {
+    describeError: (error) =>
+      error instanceof DocsError || error instanceof ConfigError || error instanceof RedoclyError
+        ? `docs --check: ${error.message}`
+        : error,
+  },
 };
 runAsMain(import.meta.url, COMMAND.run, COMMAND.options);

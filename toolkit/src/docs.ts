@@ -20,7 +20,14 @@ import { fileURLToPath } from 'node:url';
 import { BundleError, bundleDocument } from './codegen/bundle.js';
 import { parseFlags, runAsMain, type Command } from './cli.js';
 import { meaningfulLines, RedoclyError, runRedocly } from './redocly.js';
-import { CONFIG_FILE, ConfigError, findProjectRoot, readProjectConfig, type ApiConfig, type ProjectConfig } from './config.js';
+import {
+  CONFIG_FILE,
+  ConfigError,
+  findProjectRoot,
+  readProjectConfig,
+  type ApiConfig,
+  type ProjectConfig,
+} from './config.js';
 
 /** The project the commands work on (config.ts, findProjectRoot). */
 export const PROJECT_ROOT = findProjectRoot();
@@ -100,8 +107,13 @@ export class DocsError extends Error {
  * `--api`, one page; `--config` alone applies to every page. Paths on the command line are read
  * from `cwd` (npm runs scripts at the root; INIT_CWD is where the command was typed).
  */
-export function docsTargets(options: DocsOptions, root: string = PROJECT_ROOT, cwd: string = process.env['INIT_CWD'] ?? process.cwd()): DocsPaths[] {
-  const given = (file: string | undefined): string | undefined => (file === undefined ? undefined : path.resolve(cwd, file));
+export function docsTargets(
+  options: DocsOptions,
+  root: string = PROJECT_ROOT,
+  cwd: string = process.env['INIT_CWD'] ?? process.cwd(),
+): DocsPaths[] {
+  const given = (file: string | undefined): string | undefined =>
+    file === undefined ? undefined : path.resolve(cwd, file);
   const configFile = given(options.config);
   const outFile = given(options.out);
   const changelogFile = given(options.changelog);
@@ -121,15 +133,29 @@ export function docsTargets(options: DocsOptions, root: string = PROJECT_ROOT, c
 
   if (options.api !== undefined) {
     const apiFile = path.resolve(cwd, options.api);
-    const api = project?.apis.find((candidate) => candidate.name === options.api) ?? project?.apis.find((candidate) => candidate.root === apiFile);
+    const api =
+      project?.apis.find((candidate) => candidate.name === options.api) ??
+      project?.apis.find((candidate) => candidate.root === apiFile);
     if (project !== undefined && api !== undefined) return [override(pageOf(project, api))];
     if (outFile === undefined) {
       const names = project === undefined ? '' : ` (${project.apis.map((candidate) => candidate.name).join(', ')})`;
-      throw new DocsError(`--api ${options.api} is neither an API of ${CONFIG_FILE}${names} nor its document, so it has no page of its own: say where its page goes with --out FILE.`);
+      throw new DocsError(
+        `--api ${options.api} is neither an API of ${CONFIG_FILE}${names} nor its document, so it has no page of its own: say where its page goes with --out FILE.`,
+      );
     }
     const config = configFile ?? project?.file;
-    if (config === undefined) throw new DocsError(`${path.join(root, CONFIG_FILE)} is missing: give the Redocly configuration with --config FILE.`);
-    return [{ api: apiFile, config, output: outFile, changelog: changelogFile ?? path.join(path.dirname(apiFile), 'CHANGELOG.md') }];
+    if (config === undefined)
+      throw new DocsError(
+        `${path.join(root, CONFIG_FILE)} is missing: give the Redocly configuration with --config FILE.`,
+      );
+    return [
+      {
+        api: apiFile,
+        config,
+        output: outFile,
+        changelog: changelogFile ?? path.join(path.dirname(apiFile), 'CHANGELOG.md'),
+      },
+    ];
   }
 
   // Throws the ConfigError, which says what to write, when there is no usable redocly.yaml.
@@ -212,7 +238,8 @@ export async function documentWithChangelog(api: string, changelog: string): Pro
     }
     throw error;
   }
-  const info = typeof bundled['info'] === 'object' && bundled['info'] !== null ? (bundled['info'] as Record<string, unknown>) : {};
+  const info =
+    typeof bundled['info'] === 'object' && bundled['info'] !== null ? (bundled['info'] as Record<string, unknown>) : {};
   const description = typeof info['description'] === 'string' ? `${info['description'].trimEnd()}\n\n` : '';
   return { ...bundled, info: { ...info, description: `${description}${changelog.trim()}\n` } };
 }
@@ -238,21 +265,26 @@ export async function buildDocs(paths: DocsPaths = firstProjectPage()): Promise<
   // Build beside the target and rename at the end: a failed build never leaves a half-written
   // or stale-but-newer page that docs:check would take for fresh.
   const temporary = `${paths.output}.${process.pid}.tmp.html`;
-  const changelog = await readFile(paths.changelog ?? path.join(path.dirname(paths.api), 'CHANGELOG.md'), 'utf8').catch(() => undefined);
+  const changelog = await readFile(paths.changelog ?? path.join(path.dirname(paths.api), 'CHANGELOG.md'), 'utf8').catch(
+    () => undefined,
+  );
   const withChangelog = `${paths.output}.${process.pid}.tmp.json`;
   try {
     if (changelog !== undefined) {
       await writeFile(withChangelog, JSON.stringify(await documentWithChangelog(paths.api, changelog)));
     }
-    const result = await runRedocly([
-      'build-docs',
-      changelog === undefined ? paths.api : withChangelog,
-      '--config',
-      paths.config,
-      '--inlineBundle',
-      '--output',
-      temporary,
-    ], { cwd: PROJECT_ROOT });
+    const result = await runRedocly(
+      [
+        'build-docs',
+        changelog === undefined ? paths.api : withChangelog,
+        '--config',
+        paths.config,
+        '--inlineBundle',
+        '--output',
+        temporary,
+      ],
+      { cwd: PROJECT_ROOT },
+    );
     const log = meaningfulLines(`${result.stdout}\n${result.stderr}`);
     if (result.code !== 0) {
       throw new DocsError(
@@ -304,6 +336,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 export const COMMAND: Command = {
   run: main,
-  options: { describeError: (error) => (error instanceof DocsError || error instanceof ConfigError || error instanceof RedoclyError ? `docs: ${error.message}` : error) },
+  options: {
+    describeError: (error) =>
+      error instanceof DocsError || error instanceof ConfigError || error instanceof RedoclyError
+        ? `docs: ${error.message}`
+        : error,
+  },
 };
 runAsMain(import.meta.url, COMMAND.run, COMMAND.options);

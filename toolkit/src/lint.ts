@@ -44,7 +44,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   const runs: string[][] = [];
   if (files.length === 0) runs.push(['lint', ...format]);
   for (const file of files.map((name) => path.resolve(cwd, name))) {
-    runs.push(isProjectDocument(root, file) ? ['lint', ...format, file] : ['lint', '--config', CONTRACT_FIRST_CONFIG, ...format, file]);
+    runs.push(
+      isProjectDocument(root, file)
+        ? ['lint', ...format, file]
+        : ['lint', '--config', CONTRACT_FIRST_CONFIG, ...format, file],
+    );
   }
   let code = 0;
   for (const args of runs) {

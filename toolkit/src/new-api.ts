@@ -54,7 +54,10 @@ function commonFolder(files: readonly string[]): string {
   return folder;
 }
 
-async function writeAll(root: string, files: ReadonlyArray<{ readonly path: string; readonly content: string | Buffer; readonly executable?: boolean }>): Promise<void> {
+async function writeAll(
+  root: string,
+  files: ReadonlyArray<{ readonly path: string; readonly content: string | Buffer; readonly executable?: boolean }>,
+): Promise<void> {
   for (const file of files) {
     const target = path.join(root, file.path);
     await mkdir(path.dirname(target), { recursive: true });
@@ -88,14 +91,21 @@ export interface NewApiResult {
  * The rules whose errors the generator works around (it carried the document all the same): each
  * rule with its findings as the project's redocly.yaml lists them, the generator's notes included.
  */
-function slipsOf(findings: readonly LintFinding[], warnings: readonly Warning[], projectPathOf: (file: string) => string): Record<string, string[]> {
+function slipsOf(
+  findings: readonly LintFinding[],
+  warnings: readonly Warning[],
+  projectPathOf: (file: string) => string,
+): Record<string, string[]> {
   const slips: Record<string, string[]> = {};
   for (const finding of findings.filter((found) => found.severity === 'error')) {
-    (slips[finding.ruleId] ??= []).push(`${projectPathOf(finding.file)}:${finding.line} ${finding.pointer}: ${finding.message}`);
+    (slips[finding.ruleId] ??= []).push(
+      `${projectPathOf(finding.file)}:${finding.line} ${finding.pointer}: ${finding.message}`,
+    );
   }
   const notes = warnings.map((warning) => `${warning.pointer}: ${warning.message}`);
   const first = Object.keys(slips)[0];
-  if (first !== undefined && notes.length > 0) slips[first] = [...(slips[first] ?? []), "the generator's notes:", ...notes];
+  if (first !== undefined && notes.length > 0)
+    slips[first] = [...(slips[first] ?? []), "the generator's notes:", ...notes];
   return slips;
 }
 
@@ -103,7 +113,9 @@ function slipsOf(findings: readonly LintFinding[], warnings: readonly Warning[],
 function npm(args: readonly string[], cwd: string): Promise<string | undefined> {
   const { command, args: all } = npmCommand(args);
   return new Promise((resolve) => {
-    execFile(command, all, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) => resolve(error ? stderr.trim() || error.message : undefined));
+    execFile(command, all, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) =>
+      resolve(error ? stderr.trim() || error.message : undefined),
+    );
   });
 }
 
@@ -113,24 +125,32 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
   const input = path.resolve(options.input);
   const out = path.resolve(options.out);
   if (!existsSync(input)) throw new NewApiError(`${options.input} does not exist`);
-  if (existsSync(out) && readdirSync(out).length > 0) throw new NewApiError(`${options.out} is not empty: name a new folder`);
+  if (existsSync(out) && readdirSync(out).length > 0)
+    throw new NewApiError(`${options.out} is not empty: name a new folder`);
   const spec = options.toolkit ?? '';
   const isVersion = spec !== '' && !spec.endsWith('.tgz');
-  if (!isVersion && spec !== '' && !existsSync(spec)) throw new NewApiError(`--toolkit ${spec} does not exist: name a packed contract-first (.tgz) or a version`);
+  if (!isVersion && spec !== '' && !existsSync(spec))
+    throw new NewApiError(`--toolkit ${spec} does not exist: name a packed contract-first (.tgz) or a version`);
 
   // The document's files, where they lie relative to each other, under openapi/.
   const { files: sources, root } = documentFiles(input);
   const base = commonFolder(sources);
   const single = sources.length === 1;
-  const documentPath = single ? `openapi/openapi${path.extname(input) || '.yaml'}` : `openapi/${path.relative(base, input).split(path.sep).join('/')}`;
+  const documentPath = single
+    ? `openapi/openapi${path.extname(input) || '.yaml'}`
+    : `openapi/${path.relative(base, input).split(path.sep).join('/')}`;
   const documentCopies = sources.map((source) => ({
     path: single ? documentPath : `openapi/${path.relative(base, source).split(path.sep).join('/')}`,
     content: readFileSync(source),
   }));
   const info = (root as { info?: { title?: unknown } } | undefined)?.info;
-  const title = typeof info?.title === 'string' && info.title.trim() !== '' ? info.title.trim() : path.basename(input).replace(/\.[^.]+$/, '');
+  const title =
+    typeof info?.title === 'string' && info.title.trim() !== ''
+      ? info.title.trim()
+      : path.basename(input).replace(/\.[^.]+$/, '');
   const name = options.name ?? packageNameOf(title);
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new NewApiError(`--name ${name} is not an npm package name: lower-case letters, digits, '.', '_' and '-'`);
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name))
+    throw new NewApiError(`--name ${name} is not an npm package name: lower-case letters, digits, '.', '_' and '-'`);
 
   const manifest = readJson<Manifest>(path.join(PACKAGE_ROOT, 'package.json'));
   const devDependencies = pinned(PROJECT_DEV_DEPENDENCIES, manifest);
@@ -149,19 +169,37 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
     // staged first: the generator keeps this thread busy, npm packs and locks in processes of its own.
     packing = isVersion || spec !== '' ? undefined : await mkdtemp(path.join(os.tmpdir(), 'contract-first-new-'));
     staged = packing === undefined ? undefined : await stageToolkit();
-    const packed = packing === undefined || staged === undefined ? Promise.resolve(isVersion ? undefined : spec) : staged.pack(packing);
+    const packed =
+      packing === undefined || staged === undefined
+        ? Promise.resolve(isVersion ? undefined : spec)
+        : staged.pack(packing);
     const dependencies = packed.then((file) => ({
       'contract-first': file === undefined ? spec : `file:vendor/${path.basename(file)}`,
       ...pinned(PROJECT_DEPENDENCIES, manifest),
     }));
     locking = Promise.all([packed, dependencies]).then(async ([file, declared]) => {
-      await writeAll(out, [{ path: 'package.json', content: projectManifest({ name, title, document: documentPath, engines, dependencies: declared, devDependencies }) }]);
+      await writeAll(out, [
+        {
+          path: 'package.json',
+          content: projectManifest({
+            name,
+            title,
+            document: documentPath,
+            engines,
+            dependencies: declared,
+            devDependencies,
+          }),
+        },
+      ]);
       if (file !== undefined) {
         await mkdir(path.join(out, 'vendor'), { recursive: true });
         await copyFile(file, path.join(out, 'vendor', path.basename(file)));
       }
       // The lock file, as npm writes it: from its cache where it can, else from the registry.
-      return npm(['install', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], out);
+      return npm(
+        ['install', '--package-lock-only', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'],
+        out,
+      );
     });
     const copy = path.join(out, documentPath);
     const linting = lintDocument(copy, process.cwd()).catch((error: unknown) => error);
@@ -172,9 +210,15 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
     for (const line of lintReport(path.relative(process.cwd(), copy), findings)) output.warn(line);
     for (const warning of generation.warnings) output.warn(`warning: ${warning.pointer}: ${warning.message}`);
     // Findings name the files as the project holds them.
-    const slips = Array.isArray(findings) ? slipsOf(findings as LintFinding[], generation.warnings, (file) => path.relative(out, path.resolve(file)).split(path.sep).join('/')) : {};
+    const slips = Array.isArray(findings)
+      ? slipsOf(findings as LintFinding[], generation.warnings, (file) =>
+          path.relative(out, path.resolve(file)).split(path.sep).join('/'),
+        )
+      : {};
     if (Object.keys(slips).length > 0) {
-      output.warn(`lint: the generator works around these errors; the new project's redocly.yaml makes ${Object.keys(slips).join(', ')} warnings until they are mended`);
+      output.warn(
+        `lint: the generator works around these errors; the new project's redocly.yaml makes ${Object.keys(slips).join(', ')} warnings until they are mended`,
+      );
     }
     const facts = {
       name,
@@ -193,7 +237,9 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
       projectFiles(facts).filter((file) => file.path !== 'package.json'),
     );
     await writeAll(out, generation.files);
-    await scaffoldHandlers(generation, path.join(out, 'server/handlers'), path.join(out, 'generated'), { contextType: { name: 'Context', from: '../context.js' } });
+    await scaffoldHandlers(generation, path.join(out, 'server/handlers'), path.join(out, 'generated'), {
+      contextType: { name: 'Context', from: '../context.js' },
+    });
     lockfileError = await locking;
     staged = undefined;
   } catch (error) {
@@ -205,27 +251,59 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
     if (packing !== undefined) await rm(packing, { recursive: true, force: true });
   }
   const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
-  return { root: out, name, operations, files, milliseconds: performance.now() - started, ...(lockfileError === undefined ? {} : { lockfileError }) };
+  return {
+    root: out,
+    name,
+    operations,
+    files,
+    milliseconds: performance.now() - started,
+    ...(lockfileError === undefined ? {} : { lockfileError }),
+  };
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const values = parseFlags(argv, { input: { type: 'string' }, out: { type: 'string' }, name: { type: 'string' }, toolkit: { type: 'string' }, help: { type: 'boolean' } }, USAGE);
+  const values = parseFlags(
+    argv,
+    {
+      input: { type: 'string' },
+      out: { type: 'string' },
+      name: { type: 'string' },
+      toolkit: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    USAGE,
+  );
   if (typeof values === 'number') return values;
   // Paths on the command line are read from where it was typed (npm runs scripts at the root).
   const here = process.env['INIT_CWD'] ?? process.cwd();
   const output: Output = { say: (line) => console.log(line), warn: (line) => console.error(line) };
-  if (values.input === undefined || values.out === undefined) return refuseUsage('--input and --out are required', USAGE);
-  const toolkit = values.toolkit === undefined ? undefined : values.toolkit.endsWith('.tgz') ? path.resolve(here, values.toolkit) : values.toolkit;
+  if (values.input === undefined || values.out === undefined)
+    return refuseUsage('--input and --out are required', USAGE);
+  const toolkit =
+    values.toolkit === undefined
+      ? undefined
+      : values.toolkit.endsWith('.tgz')
+        ? path.resolve(here, values.toolkit)
+        : values.toolkit;
   try {
     const result = await newApi(
-      { input: path.resolve(here, values.input), out: path.resolve(here, values.out), ...(values.name === undefined ? {} : { name: values.name }), ...(toolkit === undefined ? {} : { toolkit }) },
+      {
+        input: path.resolve(here, values.input),
+        out: path.resolve(here, values.out),
+        ...(values.name === undefined ? {} : { name: values.name }),
+        ...(toolkit === undefined ? {} : { toolkit }),
+      },
       output,
     );
     const relative = path.relative(here, result.root);
     const shown = relative === '' ? '.' : relative.startsWith('..') ? result.root : relative;
-    output.say(`new: wrote ${shown}/ (${result.name}: ${result.operations} operations, ${result.files} files) in ${(result.milliseconds / 1000).toFixed(1)} s`);
+    output.say(
+      `new: wrote ${shown}/ (${result.name}: ${result.operations} operations, ${result.files} files) in ${(result.milliseconds / 1000).toFixed(1)} s`,
+    );
     if (result.lockfileError !== undefined) {
-      output.warn(`new: package-lock.json could not be written (npm: ${result.lockfileError.split('\n').slice(-3).join(' ')}): run \`npm install\` there instead of \`npm ci\``);
+      output.warn(
+        `new: package-lock.json could not be written (npm: ${result.lockfileError.split('\n').slice(-3).join(' ')}): run \`npm install\` there instead of \`npm ci\``,
+      );
       output.say(`next:\n  cd ${shown}\n  npm install && npm test\n  npm start`);
     } else {
       output.say(`next:\n  cd ${shown}\n  npm ci && npm test\n  npm start`);

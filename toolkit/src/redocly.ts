@@ -63,7 +63,5 @@ export async function runRedocly(
  * Node 20) and blank lines, so what remains is worth reading.
  */
 export function meaningfulLines(output: string): string[] {
-  return output
-    .split(/\r?\n/)
-    .filter((line) => line.trim() !== '' && !/[║╔╚]/.test(line));
+  return output.split(/\r?\n/).filter((line) => line.trim() !== '' && !/[║╔╚]/.test(line));
 }

@@ -16,7 +16,14 @@ import { parseDocument } from 'yaml';
 import { BundleError } from './codegen/bundle.js';
 import { PROCESS_IO, apiNamed, loadLatestRelease, type Io } from './diff-api.js';
 import { AllowListError, readAllowList } from './api-diff/gate.js';
-import { addEntry, changesToList, compareVersions, listReleases, parseVersion, renderEntry } from './api-diff/releases.js';
+import {
+  addEntry,
+  changesToList,
+  compareVersions,
+  listReleases,
+  parseVersion,
+  renderEntry,
+} from './api-diff/releases.js';
 import { buildReport, formatReport } from './api-diff/report.js';
 import { SourceError, loadDocumentFile } from './api-diff/sources.js';
 import { parseFlags, refuseUsage, runAsMain, type Command } from './cli.js';
@@ -42,7 +49,12 @@ it); x-breaking-changes-allowed, its allow-list (default breaking-changes-allowe
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export async function runReleaseApi(argv: readonly string[], io: Io): Promise<number> {
-  const values = parseFlags(argv, { api: { type: 'string' }, date: { type: 'string' }, help: { type: 'boolean' } }, USAGE, io);
+  const values = parseFlags(
+    argv,
+    { api: { type: 'string' }, date: { type: 'string' }, help: { type: 'boolean' } },
+    USAGE,
+    io,
+  );
   if (typeof values === 'number') return values;
   const date = values.date ?? new Date().toISOString().slice(0, 10);
   if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) {
@@ -73,12 +85,17 @@ export async function runReleaseApi(argv: readonly string[], io: Io): Promise<nu
   try {
     const current = await loadDocumentFile(api.root, shown(api.root));
     const version = current.version === undefined ? undefined : parseVersion(current.version);
-    if (version === undefined) return fail(`info.version ${JSON.stringify(current.version ?? null)} is not a version to release under (1.2.3, or 1.2.3-rc.1)`);
+    if (version === undefined)
+      return fail(
+        `info.version ${JSON.stringify(current.version ?? null)} is not a version to release under (1.2.3, or 1.2.3-rc.1)`,
+      );
     const target = path.join(api.released, `${version.text}.json`);
     const targetShown = shown(target);
     const releases = await listReleases(api.released);
     if (releases.some((release) => compareVersions(release.version, version) === 0)) {
-      return fail(`${version.text} is released already: ${targetShown} is never rewritten. Raise info.version to release the document as it is now.`);
+      return fail(
+        `${version.text} is released already: ${targetShown} is never rewritten. Raise info.version to release the document as it is now.`,
+      );
     }
     const latest = releases.at(-1);
     if (latest !== undefined && compareVersions(latest.version, version) > 0) {
@@ -115,7 +132,8 @@ export async function runReleaseApi(argv: readonly string[], io: Io): Promise<nu
     );
     return 0;
   } catch (error) {
-    if (error instanceof SourceError || error instanceof BundleError || error instanceof AllowListError) return fail(error.message);
+    if (error instanceof SourceError || error instanceof BundleError || error instanceof AllowListError)
+      return fail(error.message);
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
       const existing = (error as NodeJS.ErrnoException).path;
       return fail(`${existing === undefined ? 'the release' : shown(existing)} appeared meanwhile: not rewritten`);

@@ -52,7 +52,12 @@ export const USAGE = `Usage: contract-first serve [--input FILE | --api NAME] [-
 interface GeneratedServer {
   readonly routeList: readonly ContractRoute[];
   readonly securitySchemes: Readonly<Record<string, ContractSecurityScheme>>;
-  readonly mountOperations: (router: IRouter, handlers: unknown, invoke: unknown, before: (route: ContractRoute) => readonly RequestHandler[]) => void;
+  readonly mountOperations: (
+    router: IRouter,
+    handlers: unknown,
+    invoke: unknown,
+    before: (route: ContractRoute) => readonly RequestHandler[],
+  ) => void;
 }
 
 export interface ServeOptions {
@@ -88,8 +93,16 @@ function mountsOf(serverBases: readonly string[], underServers: boolean): Mounts
   if (serverBases.every((base) => base === '')) return undefined;
   const under = serverBases.filter((base) => base !== '').join(' and ');
   return underServers
-    ? { mountedUnder: serverBases, serverBases, note: `this server mounts the paths under the path of the document's servers (serve without --under-servers mounts them as the document writes them)` }
-    : { mountedUnder: [''], serverBases, note: `this server mounts the paths as the document writes them (serve --under-servers mounts them under ${under})` };
+    ? {
+        mountedUnder: serverBases,
+        serverBases,
+        note: `this server mounts the paths under the path of the document's servers (serve without --under-servers mounts them as the document writes them)`,
+      }
+    : {
+        mountedUnder: [''],
+        serverBases,
+        note: `this server mounts the paths as the document writes them (serve --under-servers mounts them under ${under})`,
+      };
 }
 
 /** Generates and scaffolds `input` into `work`, and builds the contract server of it. */
@@ -100,14 +113,19 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
   const handlersDir = options.handlersDir ?? path.join(work, 'handlers');
   const underServers = options.underServers === true;
   // The output imports the runtime this server is built from.
-  const generation = await generate(options.input, out, process.cwd(), { runtime: RUNTIME_ENTRY, pathsAsWritten: !underServers });
+  const generation = await generate(options.input, out, process.cwd(), {
+    runtime: RUNTIME_ENTRY,
+    pathsAsWritten: !underServers,
+  });
   for (const warning of generation.warnings) options.log(`warning: ${warning.pointer}: ${warning.message}`);
   await mkdir(out, { recursive: true });
   for (const file of generation.files) await writeFile(path.resolve(file.path), file.content);
   await scaffoldHandlers(generation, handlersDir, out);
 
   const server = (await import(pathToFileURL(path.join(out, 'server.ts')).href)) as GeneratedServer;
-  const { handlers: stubs } = (await import(pathToFileURL(path.join(handlersDir, 'index.ts')).href)) as { handlers: Record<string, Handler> };
+  const { handlers: stubs } = (await import(pathToFileURL(path.join(handlersDir, 'index.ts')).href)) as {
+    handlers: Record<string, Handler>;
+  };
   // A stub that answers 501 (the document gives no example) answers a value drawn from its schema.
   const drawn = drawnAnswers(generation.document, generation.model.operations);
   const handlers = Object.fromEntries(
@@ -136,7 +154,12 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
     log: options.log,
     ...(mounts === undefined ? {} : { mounts }),
   });
-  return { app, operations: server.routeList.length, mountedUnder: underServers ? serverBases : [''], example: firstRequest(generation) };
+  return {
+    app,
+    operations: server.routeList.length,
+    mountedUnder: underServers ? serverBases : [''],
+    example: firstRequest(generation),
+  };
 }
 
 /** Generates, scaffolds and serves `input`; resolves once the server listens. */
@@ -183,13 +206,25 @@ export function servingLines(input: string, serving: Serving): string[] {
 export async function main(argv: readonly string[]): Promise<number> {
   const values = parseFlags(
     argv,
-    { input: { type: 'string' }, api: { type: 'string' }, port: { type: 'string' }, handlers: { type: 'string' }, 'under-servers': { type: 'boolean' }, help: { type: 'boolean' } },
+    {
+      input: { type: 'string' },
+      api: { type: 'string' },
+      port: { type: 'string' },
+      handlers: { type: 'string' },
+      'under-servers': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
     USAGE,
   );
   if (typeof values === 'number') return values;
   const port = Number(values.port ?? 4010);
   if (!Number.isInteger(port) || port < 0 || port > 65535 || (values.input !== undefined && values.api !== undefined)) {
-    return refuseUsage(values.input !== undefined && values.api !== undefined ? '--input and --api name two documents: give one' : '--port must be a whole number from 0 to 65535', USAGE);
+    return refuseUsage(
+      values.input !== undefined && values.api !== undefined
+        ? '--input and --api name two documents: give one'
+        : '--port must be a whole number from 0 to 65535',
+      USAGE,
+    );
   }
   // Paths on the command line are read from where it was typed (npm runs scripts at the root).
   const here = process.env['INIT_CWD'] ?? process.cwd();
@@ -197,9 +232,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     // A document of the project: the one --api names, or the first of redocly.yaml's apis:.
     try {
       const config = readProjectConfig(PROJECT_ROOT);
-      const api = values.api === undefined ? config.apis[0] : config.apis.find((candidate) => candidate.name === values.api);
+      const api =
+        values.api === undefined ? config.apis[0] : config.apis.find((candidate) => candidate.name === values.api);
       if (api === undefined) {
-        return refuseUsage(`${CONFIG_FILE} has no API named ${values.api ?? ''}: its apis are ${config.apis.map((candidate) => candidate.name).join(', ')}`, USAGE);
+        return refuseUsage(
+          `${CONFIG_FILE} has no API named ${values.api ?? ''}: its apis are ${config.apis.map((candidate) => candidate.name).join(', ')}`,
+          USAGE,
+        );
       }
       values.input = path.relative(here, api.root) || api.root;
     } catch (error) {

@@ -32,19 +32,37 @@ export async function showCards(main: HTMLElement): Promise<void> {
     return h(
       'tr',
       { 'data-card-id': card.id },
-      h('td', {}, card.nickname, h('br'), h('small', { class: 'muted' }, card.last4 === null ? 'not activated' : `•••• ${card.last4}`)),
+      h(
+        'td',
+        {},
+        card.nickname,
+        h('br'),
+        h('small', { class: 'muted' }, card.last4 === null ? 'not activated' : `•••• ${card.last4}`),
+      ),
       h('td', {}, card.cardHolder.fullName),
       h('td', { class: 'money' }, card.availableBalance === null ? '—' : formatMoney(card.availableBalance)),
       h('td', { class: 'money' }, approval ? '—' : formatMoney(limits.daily)),
       h('td', { class: 'money' }, approval ? '—' : formatMoney(limits.monthly)),
       h('td', { class: 'money' }, approval ? '—' : formatMoney(limits.atm)),
       h('td', { class: 'money' }, limits.approvalBased === null ? '—' : formatMoney(limits.approvalBased)),
-      h('td', { class: 'actions' }, isApprover() ? h('button', { type: 'button', 'aria-label': `Edit limits of ${cardName(card)}`, onclick: () => editor.open(card) }, 'Edit limits') : null),
+      h(
+        'td',
+        { class: 'actions' },
+        isApprover()
+          ? h(
+              'button',
+              { type: 'button', 'aria-label': `Edit limits of ${cardName(card)}`, onclick: () => editor.open(card) },
+              'Edit limits',
+            )
+          : null,
+      ),
     );
   }
 
   const pager = morePager(async (cursor) => {
-    const { data, error, response } = await api.GET('/dashboard/api/card', { params: { query: { limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) } } });
+    const { data, error, response } = await api.GET('/dashboard/api/card', {
+      params: { query: { limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) } },
+    });
     if (data === undefined) {
       replaceChildren(feedback, message('error', describeError(error, response)));
       return undefined;
@@ -58,7 +76,11 @@ export async function showCards(main: HTMLElement): Promise<void> {
     main,
     ...heading('Cards', 'What each card can still spend, and its limits (per calendar day and month in Cairo time).'),
     feedback,
-    table('Cards, newest first', ['Card', 'Holder', 'Available', 'Daily limit', 'Monthly limit', 'ATM limit (month)', 'Approval-based', 'Actions'], rows),
+    table(
+      'Cards, newest first',
+      ['Card', 'Holder', 'Available', 'Daily limit', 'Monthly limit', 'ATM limit (month)', 'Approval-based', 'Actions'],
+      rows,
+    ),
     pager.element,
     editor.element,
   );
@@ -66,7 +88,12 @@ export async function showCards(main: HTMLElement): Promise<void> {
 }
 
 function moneyInput(name: string, negative = false): HTMLInputElement {
-  return h('input', { name, inputmode: negative ? 'text' : 'decimal', autocomplete: 'off', placeholder: negative ? '-250.00' : '0.00' });
+  return h('input', {
+    name,
+    inputmode: negative ? 'text' : 'decimal',
+    autocomplete: 'off',
+    placeholder: negative ? '-250.00' : '0.00',
+  });
 }
 
 /** The dialog to edit one card's limits: set them (PUT) or adjust them (PATCH). */
@@ -75,8 +102,18 @@ function limitsDialog(saved: (card: Card) => void): { element: HTMLDialogElement
   const feedback = h('div', { class: 'feedback' });
   const plain = h('input', { type: 'radio', name: 'kind', value: 'plain', id: 'kind-plain', checked: true });
   const approval = h('input', { type: 'radio', name: 'kind', value: 'approval', id: 'kind-approval' });
-  const set = { daily: moneyInput('daily'), monthly: moneyInput('monthly'), atm: moneyInput('atm'), approvalBased: moneyInput('approvalBased') };
-  const add = { daily: moneyInput('daily', true), monthly: moneyInput('monthly', true), atm: moneyInput('atm', true), approvalBased: moneyInput('approvalBased', true) };
+  const set = {
+    daily: moneyInput('daily'),
+    monthly: moneyInput('monthly'),
+    atm: moneyInput('atm'),
+    approvalBased: moneyInput('approvalBased'),
+  };
+  const add = {
+    daily: moneyInput('daily', true),
+    monthly: moneyInput('monthly', true),
+    atm: moneyInput('atm', true),
+    approvalBased: moneyInput('approvalBased', true),
+  };
   const setForm = h(
     'form',
     { 'aria-labelledby': 'set-title' },
@@ -98,7 +135,11 @@ function limitsDialog(saved: (card: Card) => void): { element: HTMLDialogElement
     'form',
     { 'aria-labelledby': 'add-title' },
     h('h3', { id: 'add-title' }, 'Adjust limits'),
-    h('p', { class: 'muted' }, 'Amounts to add to the current limits; a negative amount lowers one, an empty one leaves it.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Amounts to add to the current limits; a negative amount lowers one, an empty one leaves it.',
+    ),
     field('Change of the daily limit (EGP)', add.daily),
     field('Change of the monthly limit (EGP)', add.monthly),
     field('Change of the ATM limit (EGP)', add.atm),
@@ -106,7 +147,14 @@ function limitsDialog(saved: (card: Card) => void): { element: HTMLDialogElement
     h('button', { type: 'submit' }, 'Adjust limits'),
   );
   const close = h('button', { type: 'button', class: 'secondary' }, 'Close');
-  const element = h('dialog', { 'aria-labelledby': 'limits-title', class: 'wide' }, title, feedback, h('div', { class: 'two' }, setForm, addForm), h('p', { class: 'buttons' }, close));
+  const element = h(
+    'dialog',
+    { 'aria-labelledby': 'limits-title', class: 'wide' },
+    title,
+    feedback,
+    h('div', { class: 'two' }, setForm, addForm),
+    h('p', { class: 'buttons' }, close),
+  );
   close.addEventListener('click', () => element.close());
   let card: Card | undefined;
 
@@ -123,12 +171,20 @@ function limitsDialog(saved: (card: Card) => void): { element: HTMLDialogElement
       if (approvalBased === undefined) return fail(amountError);
       body = { approvalBased };
     } else {
-      const [daily, monthly, atm] = [parseMoney(set.daily.value), parseMoney(set.monthly.value), parseMoney(set.atm.value)];
+      const [daily, monthly, atm] = [
+        parseMoney(set.daily.value),
+        parseMoney(set.monthly.value),
+        parseMoney(set.atm.value),
+      ];
       if (daily === undefined || monthly === undefined || atm === undefined) return fail(amountError);
       body = { daily, monthly, atm };
     }
     void api
-      .PUT('/dashboard/api/card/{id}/limits', { params: { path: { id: card.id }, header: csrf() }, body, headers: MERGE_PATCH })
+      .PUT('/dashboard/api/card/{id}/limits', {
+        params: { path: { id: card.id }, header: csrf() },
+        body,
+        headers: MERGE_PATCH,
+      })
       .then(({ data, error, response }) => (data === undefined ? fail(describeError(error, response)) : done(data)));
   });
 
@@ -145,7 +201,11 @@ function limitsDialog(saved: (card: Card) => void): { element: HTMLDialogElement
     }
     if (Object.keys(body).length === 0) return fail('Enter at least one change.');
     void api
-      .PATCH('/dashboard/api/card/{id}/limits', { params: { path: { id: card.id }, header: csrf() }, body, headers: MERGE_PATCH })
+      .PATCH('/dashboard/api/card/{id}/limits', {
+        params: { path: { id: card.id }, header: csrf() },
+        body,
+        headers: MERGE_PATCH,
+      })
       .then(({ data, error, response }) => (data === undefined ? fail(describeError(error, response)) : done(data)));
   });
 

@@ -11,12 +11,51 @@ import { heading, morePager } from './shared.js';
 type Query = NonNullable<Paths['/dashboard/api/transaction']['get']['parameters']['query']>;
 type Transaction = Schemas['Transaction'];
 const STATUSES: readonly Schemas['TransactionStatus'][] = ['SUCCEEDED', 'DECLINED', 'REVERSED'];
-const REVIEW_STATUSES: readonly Schemas['ReviewStatus'][] = ['NOT_REVIEWED', 'UNDER_REVIEW', 'BALANCE_SETTLED', 'APPROVED', 'REJECTED'];
+const REVIEW_STATUSES: readonly Schemas['ReviewStatus'][] = [
+  'NOT_REVIEWED',
+  'UNDER_REVIEW',
+  'BALANCE_SETTLED',
+  'APPROVED',
+  'REJECTED',
+];
 const CATEGORIES: readonly Schemas['Category'][] = [
-  'AGRICULTURE', 'ART', 'AUTOMOTIVE', 'CASH', 'CHARITY', 'CLOTHING', 'CONSTRUCTION', 'DESIGN', 'E_COMMERCE', 'EDUCATION', 'ENERGY',
-  'ENGINEERING', 'ENTERTAINMENT', 'FINANCIAL_SERVICES', 'FITNESS', 'FUEL', 'FOOD_BEVERAGE', 'GOVERNMENT', 'HOSPITALITY', 'INSURANCE',
-  'LEGAL', 'LOGISTICS', 'MANUFACTURING', 'MARKETING', 'MEDIA', 'MEDICAL', 'MEMBERSHIP', 'PHARMACEUTICAL', 'PROFESSIONAL_SERVICES',
-  'REAL_ESTATE', 'RETAIL', 'TECHNOLOGY', 'TOWING', 'TRANSPORTATION', 'TRAVEL', 'UTILITIES', 'OTHER',
+  'AGRICULTURE',
+  'ART',
+  'AUTOMOTIVE',
+  'CASH',
+  'CHARITY',
+  'CLOTHING',
+  'CONSTRUCTION',
+  'DESIGN',
+  'E_COMMERCE',
+  'EDUCATION',
+  'ENERGY',
+  'ENGINEERING',
+  'ENTERTAINMENT',
+  'FINANCIAL_SERVICES',
+  'FITNESS',
+  'FUEL',
+  'FOOD_BEVERAGE',
+  'GOVERNMENT',
+  'HOSPITALITY',
+  'INSURANCE',
+  'LEGAL',
+  'LOGISTICS',
+  'MANUFACTURING',
+  'MARKETING',
+  'MEDIA',
+  'MEDICAL',
+  'MEMBERSHIP',
+  'PHARMACEUTICAL',
+  'PROFESSIONAL_SERVICES',
+  'REAL_ESTATE',
+  'RETAIL',
+  'TECHNOLOGY',
+  'TOWING',
+  'TRANSPORTATION',
+  'TRAVEL',
+  'UTILITIES',
+  'OTHER',
 ];
 const PAGE_SIZE = 25;
 
@@ -34,11 +73,31 @@ function render(transaction: Transaction): HTMLTableRowElement {
     'tr',
     { 'data-transaction-id': transaction.id },
     h('td', {}, formatDateTime(transaction.authorizationDate)),
-    h('td', {}, transaction.merchant, transaction.description === undefined ? null : h('small', { class: 'muted block' }, transaction.description)),
-    h('td', {}, transaction.person.fullName, transaction.department === null ? null : h('small', { class: 'muted block' }, transaction.department)),
-    h('td', {}, words(transaction.method), transaction.last4 === null ? null : h('small', { class: 'muted block' }, `•••• ${transaction.last4}`)),
+    h(
+      'td',
+      {},
+      transaction.merchant,
+      transaction.description === undefined ? null : h('small', { class: 'muted block' }, transaction.description),
+    ),
+    h(
+      'td',
+      {},
+      transaction.person.fullName,
+      transaction.department === null ? null : h('small', { class: 'muted block' }, transaction.department),
+    ),
+    h(
+      'td',
+      {},
+      words(transaction.method),
+      transaction.last4 === null ? null : h('small', { class: 'muted block' }, `•••• ${transaction.last4}`),
+    ),
     h('td', {}, transaction.categoryLabel),
-    h('td', {}, words(transaction.status), transaction.reviewStatus == null ? null : h('small', { class: 'muted block' }, words(transaction.reviewStatus))),
+    h(
+      'td',
+      {},
+      words(transaction.status),
+      transaction.reviewStatus == null ? null : h('small', { class: 'muted block' }, words(transaction.reviewStatus)),
+    ),
     h('td', { class: 'money' }, transaction.refund ? `${amount} refund` : amount),
   );
 }
@@ -68,14 +127,17 @@ export async function showLedger(main: HTMLElement): Promise<void> {
   let query: Query = {};
 
   const pager = morePager(async (cursor) => {
-    const { data, error, response } = await api.GET('/dashboard/api/transaction', { params: { query: { ...query, limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) } } });
+    const { data, error, response } = await api.GET('/dashboard/api/transaction', {
+      params: { query: { ...query, limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) } },
+    });
     if (data === undefined) {
       replaceChildren(feedback, message('error', describeError(error, response)));
       return undefined;
     }
     if (cursor === undefined) rows.replaceChildren();
     rows.append(...data.transactions.map(render));
-    if (cursor === undefined && data.transactions.length === 0) rows.append(h('tr', {}, h('td', { colspan: 7 }, 'No transactions match.')));
+    if (cursor === undefined && data.transactions.length === 0)
+      rows.append(h('tr', {}, h('td', { colspan: 7 }, 'No transactions match.')));
     return data.nextCursor;
   }, 'transactions');
 
@@ -87,7 +149,10 @@ export async function showLedger(main: HTMLElement): Promise<void> {
       replaceChildren(feedback, message('error', 'The first day is after the last.'));
       return;
     }
-    const ids = departments.value.split(',').map((id) => id.trim()).filter((id) => id !== '');
+    const ids = departments.value
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '');
     query = {
       ...(fromDate === undefined ? {} : { fromDate }),
       ...(toDate === undefined ? {} : { toDate }),
@@ -106,7 +171,11 @@ export async function showLedger(main: HTMLElement): Promise<void> {
     ...heading('Ledger', 'Card payments, ATM withdrawals, cash expenses and fees, newest first. Times are Cairo time.'),
     h('details', { class: 'filter-box' }, h('summary', {}, 'Filters'), form),
     feedback,
-    table('Transactions, newest first', ['Authorized (Cairo)', 'Merchant', 'Person', 'Method', 'Category', 'Status', 'Amount'], rows),
+    table(
+      'Transactions, newest first',
+      ['Authorized (Cairo)', 'Merchant', 'Person', 'Method', 'Category', 'Status', 'Amount'],
+      rows,
+    ),
     pager.element,
   );
   await pager.reset();

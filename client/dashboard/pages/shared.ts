@@ -5,7 +5,10 @@ import { h } from '../dom.js';
  * A list that pages with the API's `nextCursor`: `load(cursor)` fetches and renders one page and
  * returns the next cursor (undefined on the last page); the "More" button asks for it.
  */
-export function morePager(load: (cursor: string | undefined) => Promise<string | undefined>, label: string): { element: HTMLElement; reset: () => Promise<void> } {
+export function morePager(
+  load: (cursor: string | undefined) => Promise<string | undefined>,
+  label: string,
+): { element: HTMLElement; reset: () => Promise<void> } {
   const button = h('button', { type: 'button', class: 'secondary more' }, `More ${label}`);
   const element = h('p', { class: 'pager' }, button);
   let cursor: string | undefined;

@@ -11,7 +11,14 @@ import { awaitsSettlement, settleWatchDelays } from '../settle-watch.js';
 import { heading, morePager } from './shared.js';
 
 type DashboardTransfer = Schemas['DashboardTransfer'];
-const STATUSES: readonly Schemas['TransferStatus'][] = ['PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'REJECTED', 'CANCELLED'];
+const STATUSES: readonly Schemas['TransferStatus'][] = [
+  'PENDING',
+  'PROCESSING',
+  'SUCCEEDED',
+  'FAILED',
+  'REJECTED',
+  'CANCELLED',
+];
 const PAGE_SIZE = 20;
 
 interface Filters {
@@ -22,7 +29,10 @@ interface Filters {
 
 function decision(entry: DashboardTransfer): HTMLElement | string {
   const review = entry.review;
-  if (review === null) return entry.transfer.status === 'CANCELLED' && entry.transfer.cancelledAt != null ? `Cancelled ${formatDateTime(entry.transfer.cancelledAt)}` : '—';
+  if (review === null)
+    return entry.transfer.status === 'CANCELLED' && entry.transfer.cancelledAt != null
+      ? `Cancelled ${formatDateTime(entry.transfer.cancelledAt)}`
+      : '—';
   const who = review.operator === null ? 'the partner API (execute)' : review.operator.username;
   const verb = review.decision === 'APPROVED' ? 'Approved' : 'Rejected';
   return h(
@@ -35,7 +45,13 @@ function decision(entry: DashboardTransfer): HTMLElement | string {
 
 function payee(entry: DashboardTransfer): HTMLElement {
   const { payee: to } = entry.transfer;
-  return h('span', {}, to.accountName, h('br'), h('small', { class: 'muted' }, `${to.bank.shortName} · ${to.accountNumber}`));
+  return h(
+    'span',
+    {},
+    to.accountName,
+    h('br'),
+    h('small', { class: 'muted' }, `${to.bank.shortName} · ${to.accountNumber}`),
+  );
 }
 
 export async function showTransfers(main: HTMLElement): Promise<void> {
@@ -61,8 +77,21 @@ export async function showTransfers(main: HTMLElement): Promise<void> {
     const actions = h('td', { class: 'actions' });
     if (transfer.status === 'PENDING' && isApprover()) {
       actions.append(
-        h('button', { type: 'button', 'aria-label': `Approve ${what}`, onclick: () => void decide(entry, 'approve') }, 'Approve'),
-        h('button', { type: 'button', class: 'danger', 'aria-label': `Reject ${what}`, onclick: () => void decide(entry, 'reject') }, 'Reject'),
+        h(
+          'button',
+          { type: 'button', 'aria-label': `Approve ${what}`, onclick: () => void decide(entry, 'approve') },
+          'Approve',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            'aria-label': `Reject ${what}`,
+            onclick: () => void decide(entry, 'reject'),
+          },
+          'Reject',
+        ),
       );
     }
     return h(
@@ -84,13 +113,24 @@ export async function showTransfers(main: HTMLElement): Promise<void> {
     if (action === 'approve') {
       result = await api.POST('/dashboard/api/transfer/{id}/approve', { params: { path: { id }, header: csrf() } });
     } else {
-      const reason = await reasonDialog.ask(`${formatMoney(entry.transfer.amountCents)} to ${entry.transfer.payee.accountName}`);
+      const reason = await reasonDialog.ask(
+        `${formatMoney(entry.transfer.amountCents)} to ${entry.transfer.payee.accountName}`,
+      );
       if (reason === undefined) return;
-      result = await api.POST('/dashboard/api/transfer/{id}/reject', { params: { path: { id }, header: csrf() }, body: { reason } });
+      result = await api.POST('/dashboard/api/transfer/{id}/reject', {
+        params: { path: { id }, header: csrf() },
+        body: { reason },
+      });
     }
     const row = rows.querySelector(`tr[data-transfer-id="${CSS.escape(id)}"]`);
     if (result.data === undefined) {
-      replaceChildren(feedback, message('error', `Could not ${action} the transfer of ${formatMoney(entry.transfer.amountCents)}: ${describeError(result.error, result.response)}`));
+      replaceChildren(
+        feedback,
+        message(
+          'error',
+          `Could not ${action} the transfer of ${formatMoney(entry.transfer.amountCents)}: ${describeError(result.error, result.response)}`,
+        ),
+      );
       return;
     }
     const updated = render(result.data);
@@ -117,7 +157,8 @@ export async function showTransfers(main: HTMLElement): Promise<void> {
    */
   async function followSettlement(approved: DashboardTransfer, note: HTMLElement): Promise<void> {
     const id = approved.transfer.id;
-    const onPage = (): Element | null => (rows.isConnected ? rows.querySelector(`tr[data-transfer-id="${CSS.escape(id)}"]`) : null);
+    const onPage = (): Element | null =>
+      rows.isConnected ? rows.querySelector(`tr[data-transfer-id="${CSS.escape(id)}"]`) : null;
     for (const delay of settleWatchDelays()) {
       await new Promise((resolve) => setTimeout(resolve, delay));
       if (onPage() === null) return;
@@ -139,14 +180,17 @@ export async function showTransfers(main: HTMLElement): Promise<void> {
   }
 
   const pager = morePager(async (cursor) => {
-    const { data, error, response } = await api.GET('/dashboard/api/transfer', { params: { query: { ...filters, limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) } } });
+    const { data, error, response } = await api.GET('/dashboard/api/transfer', {
+      params: { query: { ...filters, limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) } },
+    });
     if (data === undefined) {
       replaceChildren(feedback, message('error', describeError(error, response)));
       return undefined;
     }
     if (cursor === undefined) rows.replaceChildren();
     rows.append(...data.transfers.map(render));
-    if (cursor === undefined && data.transfers.length === 0) rows.append(h('tr', {}, h('td', { colspan: 7 }, 'No transfers match.')));
+    if (cursor === undefined && data.transfers.length === 0)
+      rows.append(h('tr', {}, h('td', { colspan: 7 }, 'No transfers match.')));
     return data.nextCursor;
   }, 'transfers');
 
@@ -155,7 +199,10 @@ export async function showTransfers(main: HTMLElement): Promise<void> {
     const minCents = min.value.trim() === '' ? undefined : parseMoney(min.value);
     const maxCents = max.value.trim() === '' ? undefined : parseMoney(max.value);
     if ((min.value.trim() !== '' && minCents === undefined) || (max.value.trim() !== '' && maxCents === undefined)) {
-      replaceChildren(feedback, message('error', 'Amounts are in pounds with at most two decimals, for example 1500 or 1500.50.'));
+      replaceChildren(
+        feedback,
+        message('error', 'Amounts are in pounds with at most two decimals, for example 1500 or 1500.50.'),
+      );
       return;
     }
     if (minCents !== undefined && maxCents !== undefined && minCents > maxCents) {
@@ -173,10 +220,19 @@ export async function showTransfers(main: HTMLElement): Promise<void> {
 
   replaceChildren(
     main,
-    ...heading('Transfers', isApprover() ? 'Pending transfers first. Approve one to pay it out, or reject it with a reason.' : 'Pending transfers first. You are a viewer: an approver decides them.'),
+    ...heading(
+      'Transfers',
+      isApprover()
+        ? 'Pending transfers first. Approve one to pay it out, or reject it with a reason.'
+        : 'Pending transfers first. You are a viewer: an approver decides them.',
+    ),
     filterForm,
     feedback,
-    table('Transfers, pending first, newest first', ['Submitted (Cairo)', 'Amount', 'Payee', 'Category', 'Status', 'Decision', 'Actions'], rows),
+    table(
+      'Transfers, pending first, newest first',
+      ['Submitted (Cairo)', 'Amount', 'Payee', 'Category', 'Status', 'Decision', 'Actions'],
+      rows,
+    ),
     pager.element,
     reasonDialog.element,
   );
@@ -188,7 +244,13 @@ function rejectDialog(): { element: HTMLDialogElement; ask: (what: string) => Pr
   const reason = h('textarea', { name: 'reason', required: true, maxlength: 500, rows: 3 });
   const title = h('h2', { id: 'reject-title' }, 'Reject transfer');
   const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
-  const form = h('form', { method: 'dialog' }, title, field('Reason for rejecting', reason, 'The maker sees it on the transfer.'), h('p', { class: 'buttons' }, h('button', { type: 'submit', class: 'danger' }, 'Reject transfer'), cancel));
+  const form = h(
+    'form',
+    { method: 'dialog' },
+    title,
+    field('Reason for rejecting', reason, 'The maker sees it on the transfer.'),
+    h('p', { class: 'buttons' }, h('button', { type: 'submit', class: 'danger' }, 'Reject transfer'), cancel),
+  );
   const element = h('dialog', { 'aria-labelledby': 'reject-title' }, form);
   let settle: ((value: string | undefined) => void) | undefined;
   const done = (value: string | undefined): void => {

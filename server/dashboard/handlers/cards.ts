@@ -15,5 +15,7 @@ export const setCardLimits: OperationHandler<'setCardLimits', DashboardContext> 
 
 export const updateCardLimits: OperationHandler<'updateCardLimits', DashboardContext> = async (input, ctx) => {
   const organizationId = sessionOf(ctx).operator.organizationId;
-  return ctx.db.transaction().execute((tx) => updateCardLimitsIn(tx, organizationId, input.path.id, ctx.now, input.body));
+  return ctx.db
+    .transaction()
+    .execute((tx) => updateCardLimitsIn(tx, organizationId, input.path.id, ctx.now, input.body));
 };

@@ -28,7 +28,10 @@ function failureKeyOf(username: string): string {
   return `operator:${username.toLowerCase()}`;
 }
 
-function sessionBody(session: Pick<RequestSession, 'operator' | 'organizationName' | 'expiresAt'>, csrfToken: string): Session {
+function sessionBody(
+  session: Pick<RequestSession, 'operator' | 'organizationName' | 'expiresAt'>,
+  csrfToken: string,
+): Session {
   const { operator } = session;
   return {
     operator: { id: operator.id, username: operator.username, role: operator.role },
@@ -88,7 +91,10 @@ export const createSession: OperationHandler<'createSession', DashboardContext> 
   });
   return {
     status: 200,
-    body: sessionBody({ operator, organizationName: organization.name, expiresAt }, csrfTokenOf(services.csrfKey, token)),
+    body: sessionBody(
+      { operator, organizationName: organization.name, expiresAt },
+      csrfTokenOf(services.csrfKey, token),
+    ),
     headers: { ...NO_STORE, 'Set-Cookie': sessionCookie(token, services.secureCookies) },
   };
 };
@@ -96,7 +102,11 @@ export const createSession: OperationHandler<'createSession', DashboardContext> 
 /** The current session, with its CSRF token again (for a page that was reloaded). */
 export const getSession: OperationHandler<'getSession', DashboardContext> = async (_input, ctx) => {
   const session = sessionOf(ctx);
-  return { status: 200, body: sessionBody(session, csrfTokenOf(ctx.services.csrfKey, session.token)), headers: NO_STORE };
+  return {
+    status: 200,
+    body: sessionBody(session, csrfTokenOf(ctx.services.csrfKey, session.token)),
+    headers: NO_STORE,
+  };
 };
 
 /** Log out: the session ends in the database, so a copy of the cookie is refused from now on. */

@@ -27,7 +27,9 @@ const APPROVED_STATUSES: ReadonlySet<string> = new Set(['PROCESSING', 'SUCCEEDED
 function reviewOf(transfer: TransferRecord, reviewerUsername: string | null): TransferReview | null {
   if (transfer.reviewedAt === null) return null;
   const operator =
-    transfer.reviewedByOperatorId !== null && reviewerUsername !== null ? { id: transfer.reviewedByOperatorId, username: reviewerUsername } : null;
+    transfer.reviewedByOperatorId !== null && reviewerUsername !== null
+      ? { id: transfer.reviewedByOperatorId, username: reviewerUsername }
+      : null;
   if (transfer.status === 'REJECTED') {
     return {
       decision: 'REJECTED',
@@ -36,7 +38,9 @@ function reviewOf(transfer: TransferRecord, reviewerUsername: string | null): Tr
       ...(transfer.rejectionReason !== null ? { reason: transfer.rejectionReason } : {}),
     };
   }
-  return APPROVED_STATUSES.has(transfer.status) ? { decision: 'APPROVED', decidedAt: transfer.reviewedAt, operator } : null;
+  return APPROVED_STATUSES.has(transfer.status)
+    ? { decision: 'APPROVED', decidedAt: transfer.reviewedAt, operator }
+    : null;
 }
 
 function toDashboardTransfer(transfer: TransferRecord, reviewerUsername: string | null): DashboardTransfer {
@@ -76,7 +80,12 @@ export const listTransfers: OperationHandler<'listTransfers', DashboardContext> 
     };
   }
   // Its own list name in the binding: a cursor of the partner API's list (another order) is refused.
-  const page = pageRequest(ctx.services.cursors, input.query, { list: 'dashboard-transfers', status, minAmountCents, maxAmountCents });
+  const page = pageRequest(ctx.services.cursors, input.query, {
+    list: 'dashboard-transfers',
+    status,
+    minAmountCents,
+    maxAmountCents,
+  });
   const rows = await listTransfersPendingFirst(ctx.db, sessionOf(ctx).operator.organizationId, {
     status,
     minAmountCents,
@@ -84,7 +93,10 @@ export const listTransfers: OperationHandler<'listTransfers', DashboardContext> 
     after: page.after,
     limit: page.limit,
   });
-  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, (row) => ({ sort: pendingFirstKey(row), id: row.id }));
+  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, (row) => ({
+    sort: pendingFirstKey(row),
+    id: row.id,
+  }));
   return {
     status: 200,
     body: {
@@ -107,7 +119,9 @@ export const getTransfer: OperationHandler<'getTransfer', DashboardContext> = as
   let reviewerUsername: string | null = null;
   if (reviewerId === operator.id) reviewerUsername = operator.username;
   else if (reviewerId !== null) {
-    const reviewer = (await listOperators(ctx.db, operator.organizationId)).find((candidate) => candidate.id === reviewerId);
+    const reviewer = (await listOperators(ctx.db, operator.organizationId)).find(
+      (candidate) => candidate.id === reviewerId,
+    );
     reviewerUsername = reviewer?.username ?? null;
   }
   return { status: 200, body: toDashboardTransfer(transfer, reviewerUsername) };

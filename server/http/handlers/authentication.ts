@@ -45,7 +45,12 @@ function basicCredentials(header: string | undefined): ClientCredentials | 'malf
 }
 
 function tokenError(error: OAuthErrorCode, message: string, description: string): TokenError {
-  return { message, type: error === 'invalid_client' ? 'Unauthorized' : 'InvalidRequest', error, error_description: description };
+  return {
+    message,
+    type: error === 'invalid_client' ? 'Unauthorized' : 'InvalidRequest',
+    error,
+    error_description: description,
+  };
 }
 
 type Result = OperationResult<'createToken'>;
@@ -60,7 +65,7 @@ function invalidRequest(error: OAuthErrorCode, message: string, description: str
  * costs the same as a wrong secret), a rate limit per client id, and a one-hour token for the
  * requested subset of the client's scopes.
  */
-export const createToken = operation<'createToken'>(async (input, ctx) => {
+export const createToken = operation<'createToken'>(async function createToken(input, ctx) {
   const { db, now } = ctx;
   const basic = basicCredentials(ctx.header('authorization'));
   const post =
@@ -68,7 +73,11 @@ export const createToken = operation<'createToken'>(async (input, ctx) => {
       ? { clientId: input.body.client_id ?? '', clientSecret: input.body.client_secret ?? '', method: 'post' as const }
       : undefined;
   if (basic !== undefined && post !== undefined) {
-    return invalidRequest('invalid_request', 'Use one client authentication method.', 'Send the client credentials either in the Authorization header or in the body, not both.');
+    return invalidRequest(
+      'invalid_request',
+      'Use one client authentication method.',
+      'Send the client credentials either in the Authorization header or in the body, not both.',
+    );
   }
   const credentials = basic ?? post;
   const unauthorized = (description: string): Result => ({
@@ -77,7 +86,9 @@ export const createToken = operation<'createToken'>(async (input, ctx) => {
     headers: { ...NO_STORE, ...(basic !== undefined ? { 'WWW-Authenticate': 'Basic realm="partner-api"' } : {}) },
   });
   if (credentials === undefined || credentials === 'malformed') {
-    return unauthorized('Authenticate with HTTP Basic (client id and secret) or with client_id and client_secret in the body.');
+    return unauthorized(
+      'Authenticate with HTTP Basic (client id and secret) or with client_id and client_secret in the body.',
+    );
   }
 
   const { failures, retryAfterSeconds: retryAfter } = await authFailureStatus(db, credentials.clientId, now);
@@ -99,13 +110,18 @@ export const createToken = operation<'createToken'>(async (input, ctx) => {
   if (client === undefined || !valid) {
     // Unknown ids count too: otherwise only a real client id could ever be locked out, and the
     // 429 would tell which ids exist. Ids outside the documented shape are not kept.
-    if (CLIENT_ID_SHAPE.test(credentials.clientId)) await recordAuthFailure(db, credentials.clientId, now, AUTH_FAILURE_WINDOW_MS);
+    if (CLIENT_ID_SHAPE.test(credentials.clientId))
+      await recordAuthFailure(db, credentials.clientId, now, AUTH_FAILURE_WINDOW_MS);
     return unauthorized('The client id or secret is wrong.');
   }
   if (failures > 0) await clearAuthFailures(db, client.id);
 
   if (input.body.grant_type !== 'client_credentials') {
-    return invalidRequest('unsupported_grant_type', 'Unsupported grant type.', 'Only grant_type=client_credentials is supported.');
+    return invalidRequest(
+      'unsupported_grant_type',
+      'Unsupported grant type.',
+      'Only grant_type=client_credentials is supported.',
+    );
   }
   const granted = client.scopes.filter(isScope);
   let scopes: Scope[] = granted;
@@ -113,7 +129,11 @@ export const createToken = operation<'createToken'>(async (input, ctx) => {
     const requested = input.body.scope.split(' ').filter((scope) => scope !== '');
     const refused = requested.filter((scope) => !(granted as string[]).includes(scope));
     if (refused.length > 0 || requested.length === 0) {
-      return invalidRequest('invalid_scope', 'A requested scope is not granted to this client.', `Not granted: ${refused.join(' ') || '(empty scope)'}; granted: ${granted.join(' ')}.`);
+      return invalidRequest(
+        'invalid_scope',
+        'A requested scope is not granted to this client.',
+        `Not granted: ${refused.join(' ') || '(empty scope)'}; granted: ${granted.join(' ')}.`,
+      );
     }
     scopes = granted.filter((scope) => requested.includes(scope));
   }
@@ -122,7 +142,11 @@ export const createToken = operation<'createToken'>(async (input, ctx) => {
   const policy = await getClientTokenPolicy(db, client.id);
   const issuedAt = tokenIssueTime(now, policy?.tokensNotBefore ?? null);
   const issuer = issuedAt === now ? ctx.services.tokens : ctx.services.tokensDatedAt(issuedAt);
-  const { token, expiresIn } = await issuer.issue({ clientId: client.id, organizationId: client.organizationId, scopes });
+  const { token, expiresIn } = await issuer.issue({
+    clientId: client.id,
+    organizationId: client.organizationId,
+    scopes,
+  });
   return {
     status: 200,
     body: { access_token: token, token_type: 'Bearer', expires_in: expiresIn, scope: scopes.join(' ') },

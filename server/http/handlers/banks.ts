@@ -16,7 +16,7 @@ function matches(ifNoneMatch: string | undefined): boolean {
     .some((tag) => tag === '*' || tag === ETAG);
 }
 
-export const listBanks = operation<'listBanks'>(async (_input, ctx) => {
+export const listBanks = operation<'listBanks'>(async function listBanks(_input, ctx) {
   const headers = { 'Cache-Control': CACHE_CONTROL, ETag: ETAG };
   if (matches(ctx.header('if-none-match'))) return { status: 304, headers };
   return { status: 200, body: BANK_LIST, headers };

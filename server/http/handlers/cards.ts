@@ -10,7 +10,7 @@ import {
   saveCardLimits,
   type CardWithUsage,
 } from '../../store/cards.js';
-import type { DB } from '../../store/schema.js';
+import type { DB } from '../../database/index.js';
 import { idempotentWrite, operation, organizationOf } from '../handler-kinds.js';
 import { pageOf, pageRequest } from '../pagination.js';
 
@@ -19,7 +19,10 @@ type ErrorBody = components['schemas']['Error'];
 
 /** A card as the API shows it: the stored card, with its availableBalance from the domain rule (server/domain/available-balance.ts). */
 export function toCard({ card, figures }: CardWithUsage): Card {
-  return { ...card, availableBalance: availableBalance({ activated: card.last4 !== null, limits: card.limits, ...figures }) };
+  return {
+    ...card,
+    availableBalance: availableBalance({ activated: card.last4 !== null, limits: card.limits, ...figures }),
+  };
 }
 
 /** Another organization's card gets the same answer as an unknown id: a foreign id is never confirmed. */
@@ -48,8 +51,16 @@ export async function cardPage(
 ): Promise<CardPageAnswer> {
   // The list's name is part of the binding, so a cursor of another list is refused here.
   const page = pageRequest(services.cursors, query, { list: 'cards' });
-  const rows = await listStoredCards(db, { organizationId, periods: cairoPeriods(nowMs), after: page.after, take: page.limit + 1 });
-  const { items, nextCursor } = pageOf(services.cursors, page, rows, ({ card, createdAt }) => ({ sort: createdAt, id: card.id }));
+  const rows = await listStoredCards(db, {
+    organizationId,
+    periods: cairoPeriods(nowMs),
+    after: page.after,
+    take: page.limit + 1,
+  });
+  const { items, nextCursor } = pageOf(services.cursors, page, rows, ({ card, createdAt }) => ({
+    sort: createdAt,
+    id: card.id,
+  }));
   return {
     status: 200,
     body: { cards: items.map(toCard), ...(nextCursor !== undefined ? { nextCursor } : {}) },
@@ -58,9 +69,11 @@ export async function cardPage(
 
 type CardPageAnswer = { status: 200; body: { cards: Card[]; nextCursor?: string } };
 
-export const listCards = operation<'listCards'>(async (input, ctx) => cardPage(ctx.services, ctx.db, organizationOf(ctx), ctx.now, input.query));
+export const listCards = operation<'listCards'>(async function listCards(input, ctx) {
+  return cardPage(ctx.services, ctx.db, organizationOf(ctx), ctx.now, input.query);
+});
 
-export const getCard = operation<'getCard'>(async (input, ctx) => {
+export const getCard = operation<'getCard'>(async function getCard(input, ctx) {
   const found = await ctx.services.readCard(organizationOf(ctx), input.path.id, cairoPeriods(ctx.now));
   return found === undefined ? notFound(input.path.id) : { status: 200 as const, body: toCard(found) };
 });
@@ -89,7 +102,13 @@ async function changeLimits(
 }
 
 /** PUT: the whole limit state (the setCardLimits description in the document), in the caller's transaction. */
-export async function setCardLimitsIn(tx: Transaction<DB>, organizationId: string, cardId: string, nowMs: number, body: SetLimitsBody): Promise<LimitsAnswer> {
+export async function setCardLimitsIn(
+  tx: Transaction<DB>,
+  organizationId: string,
+  cardId: string,
+  nowMs: number,
+  body: SetLimitsBody,
+): Promise<LimitsAnswer> {
   const result = setLimits(body);
   // The body alone decides: refuse it before touching the card.
   if (!result.ok) return invalidLimits(result.message);
@@ -97,14 +116,20 @@ export async function setCardLimitsIn(tx: Transaction<DB>, organizationId: strin
 }
 
 /** PATCH: amounts added to the current limits (the updateCardLimits description), computed on the locked row. */
-export async function updateCardLimitsIn(tx: Transaction<DB>, organizationId: string, cardId: string, nowMs: number, body: UpdateLimitsBody): Promise<LimitsAnswer> {
+export async function updateCardLimitsIn(
+  tx: Transaction<DB>,
+  organizationId: string,
+  cardId: string,
+  nowMs: number,
+  body: UpdateLimitsBody,
+): Promise<LimitsAnswer> {
   return changeLimits(tx, organizationId, cardId, nowMs, (current) => updateLimits(current, body));
 }
 
-export const setCardLimits = idempotentWrite<'setCardLimits'>(async (input, ctx) =>
-  setCardLimitsIn(ctx.tx, organizationOf(ctx), input.path.id, ctx.now, input.body),
-);
+export const setCardLimits = idempotentWrite<'setCardLimits'>(async function setCardLimits(input, ctx) {
+  return setCardLimitsIn(ctx.tx, organizationOf(ctx), input.path.id, ctx.now, input.body);
+});
 
-export const updateCardLimits = idempotentWrite<'updateCardLimits'>(async (input, ctx) =>
-  updateCardLimitsIn(ctx.tx, organizationOf(ctx), input.path.id, ctx.now, input.body),
-);
+export const updateCardLimits = idempotentWrite<'updateCardLimits'>(async function updateCardLimits(input, ctx) {
+  return updateCardLimitsIn(ctx.tx, organizationOf(ctx), input.path.id, ctx.now, input.body);
+});

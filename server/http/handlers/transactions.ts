@@ -2,8 +2,13 @@ import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi-types.js';
 import type { OperationInput } from '../../../generated/server.js';
 import type { CursorCodec } from '../../domain/cursor.js';
-import type { DB } from '../../store/schema.js';
-import { findTransaction, listTransactions as listStoredTransactions, positionOfRecord, type TransactionFilters } from '../../store/transactions.js';
+import type { DB } from '../../database/index.js';
+import {
+  findTransaction,
+  listTransactions as listStoredTransactions,
+  positionOfRecord,
+  type TransactionFilters,
+} from '../../store/transactions.js';
 import { jsonText } from 'contract-first/runtime';
 import { operation, organizationOf } from '../handler-kinds.js';
 import { pageOf, pageRequest } from '../pagination.js';
@@ -66,11 +71,11 @@ export async function transactionPage(
   return { status: 200, body: jsonText<TransactionPage>(`{"transactions":[${records}]${cursor}}`) };
 }
 
-export const listTransactions = operation<'listTransactions'>(async (input, ctx) =>
-  transactionPage(ctx.services, ctx.db, organizationOf(ctx), input.query),
-);
+export const listTransactions = operation<'listTransactions'>(async function listTransactions(input, ctx) {
+  return transactionPage(ctx.services, ctx.db, organizationOf(ctx), input.query);
+});
 
-export const getTransaction = operation<'getTransaction'>(async (input, ctx) => {
+export const getTransaction = operation<'getTransaction'>(async function getTransaction(input, ctx) {
   const record = await findTransaction(ctx.db, organizationOf(ctx), input.path.id);
   if (record === undefined) {
     // Unknown, and another organization's, ids are both 404 NotFound: a foreign id is never confirmed.

@@ -53,18 +53,29 @@ const notPending = (action: string, transfer: TransferRow): { status: 400; body:
   },
 });
 
-export const createTransfer = idempotentWrite<'createTransfer'>(async (input, ctx) => {
+export const createTransfer = idempotentWrite<'createTransfer'>(async function createTransfer(input, ctx) {
   const body = input.body;
   const bank = findBank(body.bankId);
   if (bank === undefined) {
     return {
       status: 400,
-      body: { message: `Unknown bankId ${body.bankId}.`, type: 'InvalidBankAccount', details: 'Use an id from GET /v1/bank.' },
+      body: {
+        message: `Unknown bankId ${body.bankId}.`,
+        type: 'InvalidBankAccount',
+        details: 'Use an id from GET /v1/bank.',
+      },
     };
   }
   const account = checkAccountNumber(bank, body.accountNumber);
   if (!account.ok) {
-    return { status: 400, body: { message: 'The account number is not valid for this bank.', type: 'InvalidBankAccount', details: account.reason } };
+    return {
+      status: 400,
+      body: {
+        message: 'The account number is not valid for this bank.',
+        type: 'InvalidBankAccount',
+        details: account.reason,
+      },
+    };
   }
   const principal = ctx.principal;
   const transfer: NewTransfer = {
@@ -86,17 +97,21 @@ export const createTransfer = idempotentWrite<'createTransfer'>(async (input, ct
   return { status: 200, body: toTransfer(await insertTransfer(ctx.tx, transfer, ctx.atCommit)) };
 });
 
-export const getTransfer = operation<'getTransfer'>(async (input, ctx) => {
+export const getTransfer = operation<'getTransfer'>(async function getTransfer(input, ctx) {
   const row = await getStoredTransfer(ctx.db, organizationOf(ctx), input.path.id);
   return row === undefined ? notFound(input.path.id) : { status: 200, body: toTransfer(row) };
 });
 
-export const listTransfers = operation<'listTransfers'>(async (input, ctx) => {
+export const listTransfers = operation<'listTransfers'>(async function listTransfers(input, ctx) {
   const { status, minAmountCents, maxAmountCents } = input.query;
   if (minAmountCents !== undefined && maxAmountCents !== undefined && minAmountCents > maxAmountCents) {
     return {
       status: 400,
-      body: { message: 'minAmountCents is greater than maxAmountCents.', type: 'InvalidRequest', details: 'Both bounds are inclusive; swap them.' },
+      body: {
+        message: 'minAmountCents is greater than maxAmountCents.',
+        type: 'InvalidRequest',
+        details: 'Both bounds are inclusive; swap them.',
+      },
     };
   }
   const page = pageRequest(ctx.services.cursors, input.query, { status, minAmountCents, maxAmountCents });
@@ -107,14 +122,17 @@ export const listTransfers = operation<'listTransfers'>(async (input, ctx) => {
     after: page.after,
     limit: page.limit,
   });
-  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, (row) => ({ sort: row.submissionDate, id: row.id }));
+  const { items, nextCursor } = pageOf(ctx.services.cursors, page, rows, (row) => ({
+    sort: row.submissionDate,
+    id: row.id,
+  }));
   return {
     status: 200,
     body: { transfers: items.map(toTransfer), ...(nextCursor !== undefined ? { nextCursor } : {}) },
   };
 });
 
-export const cancelTransfer = idempotentWrite<'cancelTransfer'>(async (input, ctx) => {
+export const cancelTransfer = idempotentWrite<'cancelTransfer'>(async function cancelTransfer(input, ctx) {
   const outcome = await cancelStoredTransfer(ctx.tx, organizationOf(ctx), input.path.id, ctx.now);
   switch (outcome.kind) {
     case 'not-found':
@@ -126,7 +144,7 @@ export const cancelTransfer = idempotentWrite<'cancelTransfer'>(async (input, ct
   }
 });
 
-export const executeTransfer = idempotentWrite<'executeTransfer'>(async (input, ctx) => {
+export const executeTransfer = idempotentWrite<'executeTransfer'>(async function executeTransfer(input, ctx) {
   const outcome = await executeStoredTransfer(
     ctx.tx,
     organizationOf(ctx),

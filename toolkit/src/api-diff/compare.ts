@@ -13,7 +13,18 @@
  */
 import { apiCompare, type Diff } from 'api-smart-diff';
 import { describeChange } from './describe.js';
-import { isChangeType, isObject, pointerOfPath, verdictOf, type ChangeAction, type ChangeType, type Json, type JsonObject, type JsonPath, type Verdict } from './model.js';
+import {
+  isChangeType,
+  isObject,
+  pointerOfPath,
+  verdictOf,
+  type ChangeAction,
+  type ChangeType,
+  type Json,
+  type JsonObject,
+  type JsonPath,
+  type Verdict,
+} from './model.js';
 import { reclassify, type RuleName } from './rules.js';
 
 export interface ApiChange {
@@ -34,7 +45,15 @@ export interface ApiChange {
 }
 
 /** Keywords a reference may carry beside `$ref` that only document: they override the target's. */
-const ANNOTATION_SIBLINGS = new Set(['summary', 'description', 'title', 'example', 'examples', 'deprecated', '$comment']);
+const ANNOTATION_SIBLINGS = new Set([
+  'summary',
+  'description',
+  'title',
+  'example',
+  'examples',
+  'deprecated',
+  '$comment',
+]);
 /** Members of the document that are not part of the contract. */
 const NOT_CONTRACT = new Set(['x-generated']);
 
@@ -81,7 +100,8 @@ export function prepareForComparison(document: Json): Json {
       const keys = Object.keys(siblings);
       if (keys.length === 0) return expanded;
       const inlinedSiblings = inline(siblings, expanding) as JsonObject;
-      if (keys.every((key) => ANNOTATION_SIBLINGS.has(key)) && isObject(expanded)) return { ...expanded, ...inlinedSiblings };
+      if (keys.every((key) => ANNOTATION_SIBLINGS.has(key)) && isObject(expanded))
+        return { ...expanded, ...inlinedSiblings };
       return { allOf: [expanded, inlinedSiblings] };
     }
     const copy: JsonObject = {};
@@ -97,7 +117,8 @@ export function prepareForComparison(document: Json): Json {
   const components = document['components'];
   if (isObject(components)) {
     const reduced: JsonObject = {};
-    if (components['securitySchemes'] !== undefined) reduced['securitySchemes'] = inline(components['securitySchemes'], []);
+    if (components['securitySchemes'] !== undefined)
+      reduced['securitySchemes'] = inline(components['securitySchemes'], []);
     for (const [ref, target] of kept) {
       const [, section, name] = ref.slice(2).split('/').map(decodeToken);
       if (section === undefined || name === undefined || section === 'securitySchemes') continue;
@@ -166,7 +187,13 @@ export function compareDocuments(before: Json, after: Json): ApiChange[] {
  */
 export function libraryVerdict(before: Json, after: Json): Verdict {
   const documents = [before, after].map((document) =>
-    isObject(document) ? Object.fromEntries(Object.entries(document).filter(([key]) => !NOT_CONTRACT.has(key))) : document,
+    isObject(document)
+      ? Object.fromEntries(Object.entries(document).filter(([key]) => !NOT_CONTRACT.has(key)))
+      : document,
   ) as [Json, Json];
-  return verdictOf(libraryDiffs(...documents).filter((diff) => !isRepeatedComponent(diff.path)).map((diff) => asChangeType(diff.type)));
+  return verdictOf(
+    libraryDiffs(...documents)
+      .filter((diff) => !isRepeatedComponent(diff.path))
+      .map((diff) => asChangeType(diff.type)),
+  );
 }

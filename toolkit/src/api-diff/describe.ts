@@ -29,7 +29,9 @@ function requirementText(value: unknown, fallback: Json | undefined): string {
     .map((alternative) => {
       if (!isObject(alternative) || Object.keys(alternative).length === 0) return 'anonymous';
       return Object.entries(alternative)
-        .map(([scheme, scopes]) => (Array.isArray(scopes) && scopes.length > 0 ? `${scheme} [${scopes.join(', ')}]` : scheme))
+        .map(([scheme, scopes]) =>
+          Array.isArray(scopes) && scopes.length > 0 ? `${scheme} [${scopes.join(', ')}]` : scheme,
+        )
         .join(' + ');
     })
     .join(' or ');
@@ -52,26 +54,48 @@ function ourWords(change: ClassifiedChange, documents: Documents): string | unde
     const after = requirementText(change.after, documentSecurity(documents.after));
     return `[${verb}] security requirement: ${before} → ${after}`;
   }
-  if (operation !== undefined && operation.rest[0] === 'responses' && operation.rest[2] === 'content' && operation.rest.length === 4) {
+  if (
+    operation !== undefined &&
+    operation.rest[0] === 'responses' &&
+    operation.rest[2] === 'content' &&
+    operation.rest.length === 4
+  ) {
     return `[${verb}] content type ${String(operation.rest[3])} ${action === 'add' ? 'to' : 'of'} Response ${String(operation.rest[1])}`;
   }
-  if (operation !== undefined && operation.rest[0] === 'responses' && operation.rest[2] === 'headers' && operation.rest.length <= 4) {
+  if (
+    operation !== undefined &&
+    operation.rest[0] === 'responses' &&
+    operation.rest[2] === 'headers' &&
+    operation.rest.length <= 4
+  ) {
     const status = String(operation.rest[1]);
-    if (operation.rest.length === 4) return `[${verb}] header \`${String(operation.rest[3])}\` ${action === 'add' ? 'to' : 'of'} Response ${status}`;
-    const names = Object.keys(isObject(change.after) ? change.after : isObject(change.before) ? change.before : {}).join(', ');
+    if (operation.rest.length === 4)
+      return `[${verb}] header \`${String(operation.rest[3])}\` ${action === 'add' ? 'to' : 'of'} Response ${status}`;
+    const names = Object.keys(
+      isObject(change.after) ? change.after : isObject(change.before) ? change.before : {},
+    ).join(', ');
     return `[${verb}] headers (${names}) ${action === 'add' ? 'to' : 'of'} Response ${status}`;
   }
-  if (operation !== undefined && operation.rest[0] === 'parameters' && operation.rest.length === 3 && PROSE.has(String(operation.rest[2]))) {
+  if (
+    operation !== undefined &&
+    operation.rest[0] === 'parameters' &&
+    operation.rest.length === 3 &&
+    PROSE.has(String(operation.rest[2]))
+  ) {
     const parameter = valueAt(action === 'add' ? documents.after : documents.before, path.slice(0, 5));
-    const name = isObject(parameter) ? `${String(parameter['in'])} parameter \`${String(parameter['name'])}\`` : `parameter ${String(operation.rest[1])}`;
+    const name = isObject(parameter)
+      ? `${String(parameter['in'])} parameter \`${String(parameter['name'])}\``
+      : `parameter ${String(operation.rest[1])}`;
     return `[${verb}] ${String(operation.rest[2])} of ${name}`;
   }
   if (path[0] === 'components' && path[1] === 'securitySchemes') {
     const [, , scheme, key, flow, flowKey, scope] = path;
     if (scheme === undefined) return `[${verb}] security schemes`;
     if (key === undefined) return `[${verb}] security scheme \`${String(scheme)}\``;
-    if (key === 'flows' && flowKey === 'scopes' && scope !== undefined) return `[${verb}] scope \`${String(scope)}\` of security scheme \`${String(scheme)}\``;
-    if (key === 'flows' && flow !== undefined && flowKey === undefined) return `[${verb}] flow \`${String(flow)}\` of security scheme \`${String(scheme)}\``;
+    if (key === 'flows' && flowKey === 'scopes' && scope !== undefined)
+      return `[${verb}] scope \`${String(scope)}\` of security scheme \`${String(scheme)}\``;
+    if (key === 'flows' && flow !== undefined && flowKey === undefined)
+      return `[${verb}] flow \`${String(flow)}\` of security scheme \`${String(scheme)}\``;
     return `[${verb}] ${path.slice(3).join('.')} of security scheme \`${String(scheme)}\``;
   }
   const servers = path.indexOf('servers');
@@ -84,16 +108,26 @@ function ourWords(change: ClassifiedChange, documents: Documents): string | unde
     if (rest[1] === 'url') return `[${verb}] URL of server ${String(rest[0])}`;
     return `[${verb}] ${rest.slice(1).join('.')} of server${url}`;
   }
-  const example = operation === undefined ? -1 : operation.rest.findIndex((token, index) => (token === 'examples' || token === 'example') && operation.rest[index - 1] !== 'properties');
+  const example =
+    operation === undefined
+      ? -1
+      : operation.rest.findIndex(
+          (token, index) => (token === 'examples' || token === 'example') && operation.rest[index - 1] !== 'properties',
+        );
   if (operation !== undefined && example >= 0) {
     const { rest } = operation;
     const where =
-      rest[0] === 'responses' ? `Response ${String(rest[1])}${rest[2] === 'content' ? ` (${String(rest[3])})` : ''}` : rest[0] === 'requestBody' ? `Request Body (${String(rest[2])})` : rest.slice(0, example).join('.');
+      rest[0] === 'responses'
+        ? `Response ${String(rest[1])}${rest[2] === 'content' ? ` (${String(rest[3])})` : ''}`
+        : rest[0] === 'requestBody'
+          ? `Request Body (${String(rest[2])})`
+          : rest.slice(0, example).join('.');
     const named = rest[example] === 'examples' && rest[example + 1] !== undefined;
     const inside = rest.slice(example + (named ? 2 : 1)).join('.');
     return `[${verb}] example${named ? ` \`${String(rest[example + 1])}\`` : ''} of ${where}${inside === '' ? '' : `: ${inside}`}`;
   }
-  if (change.libraryDescription.trim() === '') return `[${verb}] ${path.slice(operation === undefined ? 0 : 3).join('.')}`;
+  if (change.libraryDescription.trim() === '')
+    return `[${verb}] ${path.slice(operation === undefined ? 0 : 3).join('.')}`;
   return undefined;
 }
 
@@ -124,7 +158,8 @@ function values(change: ClassifiedChange): string {
 
 function valueAt(document: Json, path: JsonPath): Json | undefined {
   let node: Json | undefined = document;
-  for (const token of path) node = Array.isArray(node) ? node[Number(token)] : isObject(node) ? node[String(token)] : undefined;
+  for (const token of path)
+    node = Array.isArray(node) ? node[Number(token)] : isObject(node) ? node[String(token)] : undefined;
   return node;
 }
 
@@ -136,4 +171,3 @@ export function describeChange(change: ClassifiedChange, documents: Documents): 
   if (label === undefined || withValues.includes(label)) return withValues;
   return `${label}: ${withValues}`;
 }
-

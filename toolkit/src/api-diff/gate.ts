@@ -42,11 +42,15 @@ export function parseAllowList(text: string, source: string): Allowance[] {
     const where = `${source}: allowed[${index}]`;
     if (!isObject(entry)) throw new AllowListError(`${where} must be a mapping of path, action and reason`);
     const unknown = Object.keys(entry).filter((key) => !ENTRY_KEYS.has(key));
-    if (unknown.length > 0) throw new AllowListError(`${where} has unknown keys: ${unknown.join(', ')} (path, action and reason are known)`);
+    if (unknown.length > 0)
+      throw new AllowListError(`${where} has unknown keys: ${unknown.join(', ')} (path, action and reason are known)`);
     const { path, action, reason } = entry;
-    if (typeof path !== 'string' || !path.startsWith('#/')) throw new AllowListError(`${where}.path must be a JSON pointer as diff:api prints it (#/paths/...)`);
-    if (action !== undefined && !ACTIONS.includes(action as ChangeAction)) throw new AllowListError(`${where}.action must be one of ${ACTIONS.join(', ')}`);
-    if (typeof reason !== 'string' || reason.trim() === '') throw new AllowListError(`${where}.reason must say why the break is accepted`);
+    if (typeof path !== 'string' || !path.startsWith('#/'))
+      throw new AllowListError(`${where}.path must be a JSON pointer as diff:api prints it (#/paths/...)`);
+    if (action !== undefined && !ACTIONS.includes(action as ChangeAction))
+      throw new AllowListError(`${where}.action must be one of ${ACTIONS.join(', ')}`);
+    if (typeof reason !== 'string' || reason.trim() === '')
+      throw new AllowListError(`${where}.reason must say why the break is accepted`);
     return { path, ...(action === undefined ? {} : { action: action as ChangeAction }), reason: reason.trim() };
   });
 }
@@ -88,7 +92,12 @@ export interface GateResult {
   readonly passed: boolean;
 }
 
-export function applyGate(changes: readonly ApiChange[], baseVersion: unknown, currentVersion: unknown, allowances: readonly Allowance[]): GateResult {
+export function applyGate(
+  changes: readonly ApiChange[],
+  baseVersion: unknown,
+  currentVersion: unknown,
+  allowances: readonly Allowance[],
+): GateResult {
   const baseMajor = majorOf(baseVersion);
   const currentMajor = majorOf(currentVersion);
   const majorChanged = baseMajor !== undefined && currentMajor !== undefined && currentMajor > baseMajor;
@@ -101,8 +110,13 @@ export function applyGate(changes: readonly ApiChange[], baseVersion: unknown, c
     return { ...change, allowed: allowance.reason };
   });
   const rank = (type: ChangeType): number => CHANGE_TYPES.indexOf(type);
-  const ordered = gated.map((change, index) => ({ change, index })).sort((a, b) => rank(a.change.type) - rank(b.change.type) || a.index - b.index).map(({ change }) => change);
-  const blocking = majorChanged ? [] : ordered.filter((change) => change.type === 'breaking' && change.allowed === undefined);
+  const ordered = gated
+    .map((change, index) => ({ change, index }))
+    .sort((a, b) => rank(a.change.type) - rank(b.change.type) || a.index - b.index)
+    .map(({ change }) => change);
+  const blocking = majorChanged
+    ? []
+    : ordered.filter((change) => change.type === 'breaking' && change.allowed === undefined);
   return {
     changes: ordered,
     majorChanged,

@@ -5,7 +5,16 @@
  */
 import type { JsonPath } from './model.js';
 
-export const HTTP_METHODS: ReadonlySet<string> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+export const HTTP_METHODS: ReadonlySet<string> = new Set([
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+]);
 
 export type Side = 'request' | 'response';
 
@@ -33,7 +42,8 @@ export interface OperationLocation {
 /** The operation a path is under, if any. */
 export function operationOf(path: JsonPath): OperationLocation | undefined {
   const [top, itemPath, method] = path;
-  if (top !== 'paths' || typeof itemPath !== 'string' || typeof method !== 'string' || !HTTP_METHODS.has(method)) return undefined;
+  if (top !== 'paths' || typeof itemPath !== 'string' || typeof method !== 'string' || !HTTP_METHODS.has(method))
+    return undefined;
   return { path: itemPath, method, rest: path.slice(3) };
 }
 
@@ -59,7 +69,8 @@ function schemaRoot(path: JsonPath): { side: Side; at: number } | undefined {
   if (part === 'requestBody' && key === 'content' && path[6] === 'schema') return { side: 'request', at: 7 };
   if (part === 'parameters' && sub === 'schema') return { side: 'request', at: 6 };
   if (part === 'parameters' && sub === 'content' && after === 'schema') return { side: 'request', at: 8 };
-  if (part === 'responses' && (sub === 'content' || sub === 'headers') && after === 'schema') return { side: 'response', at: 8 };
+  if (part === 'responses' && (sub === 'content' || sub === 'headers') && after === 'schema')
+    return { side: 'response', at: 8 };
   return undefined;
 }
 
@@ -89,7 +100,7 @@ export function schemaLocationOf(path: JsonPath): SchemaLocation | undefined {
   if (root === undefined) return undefined;
   const tokens = path.slice(root.at);
   let property = '';
-  for (let index = 0; index < tokens.length; ) {
+  for (let index = 0; index < tokens.length;) {
     const token = tokens[index];
     const next = tokens[index + 1];
     const base = { side: root.side, root: path.slice(0, root.at), property };

@@ -104,9 +104,14 @@ export function renderEntry(entry: ChangelogEntry): string {
     lines.push(`No change to the interface since ${previous}.`, '');
     return lines.join('\n');
   }
-  const counts = CHANGE_TYPES.map((type) => [type, listed.filter((change) => change.type === type)] as const).filter(([, changes]) => changes.length > 0);
+  const counts = CHANGE_TYPES.map((type) => [type, listed.filter((change) => change.type === type)] as const).filter(
+    ([, changes]) => changes.length > 0,
+  );
   const summary = counts.map(([type, changes]) => `${changes.length} ${type}`).join(', ');
-  lines.push(`Since ${previous}: ${summary}.${gate.majorChanged ? ' A new major version: its breaking changes are expected.' : ''}`, '');
+  lines.push(
+    `Since ${previous}: ${summary}.${gate.majorChanged ? ' A new major version: its breaking changes are expected.' : ''}`,
+    '',
+  );
   for (const [type, changes] of counts) {
     lines.push(`### ${HEADINGS[type]}`, '', ...changes.map(line), '');
   }

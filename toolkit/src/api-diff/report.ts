@@ -1,6 +1,14 @@
 /** One comparison through the gate, and how diff:api and release:api print it. */
 import { compareDocuments } from './compare.js';
-import { applyGate, countByType, majorOf, summarize, type Allowance, type GateResult, type GatedChange } from './gate.js';
+import {
+  applyGate,
+  countByType,
+  majorOf,
+  summarize,
+  type Allowance,
+  type GateResult,
+  type GatedChange,
+} from './gate.js';
 import type { ChangeType } from './model.js';
 import type { LoadedDocument } from './sources.js';
 
@@ -14,9 +22,21 @@ export interface Report {
   readonly api?: string;
 }
 
-export function buildReport(base: LoadedDocument, current: LoadedDocument, allowances: readonly Allowance[], allowList: string, api?: string): Report {
+export function buildReport(
+  base: LoadedDocument,
+  current: LoadedDocument,
+  allowances: readonly Allowance[],
+  allowList: string,
+  api?: string,
+): Report {
   const changes = compareDocuments(base.document, current.document);
-  return { base, current, gate: applyGate(changes, base.version, current.version, allowances), allowList, ...(api === undefined ? {} : { api }) };
+  return {
+    base,
+    current,
+    gate: applyGate(changes, base.version, current.version, allowances),
+    allowList,
+    ...(api === undefined ? {} : { api }),
+  };
 }
 
 /** How a line of diff:api starts: the command, then the API when the project has named it. */
@@ -29,7 +49,8 @@ const indent = ' '.repeat(WIDTH);
 
 function changeLines(change: GatedChange): string[] {
   const lines = [`${change.type.padEnd(WIDTH)}${change.description}`, `${indent}${change.pointer}`];
-  if (change.rule !== undefined) lines.push(`${indent}api-smart-diff says ${change.library}; our rule ${change.rule} says ${change.type}`);
+  if (change.rule !== undefined)
+    lines.push(`${indent}api-smart-diff says ${change.library}; our rule ${change.rule} says ${change.type}`);
   if (change.allowed !== undefined) lines.push(`${indent}allowed: ${change.allowed}`);
   return lines;
 }
@@ -48,12 +69,16 @@ function nextMajor(version: string | undefined): string {
 export function formatReport(report: Report, milliseconds: number): { stdout: string; stderr: string } {
   const { gate, base, current } = report;
   const prefix = linePrefix(report.api);
-  const out = [`${prefix} ${named(current)} against ${named(base)}: ${summarize(gate.changes)} (${(milliseconds / 1000).toFixed(1)} s)`];
+  const out = [
+    `${prefix} ${named(current)} against ${named(base)}: ${summarize(gate.changes)} (${(milliseconds / 1000).toFixed(1)} s)`,
+  ];
   if (gate.changes.length > 0) out.push('');
   for (const change of gate.changes) out.push(...changeLines(change));
   const err: string[] = [];
   for (const allowance of gate.unusedAllowances) {
-    err.push(`${prefix} warning: ${report.allowList}: ${allowance.path}${allowance.action === undefined ? '' : ` (${allowance.action})`} covers no breaking change; remove it`);
+    err.push(
+      `${prefix} warning: ${report.allowList}: ${allowance.path}${allowance.action === undefined ? '' : ` (${allowance.action})`} covers no breaking change; remove it`,
+    );
   }
   const breaking = gate.changes.filter((change) => change.type === 'breaking');
   if (!gate.passed) {

@@ -64,10 +64,20 @@ type Rule = (input: RuleInput) => ChangeType | undefined;
 
 const RULES: Readonly<Record<RuleName, Rule>> = {
   'response-property-removed': ({ change, schema }) =>
-    change.action === 'remove' && schema?.side === 'response' && schema.keyword === 'properties' && schema.member !== undefined ? 'breaking' : undefined,
+    change.action === 'remove' &&
+    schema?.side === 'response' &&
+    schema.keyword === 'properties' &&
+    schema.member !== undefined
+      ? 'breaking'
+      : undefined,
 
   'request-property-removed': ({ change, schema }) =>
-    change.action === 'remove' && schema?.side === 'request' && schema.keyword === 'properties' && schema.member !== undefined ? 'breaking' : undefined,
+    change.action === 'remove' &&
+    schema?.side === 'request' &&
+    schema.keyword === 'properties' &&
+    schema.member !== undefined
+      ? 'breaking'
+      : undefined,
 
   'type-as-set': ({ change, schema }) => {
     if (change.action !== 'replace' || schema?.keyword !== 'type' || schema.rest.length > 0) return undefined;
@@ -83,8 +93,16 @@ const RULES: Readonly<Record<RuleName, Rule>> = {
   'closed-schema': ({ change, schema, documents }) => {
     if (schema === undefined || schema.rest.length > 0 || !CLOSING.has(schema.keyword)) return undefined;
     const parent = change.path.slice(0, -1);
-    const before = openness(valueAt(documents.before, parent), change.action === 'add' ? undefined : change.before, schema.keyword);
-    const after = openness(valueAt(documents.after, parent), change.action === 'remove' ? undefined : change.after, schema.keyword);
+    const before = openness(
+      valueAt(documents.before, parent),
+      change.action === 'add' ? undefined : change.before,
+      schema.keyword,
+    );
+    const after = openness(
+      valueAt(documents.after, parent),
+      change.action === 'remove' ? undefined : change.after,
+      schema.keyword,
+    );
     // One closing keyword for the other (`additionalProperties: false` for an allOf closed by `unevaluatedProperties: false`).
     if (before === after) return 'non-breaking';
     const opened = after > before;
@@ -96,7 +114,9 @@ const RULES: Readonly<Record<RuleName, Rule>> = {
   'security-requirements': ({ change, documents }) => {
     const operation = operationOf(change.path);
     if (change.path[0] === 'security' && change.path.length === 1) {
-      return worst(inheritingOperations(documents).map(([path, method]) => compareRequirements(documents, path, method)));
+      return worst(
+        inheritingOperations(documents).map(([path, method]) => compareRequirements(documents, path, method)),
+      );
     }
     if (operation !== undefined && operation.rest.length === 1 && operation.rest[0] === 'security') {
       return compareRequirements(documents, operation.path, operation.method);
@@ -109,11 +129,13 @@ const RULES: Readonly<Record<RuleName, Rule>> = {
     if (top !== 'components' || section !== 'securitySchemes') return undefined;
     const depth = change.path.length;
     if (depth <= 3) return change.action === 'replace' ? 'breaking' : 'non-breaking';
-    if (key === 'description' || key === 'bearerFormat' || (typeof key === 'string' && key.startsWith('x-'))) return 'annotation';
+    if (key === 'description' || key === 'bearerFormat' || (typeof key === 'string' && key.startsWith('x-')))
+      return 'annotation';
     if (key === 'flows' && depth === 5) return change.action === 'add' ? 'non-breaking' : 'breaking';
     if (key === 'flows' && flowKey === 'scopes' && flow !== undefined) {
       if (scope === undefined) return change.action === 'add' ? 'non-breaking' : 'breaking';
-      if (depth === 7) return change.action === 'add' ? 'non-breaking' : change.action === 'remove' ? 'breaking' : 'annotation';
+      if (depth === 7)
+        return change.action === 'add' ? 'non-breaking' : change.action === 'remove' ? 'breaking' : 'annotation';
     }
     return 'breaking';
   },
@@ -173,13 +195,23 @@ function opennessOf(value: unknown): number {
  */
 function openness(schema: Json | undefined, value: unknown, keyword: string): number {
   if (!isObject(schema)) return opennessOf(value);
-  const keywords = { additionalProperties: schema['additionalProperties'], unevaluatedProperties: schema['unevaluatedProperties'], [keyword]: value };
+  const keywords = {
+    additionalProperties: schema['additionalProperties'],
+    unevaluatedProperties: schema['unevaluatedProperties'],
+    [keyword]: value,
+  };
   return Math.min(opennessOf(keywords.additionalProperties), opennessOf(keywords.unevaluatedProperties));
 }
 
 /** Whether a path is inside an example (`example`, `examples`), documentation that no client depends on. */
 function isExample(path: JsonPath): boolean {
-  return path.some((token, index) => (token === 'example' || token === 'examples') && index > 0 && path[index - 1] !== 'properties' && path[0] === 'paths');
+  return path.some(
+    (token, index) =>
+      (token === 'example' || token === 'examples') &&
+      index > 0 &&
+      path[index - 1] !== 'properties' &&
+      path[0] === 'paths',
+  );
 }
 
 type Requirement = ReadonlyMap<string, ReadonlySet<string>>;
@@ -230,7 +262,8 @@ function inheritingOperations(documents: Documents): Array<[path: string, method
     if (!isObject(document) || !isObject(document['paths'])) return found;
     for (const [path, item] of Object.entries(document['paths'])) {
       if (!isObject(item)) continue;
-      for (const [method, operation] of Object.entries(item)) if (isObject(operation)) found.set(JSON.stringify([path, method]), operation);
+      for (const [method, operation] of Object.entries(item))
+        if (isObject(operation)) found.set(JSON.stringify([path, method]), operation);
     }
     return found;
   };
@@ -240,7 +273,8 @@ function inheritingOperations(documents: Documents): Array<[path: string, method
   for (const [key, operation] of before) {
     const other = after.get(key);
     if (!isObject(operation) || !isObject(other)) continue;
-    if (operation['security'] === undefined || other['security'] === undefined) inheriting.push(JSON.parse(key) as [string, string]);
+    if (operation['security'] === undefined || other['security'] === undefined)
+      inheriting.push(JSON.parse(key) as [string, string]);
   }
   return inheriting;
 }
@@ -294,7 +328,10 @@ function groupRequirements(changes: readonly RawChange[], documents: Documents):
       action,
       path: prefix,
       library: verdict === 'none' ? 'unclassified' : verdict,
-      libraryDescription: members.length === 1 && members[0] !== undefined && members[0].path.length === prefix.length ? members[0].libraryDescription : '',
+      libraryDescription:
+        members.length === 1 && members[0] !== undefined && members[0].path.length === prefix.length
+          ? members[0].libraryDescription
+          : '',
       ...(before === undefined ? {} : { before }),
       ...(after === undefined ? {} : { after }),
     };

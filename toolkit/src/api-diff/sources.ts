@@ -57,9 +57,14 @@ export async function loadReleasedDocument(file: string, source: string): Promis
 }
 
 function git(root: string, args: readonly string[], input?: Buffer): Buffer {
-  const result = spawnSync('git', [...args], { cwd: root, maxBuffer: 256 * 1024 * 1024, ...(input === undefined ? {} : { input }) });
+  const result = spawnSync('git', [...args], {
+    cwd: root,
+    maxBuffer: 256 * 1024 * 1024,
+    ...(input === undefined ? {} : { input }),
+  });
   if (result.error !== undefined) throw new SourceError(`git ${args[0] ?? ''} could not run: ${result.error.message}`);
-  if (result.status !== 0) throw new SourceError(`git ${args.join(' ')} failed: ${result.stderr.toString('utf8').trim()}`);
+  if (result.status !== 0)
+    throw new SourceError(`git ${args.join(' ')} failed: ${result.stderr.toString('utf8').trim()}`);
   return result.stdout;
 }
 
@@ -85,9 +90,14 @@ export async function openProjectAtRef(root: string, ref: string): Promise<Proje
   if (ref.startsWith('-')) throw new SourceError(`${ref} is not a git revision`);
   let commit: string;
   try {
-    commit = git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).toString('utf8').trim();
+    commit = git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])
+      .toString('utf8')
+      .trim();
   } catch (error) {
-    const why = error instanceof SourceError && error.message.endsWith(': ') ? '' : ` (${error instanceof Error ? error.message : String(error)})`;
+    const why =
+      error instanceof SourceError && error.message.endsWith(': ')
+        ? ''
+        : ` (${error instanceof Error ? error.message : String(error)})`;
     throw new SourceError(`${ref} is not a commit of the repository at ${root}${why}`);
   }
   const work = await mkdtemp(path.join(tmpdir(), 'diff-api-'));
@@ -99,7 +109,9 @@ export async function openProjectAtRef(root: string, ref: string): Promise<Proje
     const archive = git(top, ['archive', '--format=tar', `${commit}:${prefix}`]);
     const untar = spawnSync('tar', ['-x', '-f', '-', '-C', work], { input: archive });
     if (untar.error !== undefined || untar.status !== 0) {
-      throw new SourceError(`could not extract the project at ${ref}: ${untar.error?.message ?? untar.stderr.toString('utf8').trim()}`);
+      throw new SourceError(
+        `could not extract the project at ${ref}: ${untar.error?.message ?? untar.stderr.toString('utf8').trim()}`,
+      );
     }
   } catch (error) {
     await rm(work, { recursive: true, force: true });
@@ -118,7 +130,8 @@ export async function openProjectAtRef(root: string, ref: string): Promise<Proje
         return await loadDocumentFile(extracted, `${file} at ${ref}`);
       } catch (error) {
         // Name the files as git does (`<ref>:./<path>`, from the project root), not by the temporary folder.
-        if (error instanceof BundleError) throw new SourceError(error.message.replaceAll(`${work}${path.sep}`, `${ref}:./`));
+        if (error instanceof BundleError)
+          throw new SourceError(error.message.replaceAll(`${work}${path.sep}`, `${ref}:./`));
         throw error;
       }
     },

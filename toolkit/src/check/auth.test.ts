@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { credentialsSetParameter, HIDDEN, parseHeader, withCredentials, type AuthContext } from './auth.js';
 
-const context: AuthContext = { operation: 'listPets', method: 'GET', path: '/pets', security: [{ key: [] }], securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'key' } } };
+const context: AuthContext = {
+  operation: 'listPets',
+  method: 'GET',
+  path: '/pets',
+  security: [{ key: [] }],
+  securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'key' } },
+};
 const request = { method: 'GET', url: 'http://h/pets?limit=1', headers: { Accept: 'application/json' }, body: null };
 
 describe('credentials', () => {
@@ -12,7 +18,11 @@ describe('credentials', () => {
   });
 
   it('shows --header values as they were given', async () => {
-    const prepared = await withCredentials(request, { headers: [['X-Api-Key', 'typed-key']], auth: undefined }, context);
+    const prepared = await withCredentials(
+      request,
+      { headers: [['X-Api-Key', 'typed-key']], auth: undefined },
+      context,
+    );
     expect(prepared.sent.headers['X-Api-Key']).toBe('typed-key');
     expect(prepared.shown).toEqual(prepared.sent);
   });
@@ -35,7 +45,13 @@ describe('credentials', () => {
     const broken = { ...request, headers: { 'X-Timestamp': 'not-a-number' } };
     const header = { in: 'header', name: 'x-timestamp' };
     expect(credentialsSetParameter(broken, { ...broken, headers: { 'x-timestamp': '1700000000' } }, header)).toBe(true);
-    expect(credentialsSetParameter(broken, { ...broken, headers: { 'X-Timestamp': 'not-a-number', Authorization: 'Bearer t' } }, header)).toBe(false);
+    expect(
+      credentialsSetParameter(
+        broken,
+        { ...broken, headers: { 'X-Timestamp': 'not-a-number', Authorization: 'Bearer t' } },
+        header,
+      ),
+    ).toBe(false);
     const query = { in: 'query', name: 'limit' };
     expect(credentialsSetParameter(request, { ...request, url: 'http://h/pets?limit=1&key=k' }, query)).toBe(false);
     expect(credentialsSetParameter(request, { ...request, url: 'http://h/pets?limit=5' }, query)).toBe(true);

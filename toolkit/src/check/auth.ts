@@ -66,11 +66,15 @@ export async function loadAuth(modulePath: string): Promise<CheckAuth> {
   try {
     loaded = (await import(pathToFileURL(path.resolve(modulePath)).href)) as { default?: unknown };
   } catch (error) {
-    throw new AuthModuleError(`--auth ${modulePath}: cannot load it (${error instanceof Error ? error.message : String(error)})`);
+    throw new AuthModuleError(
+      `--auth ${modulePath}: cannot load it (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   const auth = loaded.default;
   if (typeof auth !== 'object' || auth === null || typeof (auth as { prepare?: unknown }).prepare !== 'function') {
-    throw new AuthModuleError(`--auth ${modulePath}: its default export must be an object with a prepare(request, context) function (see CheckAuth of contract-first/check)`);
+    throw new AuthModuleError(
+      `--auth ${modulePath}: its default export must be an object with a prepare(request, context) function (see CheckAuth of contract-first/check)`,
+    );
   }
   return auth as CheckAuth;
 }
@@ -88,7 +92,11 @@ export interface Credentials {
   readonly auth: CheckAuth | undefined;
 }
 
-const withHeader = (headers: Readonly<Record<string, string>>, name: string, value: string): Record<string, string> => ({
+const withHeader = (
+  headers: Readonly<Record<string, string>>,
+  name: string,
+  value: string,
+): Record<string, string> => ({
   ...Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== name.toLowerCase())),
   [name]: value,
 });
@@ -96,15 +104,24 @@ const withHeader = (headers: Readonly<Record<string, string>>, name: string, val
 /** `after` with whatever differs from `before` (headers, query values) replaced by `<credential>`. */
 function hideChanges(before: OutgoingRequest, after: OutgoingRequest): OutgoingRequest {
   const beforeHeaders = new Map(Object.entries(before.headers).map(([name, value]) => [name.toLowerCase(), value]));
-  const headers = Object.fromEntries(Object.entries(after.headers).map(([name, value]) => [name, beforeHeaders.get(name.toLowerCase()) === value ? value : HIDDEN]));
+  const headers = Object.fromEntries(
+    Object.entries(after.headers).map(([name, value]) => [
+      name,
+      beforeHeaders.get(name.toLowerCase()) === value ? value : HIDDEN,
+    ]),
+  );
   let url = after.url;
   try {
     const was = new URL(before.url);
     const now = new URL(after.url);
-    const changed = [...now.searchParams.entries()].filter(([name, value]) => !was.searchParams.getAll(name).includes(value));
+    const changed = [...now.searchParams.entries()].filter(
+      ([name, value]) => !was.searchParams.getAll(name).includes(value),
+    );
     if (changed.length > 0) {
       const names = new Set(changed.map(([name]) => name));
-      const search = [...now.searchParams.entries()].map(([name, value]) => `${encodeURIComponent(name)}=${names.has(name) ? HIDDEN : encodeURIComponent(value)}`).join('&');
+      const search = [...now.searchParams.entries()]
+        .map(([name, value]) => `${encodeURIComponent(name)}=${names.has(name) ? HIDDEN : encodeURIComponent(value)}`)
+        .join('&');
       url = `${now.origin}${now.pathname}?${search}`;
     }
   } catch {
@@ -114,7 +131,11 @@ function hideChanges(before: OutgoingRequest, after: OutgoingRequest): OutgoingR
 }
 
 /** The request with the credentials added: `--header`s first, then the `--auth` module. */
-export async function withCredentials(request: OutgoingRequest, credentials: Credentials, context: AuthContext): Promise<PreparedRequest> {
+export async function withCredentials(
+  request: OutgoingRequest,
+  credentials: Credentials,
+  context: AuthContext,
+): Promise<PreparedRequest> {
   let headers: Record<string, string> = { ...request.headers };
   for (const [name, value] of credentials.headers) headers = withHeader(headers, name, value);
   const typed: OutgoingRequest = { ...request, headers };
@@ -128,14 +149,21 @@ export async function withCredentials(request: OutgoingRequest, credentials: Cre
  * checker gave it: a request made invalid in that parameter is then no longer invalid (an `--auth`
  * module that signs a timestamp header writes its own), and is not sent as an invalid one.
  */
-export function credentialsSetParameter(before: OutgoingRequest, after: OutgoingRequest, parameter: { readonly in: string; readonly name: string }): boolean {
+export function credentialsSetParameter(
+  before: OutgoingRequest,
+  after: OutgoingRequest,
+  parameter: { readonly in: string; readonly name: string },
+): boolean {
   const header = (request: OutgoingRequest, name: string): string | undefined =>
     Object.entries(request.headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
   switch (parameter.in) {
     case 'header':
       return header(before, parameter.name) !== header(after, parameter.name);
     case 'query':
-      return new URL(before.url).searchParams.getAll(parameter.name).join('\u0000') !== new URL(after.url).searchParams.getAll(parameter.name).join('\u0000');
+      return (
+        new URL(before.url).searchParams.getAll(parameter.name).join('\u0000') !==
+        new URL(after.url).searchParams.getAll(parameter.name).join('\u0000')
+      );
     case 'cookie':
       return header(before, 'cookie') !== header(after, 'cookie');
     default:

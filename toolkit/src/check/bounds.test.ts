@@ -21,7 +21,8 @@ const document = {
 
 const schemas = new Schemas(document);
 const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
-const valid = (name: string, value: unknown): boolean => schemas.valid('request', `#/components/schemas/${name}`, value);
+const valid = (name: string, value: unknown): boolean =>
+  schemas.valid('request', `#/components/schemas/${name}`, value);
 
 describe('classPattern', () => {
   it('reads a character class with its repetition', () => {
@@ -44,7 +45,8 @@ describe('bounds', () => {
     const outside = outsideBounds(document, ref(name));
     expect(inside.length + outside.length).toBeGreaterThan(0);
     for (const { label, value } of inside) expect(valid(name, value), `${label}: ${JSON.stringify(value)}`).toBe(true);
-    for (const { label, value } of outside) expect(valid(name, value), `${label}: ${JSON.stringify(value)}`).toBe(false);
+    for (const { label, value } of outside)
+      expect(valid(name, value), `${label}: ${JSON.stringify(value)}`).toBe(false);
   });
 
   it('puts the bounds themselves inside and one past them outside', () => {

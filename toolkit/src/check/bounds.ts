@@ -53,7 +53,8 @@ export function classPattern(pattern: string | undefined): ClassPattern | undefi
 /** The JSON types a shape takes: its `type`, else those of its `enum` values (empty: any). */
 export function shapeTypes(shape: Shape): readonly JsonType[] {
   if (shape.types !== undefined) return shape.types;
-  if (shape.enumValues !== undefined) return [...new Set(shape.enumValues.map(jsonTypeOf))].map((type) => (type === 'integer' ? 'number' : type));
+  if (shape.enumValues !== undefined)
+    return [...new Set(shape.enumValues.map(jsonTypeOf))].map((type) => (type === 'integer' ? 'number' : type));
   return [];
 }
 
@@ -67,7 +68,8 @@ function jsonTypeOf(value: unknown): JsonType {
 const isNumeric = (types: readonly JsonType[]): boolean => types.includes('integer') || types.includes('number');
 
 const shapeOf = (document: object, schema: unknown): Shape => flatten(document, schema);
-const itemShapeOf = (document: object, shape: Shape): Shape => shape.items.map((item) => flatten(document, item)).reduce(mergeShapes, ANY);
+const itemShapeOf = (document: object, shape: Shape): Shape =>
+  shape.items.map((item) => flatten(document, item)).reduce(mergeShapes, ANY);
 
 /** Characters with a meaning in URLs and paths, and one outside ASCII: a class pattern rarely allows them. */
 const OFF_CLASS = ['.', '~', ' ', '/', 'é', '%', '+'];
@@ -79,7 +81,10 @@ export function insideBounds(document: object, schema: unknown): BoundaryValue[]
   if (shape.enumValues !== undefined && shape.enumValues.length > 0) {
     const first = shape.enumValues[0];
     const last = shape.enumValues[shape.enumValues.length - 1];
-    out.push({ label: `enum first ${String(first)}`, value: first }, { label: `enum last ${String(last)}`, value: last });
+    out.push(
+      { label: `enum first ${String(first)}`, value: first },
+      { label: `enum last ${String(last)}`, value: last },
+    );
     return out;
   }
   const types = shapeTypes(shape);
@@ -103,7 +108,8 @@ export function insideBounds(document: object, schema: unknown): BoundaryValue[]
     }
   } else if (types.includes('array')) {
     const values = itemShapeOf(document, shape).enumValues ?? [];
-    if (values.length > 0) out.push({ label: 'one item', value: [values[0]] }, { label: 'every item', value: [...values] });
+    if (values.length > 0)
+      out.push({ label: 'one item', value: [values[0]] }, { label: 'every item', value: [...values] });
   }
   return out;
 }
@@ -115,7 +121,11 @@ export function outsideBounds(document: object, schema: unknown): BoundaryValue[
   if (shape.enumValues !== undefined && shape.enumValues.length > 0) {
     const first = String(shape.enumValues[0]);
     const otherCase = first.toLowerCase() === first ? first.toUpperCase() : first.toLowerCase();
-    out.push({ label: 'not in the enum', value: 'NOT_A_VALUE' }, { label: 'enum value in other case', value: otherCase }, { label: 'enum value with a space', value: ` ${first}` });
+    out.push(
+      { label: 'not in the enum', value: 'NOT_A_VALUE' },
+      { label: 'enum value in other case', value: otherCase },
+      { label: 'enum value with a space', value: ` ${first}` },
+    );
     return out;
   }
   const types = shapeTypes(shape);
@@ -130,11 +140,13 @@ export function outsideBounds(document: object, schema: unknown): BoundaryValue[
     if (min > 0) out.push({ label: `length ${min - 1} (below minLength)`, value: 'x'.repeat(min - 1) });
     if (max !== undefined) {
       out.push({ label: `length ${max + 1} (above maxLength)`, value: (pattern?.chars[0] ?? 'x').repeat(max + 1) });
-      if (pattern === undefined) out.push({ label: `length ${max + 1} of astral characters`, value: '😀'.repeat(max + 1) });
+      if (pattern === undefined)
+        out.push({ label: `length ${max + 1} of astral characters`, value: '😀'.repeat(max + 1) });
     }
     if (pattern !== undefined) {
       for (const bad of OFF_CLASS) {
-        if (!pattern.chars.includes(bad)) out.push({ label: `character ${JSON.stringify(bad)} outside the pattern`, value: `ab${bad}cd` });
+        if (!pattern.chars.includes(bad))
+          out.push({ label: `character ${JSON.stringify(bad)} outside the pattern`, value: `ab${bad}cd` });
       }
     }
   } else if (types.includes('array')) {
@@ -185,7 +197,12 @@ export function wrongTypes(document: object, schema: unknown): WrongTypeValue[] 
       continue;
     }
     let coercible = false;
-    if (numeric) coercible = (typeof value === 'string' && /^-?\d+$/.test(value)) || typeof value === 'boolean' || value === null || value === '';
+    if (numeric)
+      coercible =
+        (typeof value === 'string' && /^-?\d+$/.test(value)) ||
+        typeof value === 'boolean' ||
+        value === null ||
+        value === '';
     if (string) coercible = typeof value === 'number' || typeof value === 'boolean' || value === null;
     if (onlyNull) coercible = value === '' || value === 0 || value === false;
     out.push({ label, value, coercible });

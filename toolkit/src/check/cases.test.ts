@@ -12,7 +12,13 @@ const document = {
       get: {
         parameters: [
           { name: 'sort', in: 'query', required: true, schema: { type: 'string' } },
-          { name: 'tags', in: 'query', required: true, schema: { type: 'array', items: { type: 'string' } }, explode: false },
+          {
+            name: 'tags',
+            in: 'query',
+            required: true,
+            schema: { type: 'array', items: { type: 'string' } },
+            explode: false,
+          },
           { name: 'q', in: 'query', required: true, allowEmptyValue: true, schema: { type: 'string' } },
         ],
         responses: { '200': { description: 'ok' } },

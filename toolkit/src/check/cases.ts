@@ -51,7 +51,8 @@ export interface OperationPlan {
   readonly notes: readonly string[];
 }
 
-const channelOf = (parameter: ParameterSpec): Channel => (parameter.in === 'header' ? 'header' : parameter.in === 'path' ? 'path' : 'text');
+const channelOf = (parameter: ParameterSpec): Channel =>
+  parameter.in === 'header' ? 'header' : parameter.in === 'path' ? 'path' : 'text';
 
 /** Each required value drawn from its schema, optional ones half the time, the document's examples mixed in. */
 export function planOperation(document: object, operation: OperationSpec): OperationPlan {
@@ -62,9 +63,19 @@ export function planOperation(document: object, operation: OperationSpec): Opera
     const schema = parameter.schemaPointer === undefined ? {} : { $ref: parameter.schemaPointer };
     const channel = parameter.contentType !== undefined ? 'body' : channelOf(parameter);
     let values = valuesOf(document, schema, { channel, direction: 'request' });
-    if (values !== undefined && parameter.examples.length > 0) values = fc.oneof(CROSS_SHRINK, { weight: 4, arbitrary: values }, { weight: 1, arbitrary: fc.constantFrom(...parameter.examples) });
+    if (values !== undefined && parameter.examples.length > 0)
+      values = fc.oneof(
+        CROSS_SHRINK,
+        { weight: 4, arbitrary: values },
+        { weight: 1, arbitrary: fc.constantFrom(...parameter.examples) },
+      );
     // OpenAPI 3.1 (Parameter Object, allowEmptyValue): a query parameter takes no empty value unless it says so.
-    if (values !== undefined && parameter.in === 'query' && parameter.contentType === undefined && !parameter.allowEmptyValue) {
+    if (
+      values !== undefined &&
+      parameter.in === 'query' &&
+      parameter.contentType === undefined &&
+      !parameter.allowEmptyValue
+    ) {
       // Written as the request will be: no pair at all, or one with nothing after its `=`.
       values = values.filter((value) => {
         const pairs = queryPairs(parameter, value);
@@ -89,8 +100,16 @@ export function planOperation(document: object, operation: OperationSpec): Opera
       notes.push(`${media.pointer}: media type not generated`);
       continue;
     }
-    let values = valuesOf(document, media.schemaPointer === undefined ? {} : { $ref: media.schemaPointer }, { channel: 'body', direction: 'request' });
-    if (values !== undefined && media.examples.length > 0) values = fc.oneof(CROSS_SHRINK, { weight: 4, arbitrary: values }, { weight: 1, arbitrary: fc.constantFrom(...media.examples) });
+    let values = valuesOf(document, media.schemaPointer === undefined ? {} : { $ref: media.schemaPointer }, {
+      channel: 'body',
+      direction: 'request',
+    });
+    if (values !== undefined && media.examples.length > 0)
+      values = fc.oneof(
+        CROSS_SHRINK,
+        { weight: 4, arbitrary: values },
+        { weight: 1, arbitrary: fc.constantFrom(...media.examples) },
+      );
     if (values === undefined) {
       notes.push(`${media.pointer}: no value can be drawn from its schema`);
       continue;
@@ -103,12 +122,17 @@ export function planOperation(document: object, operation: OperationSpec): Opera
   let body: Arbitrary<{ media: number; value: unknown } | undefined>;
   if (bodyArbitraries.length === 0) {
     if (requestBody?.required === true) {
-      notes.push(`${requestBody.pointer}: the operation requires a body in a media type the checker does not write: operation not checked`);
+      notes.push(
+        `${requestBody.pointer}: the operation requires a body in a media type the checker does not write: operation not checked`,
+      );
       drawable = false;
     }
     body = fc.constant(undefined);
   } else {
-    const any = bodyArbitraries.length === 1 ? (bodyArbitraries[0] as Arbitrary<{ media: number; value: unknown }>) : fc.oneof(...bodyArbitraries);
+    const any =
+      bodyArbitraries.length === 1
+        ? (bodyArbitraries[0] as Arbitrary<{ media: number; value: unknown }>)
+        : fc.oneof(...bodyArbitraries);
     // An optional body is left out one time in ten.
     body = requestBody?.required === true ? any : fc.option(any, { nil: undefined, freq: 10 });
   }
@@ -128,7 +152,8 @@ export function invalidity(plan: OperationPlan, drawn: DrawnRequest, schemas: Sc
     const problem = schemas.problem('request', parameter.schemaPointer, value);
     if (problem !== undefined) return `${parameter.in} parameter ${parameter.name}: ${problem.message}`;
   }
-  if (drawn.body === undefined) return operation.requestBody?.required === true ? 'the required body is missing' : undefined;
+  if (drawn.body === undefined)
+    return operation.requestBody?.required === true ? 'the required body is missing' : undefined;
   const media = plan.bodyMedia[drawn.body.media];
   if (media === undefined) return 'no such media type';
   const problem = schemas.problem('request', media.media.schemaPointer, drawn.body.value);

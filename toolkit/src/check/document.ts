@@ -124,11 +124,18 @@ export function atPointer(document: object, pointer: string): unknown {
       }
       return decoded.replaceAll('~1', '/').replaceAll('~0', '~');
     })
-    .reduce<unknown>((node, token) => (typeof node === 'object' && node !== null ? (node as Json)[token] : undefined), document);
+    .reduce<unknown>(
+      (node, token) => (typeof node === 'object' && node !== null ? (node as Json)[token] : undefined),
+      document,
+    );
 }
 
 /** Follows local references from `value` (found at `pointer`) to an object, and says where that object is. */
-export function follow(document: object, value: unknown, pointer: string): { readonly value: Json; readonly pointer: string } {
+export function follow(
+  document: object,
+  value: unknown,
+  pointer: string,
+): { readonly value: Json; readonly pointer: string } {
   let current = value;
   let at = pointer;
   for (let depth = 0; isReference(current); depth += 1) {
@@ -162,7 +169,12 @@ export function examplesOf(document: object, holder: Json): unknown[] {
 
 const IGNORED_HEADERS = ['accept', 'content-type', 'authorization'];
 
-const DEFAULT_STYLE: Readonly<Record<ParameterLocation, string>> = { path: 'simple', header: 'simple', query: 'form', cookie: 'form' };
+const DEFAULT_STYLE: Readonly<Record<ParameterLocation, string>> = {
+  path: 'simple',
+  header: 'simple',
+  query: 'form',
+  cookie: 'form',
+};
 
 function parameterSpec(document: object, declared: unknown, pointer: string): ParameterSpec {
   const { value: parameter, pointer: at } = follow(document, declared, pointer);
@@ -199,7 +211,12 @@ function mediaSpecs(document: object, content: unknown, pointer: string): MediaS
   return Object.entries(content as Json).map(([type, declared]) => {
     const at = `${pointer}/${escapeToken(type)}`;
     const media = (typeof declared === 'object' && declared !== null ? declared : {}) as Json;
-    return { type, schemaPointer: 'schema' in media ? `${at}/schema` : undefined, examples: examplesOf(document, media), pointer: at };
+    return {
+      type,
+      schemaPointer: 'schema' in media ? `${at}/schema` : undefined,
+      examples: examplesOf(document, media),
+      pointer: at,
+    };
   });
 }
 
@@ -245,7 +262,10 @@ export function readOperations(document: OpenApiDocument): CheckedDocument {
       notes.push(`${itemPointer}: path item not read (${error instanceof Error ? error.message : String(error)})`);
       continue;
     }
-    if (/[#?]/.test(path)) notes.push(`${itemPointer}: the path holds '${/#/.test(path) ? '#' : '?'}', which starts a URL's ${/#/.test(path) ? 'fragment' : 'query'}: its operations are requested at ${path.split(/[#?]/)[0] ?? path}`);
+    if (/[#?]/.test(path))
+      notes.push(
+        `${itemPointer}: the path holds '${/#/.test(path) ? '#' : '?'}', which starts a URL's ${/#/.test(path) ? 'fragment' : 'query'}: its operations are requested at ${path.split(/[#?]/)[0] ?? path}`,
+      );
     for (const method of HTTP_METHODS) {
       const operation = item[method] as Json | undefined;
       if (operation === undefined) continue;
@@ -267,7 +287,11 @@ export function readOperations(document: OpenApiDocument): CheckedDocument {
         let requestBody: RequestBodySpec | undefined;
         if (operation['requestBody'] !== undefined) {
           const found = follow(document, operation['requestBody'], `${pointer}/requestBody`);
-          requestBody = { required: found.value['required'] === true, media: mediaSpecs(document, found.value['content'], `${found.pointer}/content`), pointer: found.pointer };
+          requestBody = {
+            required: found.value['required'] === true,
+            media: mediaSpecs(document, found.value['content'], `${found.pointer}/content`),
+            pointer: found.pointer,
+          };
         }
         const responses = Object.entries((operation['responses'] ?? {}) as Json).map(([key, response]) =>
           responseSpec(document, key, response, `${pointer}/responses/${escapeToken(key)}`),
@@ -282,7 +306,9 @@ export function readOperations(document: OpenApiDocument): CheckedDocument {
           parameters: [...parameters.values()],
           requestBody,
           responses,
-          security: ((operation['security'] ?? document.security ?? []) as SecurityRequirement[]).filter((alternative) => typeof alternative === 'object' && alternative !== null),
+          security: ((operation['security'] ?? document.security ?? []) as SecurityRequirement[]).filter(
+            (alternative) => typeof alternative === 'object' && alternative !== null,
+          ),
         });
       } catch (error) {
         notes.push(`${pointer}: operation not checked (${error instanceof Error ? error.message : String(error)})`);
@@ -293,12 +319,17 @@ export function readOperations(document: OpenApiDocument): CheckedDocument {
   const securitySchemes: Record<string, SecuritySchemeSpec> = {};
   for (const [name, declared] of Object.entries((components['securitySchemes'] ?? {}) as Json)) {
     try {
-      securitySchemes[name] = follow(document, declared, `#/components/securitySchemes/${escapeToken(name)}`).value as unknown as SecuritySchemeSpec;
+      securitySchemes[name] = follow(document, declared, `#/components/securitySchemes/${escapeToken(name)}`)
+        .value as unknown as SecuritySchemeSpec;
     } catch {
       notes.push(`#/components/securitySchemes/${escapeToken(name)}: security scheme not read`);
     }
   }
-  if (typeof document['webhooks'] === 'object' && document['webhooks'] !== null && Object.keys(document['webhooks']).length > 0) {
+  if (
+    typeof document['webhooks'] === 'object' &&
+    document['webhooks'] !== null &&
+    Object.keys(document['webhooks']).length > 0
+  ) {
     notes.push('#/webhooks: webhooks are requests the API sends, not ones it answers: not checked');
   }
   return { document, operations, securitySchemes, notes };
@@ -310,5 +341,7 @@ export function selects(selector: string, operation: OperationSpec): boolean {
   if (trimmed === operation.key) return true;
   const space = trimmed.indexOf(' ');
   if (space < 0) return false;
-  return trimmed.slice(0, space).toUpperCase() === operation.method && trimmed.slice(space + 1).trim() === operation.path;
+  return (
+    trimmed.slice(0, space).toUpperCase() === operation.method && trimmed.slice(space + 1).trim() === operation.path
+  );
 }

@@ -29,7 +29,14 @@ describe('draw streams', () => {
 
   it('seeds each stream of each operation apart, the same way every run', () => {
     expect(streamSeed(1, 'listPets', 'valid')).toBe(streamSeed(1, 'listPets', 'valid'));
-    expect(new Set([streamSeed(1, 'listPets', 'valid'), streamSeed(1, 'listPets', 'invalid'), streamSeed(2, 'listPets', 'valid'), streamSeed(1, 'getPet', 'valid')]).size).toBe(4);
+    expect(
+      new Set([
+        streamSeed(1, 'listPets', 'valid'),
+        streamSeed(1, 'listPets', 'invalid'),
+        streamSeed(2, 'listPets', 'valid'),
+        streamSeed(1, 'getPet', 'valid'),
+      ]).size,
+    ).toBe(4);
     expect(Number.isInteger(streamSeed(1, 'x', 'y'))).toBe(true);
   });
 });

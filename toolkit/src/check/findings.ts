@@ -28,7 +28,8 @@ export interface FindingRecord {
   path: string | undefined;
 }
 
-export const findingKey = (operation: string, verdict: Verdict): string => `${verdict.kind}|${operation}|${verdict.status ?? ''}|${verdict.detail}`;
+export const findingKey = (operation: string, verdict: Verdict): string =>
+  `${verdict.kind}|${operation}|${verdict.status ?? ''}|${verdict.detail}`;
 
 /**
  * Whether case `a` comes before case `b` in the run's order (run.ts draws index by index), so that
@@ -50,8 +51,17 @@ export class Findings {
       for (const verdict of sent.verdicts) {
         const key = findingKey(sent.operation.key, verdict);
         const known = this.records.get(key);
-        if (known === undefined) this.records.set(key, { key, verdict, exchange: sent, origin, occurrences: 1, path: undefined });
-        else if (comesBefore(origin, known.origin)) this.records.set(key, { key, verdict, exchange: sent, origin, occurrences: known.occurrences + 1, path: undefined });
+        if (known === undefined)
+          this.records.set(key, { key, verdict, exchange: sent, origin, occurrences: 1, path: undefined });
+        else if (comesBefore(origin, known.origin))
+          this.records.set(key, {
+            key,
+            verdict,
+            exchange: sent,
+            origin,
+            occurrences: known.occurrences + 1,
+            path: undefined,
+          });
         else known.occurrences += 1;
       }
     }
@@ -84,7 +94,12 @@ export async function shrink(found: FindingRecord, budgetMs: number): Promise<vo
     }
     return true;
   });
-  const details = await fc.check(property, { seed: origin.stream.draws.seed, path: String(origin.index), numRuns: 1, plugins: [fc.interruptAfterTimeLimit(budgetMs)] });
+  const details = await fc.check(property, {
+    seed: origin.stream.draws.seed,
+    path: String(origin.index),
+    numRuns: 1,
+    plugins: [fc.interruptAfterTimeLimit(budgetMs)],
+  });
   // The last failing run is the smallest: each later one that passed was a shrink that lost the failure.
   const shrunk = last as { exchange: Exchange; verdict: Verdict } | undefined;
   if (details.failed && shrunk !== undefined) {
@@ -113,9 +128,18 @@ export interface ReplayOptions {
 export function replayCommand(found: FindingRecord, options: ReplayOptions): string {
   const { origin, exchange } = found;
   const plugin = options.plugins?.find((candidate) => origin.stream.name.startsWith(`${candidate.name}:`));
-  if (plugin?.replay !== undefined) return plugin.replay({ seed: options.seed, operation: origin.operation.key, stream: origin.stream.name, index: origin.index });
+  if (plugin?.replay !== undefined)
+    return plugin.replay({
+      seed: options.seed,
+      operation: origin.operation.key,
+      stream: origin.stream.name,
+      index: origin.index,
+    });
   const operations = [...new Set([origin.operation.key, exchange.operation.key])];
-  const needed = origin.stream.name === 'no-credentials' || origin.stream.name === 'sequence' ? origin.index * 10 + 1 : origin.index + 1;
+  const needed =
+    origin.stream.name === 'no-credentials' || origin.stream.name === 'sequence'
+      ? origin.index * 10 + 1
+      : origin.index + 1;
   return [
     'npx contract-first check',
     '--input',
@@ -139,7 +163,12 @@ export function findingReport(found: FindingRecord, options: ReplayOptions): Fin
     kind: verdict.kind,
     operation: sent.operation.key,
     // The context says why the request was what it was, unless the message says it already.
-    message: sent.context === undefined || verdict.kind === 'accepted-invalid' || verdict.kind === 'accepted-without-credentials' ? verdict.message : `${verdict.message} (${sent.context})`,
+    message:
+      sent.context === undefined ||
+      verdict.kind === 'accepted-invalid' ||
+      verdict.kind === 'accepted-without-credentials'
+        ? verdict.message
+        : `${verdict.message} (${sent.context})`,
     status: verdict.status,
     requestKind: found.origin.stream.name,
     request: { method: shown.method, url: shown.url, headers: { ...shown.headers }, body: shown.body },

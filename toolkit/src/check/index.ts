@@ -4,10 +4,33 @@
  * on: the requests it sends, the answers it reads, and the values it draws from schemas.
  */
 export type { AuthContext, CheckAuth } from './auth.js';
-export { shapeTypes, insideBounds, outsideBounds, wrongTypes, type BoundaryValue, type WrongTypeValue } from './bounds.js';
+export {
+  shapeTypes,
+  insideBounds,
+  outsideBounds,
+  wrongTypes,
+  type BoundaryValue,
+  type WrongTypeValue,
+} from './bounds.js';
 export type { OutgoingRequest } from './cases.js';
-export { atPointer, readOperations, requiresCredentials, type CheckedDocument, type OperationSpec, type ParameterSpec } from './document.js';
-export { PLUGIN_NAME, Turns, type CaseContext, type CheckPlugin, type PluginCase, type PluginExchange, type PluginStream, type PluginVerdict } from './plugin.js';
+export {
+  atPointer,
+  readOperations,
+  requiresCredentials,
+  type CheckedDocument,
+  type OperationSpec,
+  type ParameterSpec,
+} from './document.js';
+export {
+  PLUGIN_NAME,
+  Turns,
+  type CaseContext,
+  type CheckPlugin,
+  type PluginCase,
+  type PluginExchange,
+  type PluginStream,
+  type PluginVerdict,
+} from './plugin.js';
 export type { CheckReport, FindingReport, RunStatistics } from './report.js';
 export { MAX_HEAD_OCTETS, Sender, type Answer, type Outcome } from './requests.js';
 export { CheckUsageError, runCheck, runCheckDetailed, type CheckOptions, type CheckRun } from './run.js';

@@ -31,9 +31,19 @@ const document = {
                 properties: {
                   name: { type: 'string', minLength: 2, maxLength: 10 },
                   price: { type: 'number', exclusiveMinimum: 0, maximum: 1000, multipleOf: 0.5 },
-                  tags: { type: 'array', items: { type: 'string', maxLength: 3 }, minItems: 1, maxItems: 3, uniqueItems: true },
+                  tags: {
+                    type: 'array',
+                    items: { type: 'string', maxLength: 3 },
+                    minItems: 1,
+                    maxItems: 3,
+                    uniqueItems: true,
+                  },
                   kind: { type: 'string', enum: ['a', 'b'] },
-                  size: { type: 'object', required: ['width'], properties: { width: { type: 'integer', maximum: 10 } } },
+                  size: {
+                    type: 'object',
+                    required: ['width'],
+                    properties: { width: { type: 'integer', maximum: 10 } },
+                  },
                 },
               },
             },
@@ -51,7 +61,9 @@ describe('invalid requests', () => {
   const plan = planOperation(document, operation);
   const schemas = new Schemas(document);
   const valid = plan.valid ?? fc.constant<DrawnRequest>({ parameters: [], body: undefined });
-  const drawn = fc.sample(valid, { numRuns: 60, seed: 4 }).filter((request) => invalidity(plan, request, schemas) === undefined);
+  const drawn = fc
+    .sample(valid, { numRuns: 60, seed: 4 })
+    .filter((request) => invalidity(plan, request, schemas) === undefined);
 
   it('starts from valid requests', () => {
     expect(drawn.length).toBeGreaterThan(40);
@@ -83,7 +95,9 @@ describe('invalid requests', () => {
           })();
         const parameterBroken = operation.parameters.some((parameter, index) => {
           const value = broken.drawn.parameters[index];
-          return value === undefined ? parameter.required : !schemas.valid('parameter', parameter.schemaPointer, wireImage(value));
+          return value === undefined
+            ? parameter.required
+            : !schemas.valid('parameter', parameter.schemaPointer, wireImage(value));
         });
         expect(bodyBroken || parameterBroken, broken.description).toBe(true);
         // One constraint: the body or the parameters, not both.
@@ -91,7 +105,24 @@ describe('invalid requests', () => {
       }
     }
     const keywords = new Set([...constraints].map((constraint) => constraint.split(' ').slice(-1)[0]));
-    for (const keyword of ['required', 'type', 'minimum', 'maximum', 'exclusiveMinimum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'enum', 'additionalProperties', 'minItems', 'maxItems', 'uniqueItems', 'JSON', 'content-type']) {
+    for (const keyword of [
+      'required',
+      'type',
+      'minimum',
+      'maximum',
+      'exclusiveMinimum',
+      'multipleOf',
+      'minLength',
+      'maxLength',
+      'pattern',
+      'enum',
+      'additionalProperties',
+      'minItems',
+      'maxItems',
+      'uniqueItems',
+      'JSON',
+      'content-type',
+    ]) {
       expect(keywords, keyword).toContain(keyword);
     }
     expect(constraints).toContain('query limit required');
@@ -102,7 +133,17 @@ describe('invalid requests', () => {
 
   it('leaves in a required value that has a default, which a server may take for it', () => {
     const withDefaults = structuredClone(document) as unknown as {
-      paths: Record<string, { post: { parameters: { schema: Record<string, unknown> }[]; requestBody: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }> } } }>;
+      paths: Record<
+        string,
+        {
+          post: {
+            parameters: { schema: Record<string, unknown> }[];
+            requestBody: {
+              content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }>;
+            };
+          };
+        }
+      >;
     };
     const post = withDefaults.paths['/items/{id}']?.post;
     if (post === undefined) throw new Error('the document has the operation');
@@ -120,9 +161,14 @@ describe('invalid requests', () => {
       }
     }
     expect([...descriptions].filter((description) => description.includes('left out'))).toEqual(
-      expect.arrayContaining(['required header parameter X-Trace left out', 'body /: required: required property name left out']),
+      expect.arrayContaining([
+        'required header parameter X-Trace left out',
+        'body /: required: required property name left out',
+      ]),
     );
-    expect([...descriptions].filter((description) => /limit left out|property kind left out/.test(description))).toEqual([]);
+    expect(
+      [...descriptions].filter((description) => /limit left out|property kind left out/.test(description)),
+    ).toEqual([]);
   });
 
   it('passes over a change a string parameter takes as it is on the wire', () => {

@@ -41,9 +41,13 @@ interface ValueChange {
   readonly value: unknown;
 }
 
-const pointerOf = (path: readonly (string | number)[]): string => path.map((token) => `/${String(token).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+const pointerOf = (path: readonly (string | number)[]): string =>
+  path.map((token) => `/${String(token).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 /** The same place for every item of a list: the constraint, not the instance. */
-const genericPointer = (path: readonly (string | number)[]): string => path.map((token) => (typeof token === 'number' ? '/*' : `/${token.replaceAll('~', '~0').replaceAll('/', '~1')}`)).join('');
+const genericPointer = (path: readonly (string | number)[]): string =>
+  path
+    .map((token) => (typeof token === 'number' ? '/*' : `/${token.replaceAll('~', '~0').replaceAll('/', '~1')}`))
+    .join('');
 
 function replaceAt(root: unknown, path: readonly (string | number)[], next: (old: unknown) => unknown): unknown {
   if (path.length === 0) return next(root);
@@ -61,10 +65,20 @@ function replaceAt(root: unknown, path: readonly (string | number)[], next: (old
 const REMOVE = Symbol('remove');
 /** The value with the property at `path` left out. */
 const withoutAt = (root: unknown, path: readonly (string | number)[], name: string): unknown =>
-  replaceAt(root, path, (old) => Object.fromEntries(Object.entries(old as Record<string, unknown>).filter(([key]) => key !== name)));
+  replaceAt(root, path, (old) =>
+    Object.fromEntries(Object.entries(old as Record<string, unknown>).filter(([key]) => key !== name)),
+  );
 
 const jsonTypeOf = (value: unknown): JsonType =>
-  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : (typeof value as JsonType);
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'array'
+      : typeof value === 'number'
+        ? Number.isInteger(value)
+          ? 'integer'
+          : 'number'
+        : (typeof value as JsonType);
 
 const typeAllowed = (types: readonly JsonType[], value: unknown): boolean => {
   const type = jsonTypeOf(value);
@@ -84,10 +98,19 @@ const OFF_PATTERN = ['', ' ', '!', '~~~', '\u0000', '0', 'a', 'ZZZZ', '-1', 'not
  * schema says what is assumed when it is not provided, and validators fill it in
  * (express-openapi-validator does, with Ajv's `useDefaults`), so a server may take the request.
  */
-const hasDefault = (document: object, schemas: readonly unknown[]): boolean => schemas.some((schema) => flatten(document, schema).hasDefault);
+const hasDefault = (document: object, schemas: readonly unknown[]): boolean =>
+  schemas.some((schema) => flatten(document, schema).hasDefault);
 
 /** Every one-place change of `value` (of `schema`) that may break one constraint. */
-function valueChanges(document: object, schemas: readonly unknown[], value: unknown, path: readonly (string | number)[], out: ValueChange[], depth: number, text: boolean): void {
+function valueChanges(
+  document: object,
+  schemas: readonly unknown[],
+  value: unknown,
+  path: readonly (string | number)[],
+  out: ValueChange[],
+  depth: number,
+  text: boolean,
+): void {
   if (depth > MAX_DEPTH || out.length >= MAX_CANDIDATES) return;
   const shape: Shape = schemas.map((schema) => flatten(document, schema)).reduce(mergeShapes, ANY);
   if (shape.never) return;
@@ -102,14 +125,29 @@ function valueChanges(document: object, schemas: readonly unknown[], value: unkn
   }
   if (shape.constant !== undefined) {
     const constant = shape.constant.value;
-    const other = typeof constant === 'string' ? `${constant}-other` : typeof constant === 'number' ? constant + 1 : 'not-the-constant';
+    const other =
+      typeof constant === 'string'
+        ? `${constant}-other`
+        : typeof constant === 'number'
+          ? constant + 1
+          : 'not-the-constant';
     at('const', `must be ${preview(constant)}, sent ${preview(other)}`, other);
   }
   if (shape.enumValues !== undefined && shape.enumValues.length > 0) {
     const first = shape.enumValues[0];
-    const candidates = [typeof first === 'string' ? `${first}-not-listed` : undefined, typeof first === 'number' ? Math.max(...shape.enumValues.filter((v): v is number => typeof v === 'number')) + 1 : undefined, 'not-listed', 987654];
-    const outside = candidates.find((candidate) => candidate !== undefined && !shape.enumValues?.some((allowed) => sameJson(allowed, candidate)));
-    if (outside !== undefined) at('enum', `must be one of ${preview(shape.enumValues)}, sent ${preview(outside)}`, outside);
+    const candidates = [
+      typeof first === 'string' ? `${first}-not-listed` : undefined,
+      typeof first === 'number'
+        ? Math.max(...shape.enumValues.filter((v): v is number => typeof v === 'number')) + 1
+        : undefined,
+      'not-listed',
+      987654,
+    ];
+    const outside = candidates.find(
+      (candidate) => candidate !== undefined && !shape.enumValues?.some((allowed) => sameJson(allowed, candidate)),
+    );
+    if (outside !== undefined)
+      at('enum', `must be one of ${preview(shape.enumValues)}, sent ${preview(outside)}`, outside);
   }
   if (typeof value === 'string') {
     const chars = [...value];
@@ -123,16 +161,30 @@ function valueChanges(document: object, schemas: readonly unknown[], value: unkn
     }
     for (const pattern of shape.patterns) {
       const regex = patternRegExp(pattern);
-      const off = regex === undefined ? undefined : [...OFF_PATTERN, `${value}\n!`].find((candidate) => !regex.test(candidate));
+      const off =
+        regex === undefined ? undefined : [...OFF_PATTERN, `${value}\n!`].find((candidate) => !regex.test(candidate));
       if (off !== undefined) at('pattern', `must match ${pattern}, sent ${preview(off)}`, off);
     }
-    if (shape.format !== undefined && !['binary', 'password'].includes(shape.format)) at('format', `must be a ${shape.format}, sent "not-a-${shape.format}"`, `not-a-${shape.format}`);
+    if (shape.format !== undefined && !['binary', 'password'].includes(shape.format))
+      at('format', `must be a ${shape.format}, sent "not-a-${shape.format}"`, `not-a-${shape.format}`);
   }
   if (typeof value === 'number') {
-    if (shape.minimum !== undefined) at('minimum', `at least ${shape.minimum}, sent ${shape.minimum - 1}`, shape.minimum - 1);
-    if (shape.exclusiveMinimum !== undefined) at('exclusiveMinimum', `more than ${shape.exclusiveMinimum}, sent ${shape.exclusiveMinimum}`, shape.exclusiveMinimum);
-    if (shape.maximum !== undefined) at('maximum', `at most ${shape.maximum}, sent ${shape.maximum + 1}`, shape.maximum + 1);
-    if (shape.exclusiveMaximum !== undefined) at('exclusiveMaximum', `less than ${shape.exclusiveMaximum}, sent ${shape.exclusiveMaximum}`, shape.exclusiveMaximum);
+    if (shape.minimum !== undefined)
+      at('minimum', `at least ${shape.minimum}, sent ${shape.minimum - 1}`, shape.minimum - 1);
+    if (shape.exclusiveMinimum !== undefined)
+      at(
+        'exclusiveMinimum',
+        `more than ${shape.exclusiveMinimum}, sent ${shape.exclusiveMinimum}`,
+        shape.exclusiveMinimum,
+      );
+    if (shape.maximum !== undefined)
+      at('maximum', `at most ${shape.maximum}, sent ${shape.maximum + 1}`, shape.maximum + 1);
+    if (shape.exclusiveMaximum !== undefined)
+      at(
+        'exclusiveMaximum',
+        `less than ${shape.exclusiveMaximum}, sent ${shape.exclusiveMaximum}`,
+        shape.exclusiveMaximum,
+      );
     if (shape.multipleOf !== undefined) {
       const off = value + (Number.isInteger(shape.multipleOf) && shape.multipleOf > 1 ? 1 : shape.multipleOf / 2);
       at('multipleOf', `a multiple of ${shape.multipleOf}, sent ${off}`, off);
@@ -140,13 +192,19 @@ function valueChanges(document: object, schemas: readonly unknown[], value: unkn
     if (shape.format === 'int32') at('format', `an int32, sent ${2 ** 31}`, 2 ** 31);
   }
   if (Array.isArray(value)) {
-    if (shape.minItems !== undefined && shape.minItems > 0) at('minItems', `at least ${shape.minItems} items, sent ${shape.minItems - 1}`, value.slice(0, shape.minItems - 1));
+    if (shape.minItems !== undefined && shape.minItems > 0)
+      at(
+        'minItems',
+        `at least ${shape.minItems} items, sent ${shape.minItems - 1}`,
+        value.slice(0, shape.minItems - 1),
+      );
     if (shape.maxItems !== undefined && value.length > 0) {
       const longer = [...value];
       while (longer.length <= shape.maxItems) longer.push(value[longer.length % value.length]);
       at('maxItems', `at most ${shape.maxItems} items, sent ${longer.length}`, longer);
     }
-    if (shape.uniqueItems && value.length > 0) at('uniqueItems', `items must be unique, sent ${preview(value[0])} twice`, [...value, value[0]]);
+    if (shape.uniqueItems && value.length > 0)
+      at('uniqueItems', `items must be unique, sent ${preview(value[0])} twice`, [...value, value[0]]);
     value.slice(0, 2).forEach((item, index) => {
       const itemSchemas = shape.prefixItems[index] ?? shape.items;
       if (itemSchemas.length > 0) valueChanges(document, itemSchemas, item, [...path, index], out, depth + 1, text);
@@ -155,16 +213,22 @@ function valueChanges(document: object, schemas: readonly unknown[], value: unkn
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const object = value as Record<string, unknown>;
     for (const name of shape.required) {
-      if (name in object && !hasDefault(document, shape.properties.get(name) ?? [])) out.push({ path, keyword: 'required', detail: `required property ${name} left out`, value: REMOVE_MARK(name) });
+      if (name in object && !hasDefault(document, shape.properties.get(name) ?? []))
+        out.push({ path, keyword: 'required', detail: `required property ${name} left out`, value: REMOVE_MARK(name) });
     }
     if (shape.noExtras || shape.allowedNames !== undefined) {
       let name = 'unexpectedProperty';
       while (shape.properties.has(name) || shape.allowedNames?.has(name) === true) name = `${name}_`;
-      at(shape.noExtras && shape.allowedNames === undefined ? 'unevaluatedProperties' : 'additionalProperties', `no property ${name} is allowed, sent one`, { ...object, [name]: 'x' });
+      at(
+        shape.noExtras && shape.allowedNames === undefined ? 'unevaluatedProperties' : 'additionalProperties',
+        `no property ${name} is allowed, sent one`,
+        { ...object, [name]: 'x' },
+      );
     }
     for (const [name, inner] of Object.entries(object)) {
       const propertySchemas = shape.properties.get(name);
-      if (propertySchemas !== undefined) valueChanges(document, propertySchemas, inner, [...path, name], out, depth + 1, text);
+      if (propertySchemas !== undefined)
+        valueChanges(document, propertySchemas, inner, [...path, name], out, depth + 1, text);
     }
   }
 }
@@ -178,7 +242,9 @@ const isRemoval = (value: unknown): value is Removal => typeof value === 'object
 
 /** The whole value after `change`. */
 function applyChange(root: unknown, change: ValueChange): unknown {
-  return isRemoval(change.value) ? withoutAt(root, change.path, change.value[REMOVE]) : replaceAt(root, change.path, () => change.value);
+  return isRemoval(change.value)
+    ? withoutAt(root, change.path, change.value[REMOVE])
+    : replaceAt(root, change.path, () => change.value);
 }
 
 /** Media types a body can be sent as that the operation does not take. */
@@ -198,8 +264,15 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
   const { operation } = plan;
   operation.parameters.forEach((parameter, index) => {
     const value = drawn.parameters[index];
-    const withValue = (next: unknown): DrawnRequest => ({ ...drawn, parameters: drawn.parameters.map((old, i) => (i === index ? next : old)) });
-    if (parameter.required && parameter.in !== 'path' && !(parameter.schemaPointer !== undefined && hasDefault(document, [{ $ref: parameter.schemaPointer }]))) {
+    const withValue = (next: unknown): DrawnRequest => ({
+      ...drawn,
+      parameters: drawn.parameters.map((old, i) => (i === index ? next : old)),
+    });
+    if (
+      parameter.required &&
+      parameter.in !== 'path' &&
+      !(parameter.schemaPointer !== undefined && hasDefault(document, [{ $ref: parameter.schemaPointer }]))
+    ) {
       list.push({
         build: () => ({
           drawn: withValue(undefined),
@@ -212,13 +285,24 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
     }
     if (value === undefined || parameter.schemaPointer === undefined) return;
     const changes: ValueChange[] = [];
-    valueChanges(document, [{ $ref: parameter.schemaPointer }], value, [], changes, 0, parameter.contentType === undefined);
+    valueChanges(
+      document,
+      [{ $ref: parameter.schemaPointer }],
+      value,
+      [],
+      changes,
+      0,
+      parameter.contentType === undefined,
+    );
     for (const change of changes) {
       list.push({
         build: () => {
           const next = applyChange(value, change);
           // A server reads a parameter from text: the change must show there (a string schema takes `12345`).
-          const stillValid = parameter.contentType === undefined ? schemas.valid('parameter', parameter.schemaPointer, wireImage(next)) : schemas.valid('request', parameter.schemaPointer, next);
+          const stillValid =
+            parameter.contentType === undefined
+              ? schemas.valid('parameter', parameter.schemaPointer, wireImage(next))
+              : schemas.valid('request', parameter.schemaPointer, next);
           if (stillValid) return undefined;
           if (parameter.in === 'path' && ['', '.', '..'].includes(scalarText(next))) return undefined;
           const where = change.path.length === 0 ? '' : ` ${pointerOf(change.path)}`;
@@ -238,12 +322,15 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
   const media = body === undefined ? undefined : plan.bodyMedia[body.media];
   if (body !== undefined && media !== undefined) {
     const changes: ValueChange[] = [];
-    if (media.media.schemaPointer !== undefined) valueChanges(document, [{ $ref: media.media.schemaPointer }], body.value, [], changes, 0, media.form);
+    if (media.media.schemaPointer !== undefined)
+      valueChanges(document, [{ $ref: media.media.schemaPointer }], body.value, [], changes, 0, media.form);
     for (const change of changes) {
       list.push({
         build: () => {
           const next = applyChange(body.value, change);
-          const confirmed = media.form ? !schemas.valid('parameter', media.media.schemaPointer, formImage(next)) : !schemas.valid('request', media.media.schemaPointer, next);
+          const confirmed = media.form
+            ? !schemas.valid('parameter', media.media.schemaPointer, formImage(next))
+            : !schemas.valid('request', media.media.schemaPointer, next);
           if (!confirmed) return undefined;
           return {
             drawn: { ...drawn, body: { media: body.media, value: next } },
@@ -270,7 +357,10 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
       list.push({
         build: () => ({
           drawn,
-          rewrite: (request) => ({ ...request, headers: { ...withoutHeader(request.headers, 'content-type'), 'Content-Type': other } }),
+          rewrite: (request) => ({
+            ...request,
+            headers: { ...withoutHeader(request.headers, 'content-type'), 'Content-Type': other },
+          }),
           constraint: 'body content-type',
           description: `body sent as ${other}, which the operation does not take (it takes ${declared.join(', ')})`,
         }),
@@ -278,7 +368,14 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
     }
   }
   if (operation.requestBody?.required === true && body !== undefined) {
-    list.push({ build: () => ({ drawn: { ...drawn, body: undefined }, rewrite: undefined, constraint: 'body required', description: 'the required body left out' }) });
+    list.push({
+      build: () => ({
+        drawn: { ...drawn, body: undefined },
+        rewrite: undefined,
+        constraint: 'body required',
+        description: 'the required body left out',
+      }),
+    });
   }
   return list;
 }
@@ -286,7 +383,12 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
 /** A form body's fields as a server reads them: text, lists of text. */
 function formImage(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return scalarText(value);
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, Array.isArray(inner) ? inner.map(scalarText) : scalarText(inner)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      Array.isArray(inner) ? inner.map(scalarText) : scalarText(inner),
+    ]),
+  );
 }
 
 export function withoutHeader(headers: Readonly<Record<string, string>>, name: string): Record<string, string> {
@@ -298,7 +400,14 @@ export function withoutHeader(headers: Readonly<Record<string, string>>, name: s
  * is confirmed invalid; with `prefer`, the one that breaks that constraint if `drawn` offers it (a
  * failure is shrunk on the constraint that showed it). Undefined when none is confirmed.
  */
-export function invalidRequest(document: object, plan: OperationPlan, drawn: DrawnRequest, choice: number, schemas: Schemas, prefer?: string): InvalidRequest | undefined {
+export function invalidRequest(
+  document: object,
+  plan: OperationPlan,
+  drawn: DrawnRequest,
+  choice: number,
+  schemas: Schemas,
+  prefer?: string,
+): InvalidRequest | undefined {
   const list = candidates(document, plan, drawn, schemas);
   let first: InvalidRequest | undefined;
   for (let offset = 0; offset < list.length; offset += 1) {

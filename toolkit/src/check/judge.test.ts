@@ -19,16 +19,35 @@ const document = {
               'X-Total': { required: true, schema: { type: 'integer', minimum: 0 } },
               'X-Next': { schema: { type: 'string', format: 'uri' } },
             },
-            content: { 'application/json': { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: { $ref: '#/components/schemas/Item' } } } } } },
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['items'],
+                  properties: { items: { type: 'array', items: { $ref: '#/components/schemas/Item' } } },
+                },
+              },
+            },
           },
           '202': { description: 'accepted, no content' },
           '204': { description: 'nothing' },
-          '4XX': { description: 'refused', content: { 'application/problem+json': { schema: { type: 'object', required: ['title'] } } } },
+          '4XX': {
+            description: 'refused',
+            content: { 'application/problem+json': { schema: { type: 'object', required: ['title'] } } },
+          },
         },
       },
     },
   },
-  components: { schemas: { Item: { type: 'object', required: ['price'], properties: { price: { type: 'number' }, secret: { type: 'string', writeOnly: true } } } } },
+  components: {
+    schemas: {
+      Item: {
+        type: 'object',
+        required: ['price'],
+        properties: { price: { type: 'number' }, secret: { type: 'string', writeOnly: true } },
+      },
+    },
+  },
 } as unknown as OpenApiDocument;
 
 const answer = (status: number, headers: Record<string, string>, body: unknown): Outcome => ({
@@ -42,26 +61,76 @@ describe('judge', () => {
   const [operation] = readOperations(document).operations;
   if (operation === undefined) throw new Error('the document has an operation');
   const schemas = new Schemas(document);
-  const kinds = (outcome: Outcome, intent: Intent = { kind: 'valid' }): FindingKind[] => judge(operation, outcome, intent, schemas, 5000).map((verdict) => verdict.kind);
+  const kinds = (outcome: Outcome, intent: Intent = { kind: 'valid' }): FindingKind[] =>
+    judge(operation, outcome, intent, schemas, 5000).map((verdict) => verdict.kind);
 
   it.each<[string, { outcome: Outcome; intent?: Intent; want: FindingKind[] }]>([
     ['a declared answer', { outcome: answer(200, json, good), want: [] }],
     ['a 204 declared without content', { outcome: answer(204, {}, ''), want: [] }],
-    ['a 4xx by its range', { outcome: answer(404, { 'content-type': 'application/problem+json' }, { title: 'no' }), want: [] }],
-    ['a 5xx', { outcome: answer(500, { 'content-type': 'text/plain' }, 'boom'), want: ['server-error', 'undeclared-status'] }],
+    [
+      'a 4xx by its range',
+      { outcome: answer(404, { 'content-type': 'application/problem+json' }, { title: 'no' }), want: [] },
+    ],
+    [
+      'a 5xx',
+      { outcome: answer(500, { 'content-type': 'text/plain' }, 'boom'), want: ['server-error', 'undeclared-status'] },
+    ],
     ['an undeclared status', { outcome: answer(302, {}, ''), want: ['undeclared-status'] }],
-    ['an undeclared Content-Type', { outcome: answer(200, { ...json, 'content-type': 'text/html' }, '<p>'), want: ['content-type'] }],
-    ['a body where none is declared', { outcome: answer(202, { 'content-type': 'text/plain' }, 'x'), want: ['content-type'] }],
+    [
+      'an undeclared Content-Type',
+      { outcome: answer(200, { ...json, 'content-type': 'text/html' }, '<p>'), want: ['content-type'] },
+    ],
+    [
+      'a body where none is declared',
+      { outcome: answer(202, { 'content-type': 'text/plain' }, 'x'), want: ['content-type'] },
+    ],
     ['a body off its schema', { outcome: answer(200, json, { items: [{ price: 'free' }] }), want: ['response-body'] }],
     ['a body that is not JSON', { outcome: answer(200, json, '{"items": ['), want: ['response-body'] }],
     ['an empty body where JSON is declared', { outcome: answer(200, json, ''), want: ['response-body'] }],
-    ['a required header missing', { outcome: answer(200, { 'content-type': 'application/json' }, good), want: ['response-header'] }],
-    ['a header off its schema', { outcome: answer(200, { ...json, 'x-total': '-1' }, good), want: ['response-header'] }],
-    ['an invalid request answered 2xx', { outcome: answer(200, json, good), intent: { kind: 'invalid', constraint: 'query limit maximum', description: 'limit 31' }, want: ['accepted-invalid'] }],
-    ['an invalid request answered 4xx', { outcome: answer(400, { 'content-type': 'application/problem+json' }, { title: 'bad' }), intent: { kind: 'invalid', constraint: 'c', description: 'd' }, want: [] }],
-    ['a 4xx whose body is off its schema', { outcome: answer(400, { 'content-type': 'application/problem+json' }, {}), intent: { kind: 'invalid', constraint: 'c', description: 'd' }, want: ['response-body'] }],
-    ['no credentials answered 2xx', { outcome: answer(200, json, good), intent: { kind: 'no-credentials' }, want: ['accepted-without-credentials'] }],
-    ['a created object not found', { outcome: answer(404, { 'content-type': 'application/problem+json' }, { title: 'gone' }), intent: { kind: 'read-after-create', created: 'x' }, want: ['created-not-found'] }],
+    [
+      'a required header missing',
+      { outcome: answer(200, { 'content-type': 'application/json' }, good), want: ['response-header'] },
+    ],
+    [
+      'a header off its schema',
+      { outcome: answer(200, { ...json, 'x-total': '-1' }, good), want: ['response-header'] },
+    ],
+    [
+      'an invalid request answered 2xx',
+      {
+        outcome: answer(200, json, good),
+        intent: { kind: 'invalid', constraint: 'query limit maximum', description: 'limit 31' },
+        want: ['accepted-invalid'],
+      },
+    ],
+    [
+      'an invalid request answered 4xx',
+      {
+        outcome: answer(400, { 'content-type': 'application/problem+json' }, { title: 'bad' }),
+        intent: { kind: 'invalid', constraint: 'c', description: 'd' },
+        want: [],
+      },
+    ],
+    [
+      'a 4xx whose body is off its schema',
+      {
+        outcome: answer(400, { 'content-type': 'application/problem+json' }, {}),
+        intent: { kind: 'invalid', constraint: 'c', description: 'd' },
+        want: ['response-body'],
+      },
+    ],
+    [
+      'no credentials answered 2xx',
+      { outcome: answer(200, json, good), intent: { kind: 'no-credentials' }, want: ['accepted-without-credentials'] },
+    ],
+    [
+      'a created object not found',
+      {
+        outcome: answer(404, { 'content-type': 'application/problem+json' }, { title: 'gone' }),
+        intent: { kind: 'read-after-create', created: 'x' },
+        want: ['created-not-found'],
+      },
+    ],
     ['no answer in time', { outcome: { kind: 'hang', ms: 5000 }, want: ['hang'] }],
     ['a refused connection', { outcome: { kind: 'network', message: 'ECONNREFUSED', ms: 1 }, want: ['network'] }],
   ])('%s', (_name, { outcome, intent, want }) => {
@@ -69,7 +138,13 @@ describe('judge', () => {
   });
 
   it("names the body's problem by instance path and Ajv's message", () => {
-    const [verdict] = judge(operation, answer(200, json, { items: [{ price: 'free' }] }), { kind: 'valid' }, schemas, 5000);
+    const [verdict] = judge(
+      operation,
+      answer(200, json, { items: [{ price: 'free' }] }),
+      { kind: 'valid' },
+      schemas,
+      5000,
+    );
     expect(verdict?.message).toMatch(/^\/items\/0\/price must be number/);
   });
 
@@ -79,7 +154,13 @@ describe('judge', () => {
 
   it('keys the same failure the same way, whatever the values', () => {
     const first = judge(operation, answer(200, json, { items: [{ price: 'a' }] }), { kind: 'valid' }, schemas, 5000)[0];
-    const second = judge(operation, answer(200, json, { items: [{ price: 1 }, { price: 'b' }] }), { kind: 'valid' }, schemas, 5000)[0];
+    const second = judge(
+      operation,
+      answer(200, json, { items: [{ price: 1 }, { price: 'b' }] }),
+      { kind: 'valid' },
+      schemas,
+      5000,
+    )[0];
     expect(first?.detail).toBe(second?.detail);
   });
 });

@@ -38,7 +38,12 @@ export interface Verdict<Kind extends string = FindingKind | PluginKind> {
 /** What a request was meant to be, which says what a right answer to it is. */
 export type Intent =
   | { readonly kind: 'valid' }
-  | { readonly kind: 'invalid'; readonly constraint: string; readonly description: string; readonly parameter?: { readonly in: string; readonly name: string } }
+  | {
+      readonly kind: 'invalid';
+      readonly constraint: string;
+      readonly description: string;
+      readonly parameter?: { readonly in: string; readonly name: string };
+    }
   | { readonly kind: 'no-credentials' }
   /** The first read of an object a previous request created. */
   | { readonly kind: 'read-after-create'; readonly created: string }
@@ -57,11 +62,19 @@ export function declaredResponse(operation: OperationSpec, status: number): Resp
 }
 
 /** Statuses whose answers carry no body (RFC 9110, 6.4.1), and answers to HEAD. */
-const bodiless = (status: number, method: string): boolean => method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+const bodiless = (status: number, method: string): boolean =>
+  method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
 
 const shortText = (text: string): string => (text.length > 120 ? `${text.slice(0, 117)}...` : text);
 
-function judgeContent(operation: OperationSpec, response: ResponseSpec, status: number, headers: Readonly<Record<string, string>>, body: string, schemas: Schemas): Verdict<FindingKind>[] {
+function judgeContent(
+  operation: OperationSpec,
+  response: ResponseSpec,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  schemas: Schemas,
+): Verdict<FindingKind>[] {
   const verdicts: Verdict<FindingKind>[] = [];
   const contentType = headers['content-type'];
   const where = `${response.key} response`;
@@ -69,7 +82,12 @@ function judgeContent(operation: OperationSpec, response: ResponseSpec, status: 
   if (body.length === 0) {
     // An empty answer where every declared payload is JSON with a schema matches none of them.
     if (response.media.length > 0 && response.media.every((m) => isJsonType(m.type) && m.schemaPointer !== undefined)) {
-      verdicts.push({ kind: 'response-body', status, detail: `${response.key} empty`, message: `the body is empty; the ${where} declares ${response.media.map((m) => m.type).join(', ')}` });
+      verdicts.push({
+        kind: 'response-body',
+        status,
+        detail: `${response.key} empty`,
+        message: `the body is empty; the ${where} declares ${response.media.map((m) => m.type).join(', ')}`,
+      });
     }
     return verdicts;
   }
@@ -83,7 +101,12 @@ function judgeContent(operation: OperationSpec, response: ResponseSpec, status: 
     return verdicts;
   }
   if (contentType === undefined) {
-    verdicts.push({ kind: 'content-type', status, detail: `${response.key} missing`, message: `the answer has a body but no Content-Type; the ${where} declares ${response.media.map((m) => m.type).join(', ')}` });
+    verdicts.push({
+      kind: 'content-type',
+      status,
+      detail: `${response.key} missing`,
+      message: `the answer has a body but no Content-Type; the ${where} declares ${response.media.map((m) => m.type).join(', ')}`,
+    });
     return verdicts;
   }
   const media = response.media.find((m) => mediaMatches(m.type, contentType));
@@ -101,54 +124,113 @@ function judgeContent(operation: OperationSpec, response: ResponseSpec, status: 
   try {
     parsed = JSON.parse(body);
   } catch (error) {
-    verdicts.push({ kind: 'response-body', status, detail: `${response.key} not JSON`, message: `the body is not JSON (${error instanceof Error ? error.message : String(error)}): ${shortText(body)}` });
+    verdicts.push({
+      kind: 'response-body',
+      status,
+      detail: `${response.key} not JSON`,
+      message: `the body is not JSON (${error instanceof Error ? error.message : String(error)}): ${shortText(body)}`,
+    });
     return verdicts;
   }
   const problem = schemas.problem('response', media.schemaPointer, parsed);
   if (problem !== undefined) {
-    verdicts.push({ kind: 'response-body', status, detail: `${response.key} ${problem.schemaPath}`, message: `${problem.message} (schema ${media.schemaPointer}${problem.schemaPath.slice(1)})` });
+    verdicts.push({
+      kind: 'response-body',
+      status,
+      detail: `${response.key} ${problem.schemaPath}`,
+      message: `${problem.message} (schema ${media.schemaPointer}${problem.schemaPath.slice(1)})`,
+    });
   }
   return verdicts;
 }
 
-function judgeHeaders(response: ResponseSpec, status: number, headers: Readonly<Record<string, string>>, schemas: Schemas): Verdict<FindingKind>[] {
+function judgeHeaders(
+  response: ResponseSpec,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  schemas: Schemas,
+): Verdict<FindingKind>[] {
   const verdicts: Verdict<FindingKind>[] = [];
   for (const header of response.headers) {
     // A response's Content-Type header definition is ignored (Response Object, `headers`).
     if (header.name.toLowerCase() === 'content-type') continue;
     const value = headers[header.name.toLowerCase()];
     if (value === undefined) {
-      if (header.required) verdicts.push({ kind: 'response-header', status, detail: `${header.name} missing`, message: `required header ${header.name} of the ${response.key} response is missing` });
+      if (header.required)
+        verdicts.push({
+          kind: 'response-header',
+          status,
+          detail: `${header.name} missing`,
+          message: `required header ${header.name} of the ${response.key} response is missing`,
+        });
       continue;
     }
-    const problem = schemas.problem('parameter', header.schemaPointer, value.includes(',') && !schemasTakeString(schemas, header.schemaPointer, value) ? value.split(',').map((part) => part.trim()) : value);
+    const problem = schemas.problem(
+      'parameter',
+      header.schemaPointer,
+      value.includes(',') && !schemasTakeString(schemas, header.schemaPointer, value)
+        ? value.split(',').map((part) => part.trim())
+        : value,
+    );
     if (problem !== undefined) {
-      verdicts.push({ kind: 'response-header', status, detail: `${header.name} ${problem.schemaPath}`, message: `header ${header.name}: ${shortText(value)}: ${problem.message.replace(/^\/ /, '')}` });
+      verdicts.push({
+        kind: 'response-header',
+        status,
+        detail: `${header.name} ${problem.schemaPath}`,
+        message: `header ${header.name}: ${shortText(value)}: ${problem.message.replace(/^\/ /, '')}`,
+      });
     }
   }
   return verdicts;
 }
 
 /** Whether a header's whole text matches its schema (a date with a comma is one value, not a list). */
-const schemasTakeString = (schemas: Schemas, pointer: string | undefined, value: string): boolean => schemas.valid('parameter', pointer, value);
+const schemasTakeString = (schemas: Schemas, pointer: string | undefined, value: string): boolean =>
+  schemas.valid('parameter', pointer, value);
 
 /** Every check on one answer to a request of `operation` meant as `intent`. */
-export function judge(operation: OperationSpec, outcome: Outcome, intent: Intent, schemas: Schemas, timeoutMs: number): Verdict<FindingKind>[] {
+export function judge(
+  operation: OperationSpec,
+  outcome: Outcome,
+  intent: Intent,
+  schemas: Schemas,
+  timeoutMs: number,
+): Verdict<FindingKind>[] {
   if (outcome.kind === 'unsendable') return [];
-  if (outcome.kind === 'hang') return [{ kind: 'hang', status: null, detail: 'hang', message: `no answer within ${timeoutMs} ms` }];
-  if (outcome.kind === 'network') return [{ kind: 'network', status: null, detail: outcome.message, message: `the connection failed: ${outcome.message}` }];
+  if (outcome.kind === 'hang')
+    return [{ kind: 'hang', status: null, detail: 'hang', message: `no answer within ${timeoutMs} ms` }];
+  if (outcome.kind === 'network')
+    return [
+      { kind: 'network', status: null, detail: outcome.message, message: `the connection failed: ${outcome.message}` },
+    ];
   const { status, headers, body } = outcome.answer;
   const verdicts: Verdict<FindingKind>[] = [];
-  if (status >= 500) verdicts.push({ kind: 'server-error', status, detail: '', message: `answered ${status}: ${shortText(body)}` });
+  if (status >= 500)
+    verdicts.push({ kind: 'server-error', status, detail: '', message: `answered ${status}: ${shortText(body)}` });
   if (intent.kind === 'plugin' && !intent.againstDocument) return verdicts;
   if (intent.kind === 'invalid' && status >= 200 && status < 300) {
-    verdicts.push({ kind: 'accepted-invalid', status, detail: intent.constraint, message: `answered ${status} to an invalid request: ${intent.description}` });
+    verdicts.push({
+      kind: 'accepted-invalid',
+      status,
+      detail: intent.constraint,
+      message: `answered ${status} to an invalid request: ${intent.description}`,
+    });
   }
   if (intent.kind === 'no-credentials' && status >= 200 && status < 300) {
-    verdicts.push({ kind: 'accepted-without-credentials', status, detail: '', message: `answered ${status} to a request without the credentials its security requires` });
+    verdicts.push({
+      kind: 'accepted-without-credentials',
+      status,
+      detail: '',
+      message: `answered ${status} to a request without the credentials its security requires`,
+    });
   }
   if (intent.kind === 'read-after-create' && status === 404) {
-    verdicts.push({ kind: 'created-not-found', status, detail: '', message: `answered 404 to a read of what was just created: ${intent.created}` });
+    verdicts.push({
+      kind: 'created-not-found',
+      status,
+      detail: '',
+      message: `answered 404 to a read of what was just created: ${intent.created}`,
+    });
   }
   const response = declaredResponse(operation, status);
   // An operation that declares no response at all (OpenAPI 3.1 allows it) promises no status.
@@ -162,6 +244,9 @@ export function judge(operation: OperationSpec, outcome: Outcome, intent: Intent
     });
     return verdicts;
   }
-  verdicts.push(...judgeContent(operation, response, status, headers, body, schemas), ...judgeHeaders(response, status, headers, schemas));
+  verdicts.push(
+    ...judgeContent(operation, response, status, headers, body, schemas),
+    ...judgeHeaders(response, status, headers, schemas),
+  );
   return verdicts;
 }

@@ -12,7 +12,8 @@ export const isJsonType = (contentType: string): boolean => {
   return type === 'application/json' || type.endsWith('+json');
 };
 
-export const isFormType = (contentType: string): boolean => essence(contentType) === 'application/x-www-form-urlencoded';
+export const isFormType = (contentType: string): boolean =>
+  essence(contentType) === 'application/x-www-form-urlencoded';
 
 /** Whether `actual` (a Content-Type) is one of the media types a document key names (`image/*`). */
 export function mediaMatches(declared: string, actual: string): boolean {

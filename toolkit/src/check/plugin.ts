@@ -108,10 +108,19 @@ export interface CheckPlugin {
   /** The serialization key of a case: cases with the same key run one after another. */
   serialize?(context: Omit<CaseContext, 'key'>): string | undefined;
   /** Around each request of a case, in its key's turn: must call `send` once; returns more verdicts. */
-  around?(context: CaseContext, request: OutgoingRequest, send: () => Promise<PluginExchange>): Promise<readonly PluginVerdict[]>;
+  around?(
+    context: CaseContext,
+    request: OutgoingRequest,
+    send: () => Promise<PluginExchange>,
+  ): Promise<readonly PluginVerdict[]>;
   judge?(exchange: PluginExchange): readonly PluginVerdict[] | Promise<readonly PluginVerdict[]>;
   /** The command that replays a finding of this plug-in's streams (default: the checker's `npm run check` line, which runs no plug-in). */
-  replay?(finding: { readonly seed: number; readonly operation: string; readonly stream: string; readonly index: number }): string;
+  replay?(finding: {
+    readonly seed: number;
+    readonly operation: string;
+    readonly stream: string;
+    readonly index: number;
+  }): string;
 }
 
 /** Runs the cases of each key one at a time, the first come first served; cases without a key at once. */

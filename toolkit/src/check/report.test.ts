@@ -20,8 +20,15 @@ describe('curl lines', () => {
   });
 
   it('writes method, URL, headers and body', () => {
-    const line = curlLine({ method: 'POST', url: 'http://127.0.0.1:4010/pets?tag=a b', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer <credential>' }, body: `{"name":"O'Brien"}` });
-    expect(line).toBe(`curl -X POST 'http://127.0.0.1:4010/pets?tag=a b' -H 'Content-Type: application/json' -H 'Authorization: Bearer <credential>' --data-raw '{"name":"O'\\''Brien"}'`);
+    const line = curlLine({
+      method: 'POST',
+      url: 'http://127.0.0.1:4010/pets?tag=a b',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer <credential>' },
+      body: `{"name":"O'Brien"}`,
+    });
+    expect(line).toBe(
+      `curl -X POST 'http://127.0.0.1:4010/pets?tag=a b' -H 'Content-Type: application/json' -H 'Authorization: Bearer <credential>' --data-raw '{"name":"O'\\''Brien"}'`,
+    );
     expect(curlLine({ method: 'GET', url: 'http://h/x', headers: {}, body: null })).toBe('curl http://h/x');
     expect(curlLine({ method: 'HEAD', url: 'http://h/x', headers: {}, body: null })).toBe('curl --head http://h/x');
   });
@@ -37,7 +44,17 @@ describe('JUnit report', () => {
     durationMs: 1500,
     timings: { p50Ms: 1, p99Ms: 2, maxMs: 3 },
     findings: [
-      { kind: 'server-error', operation: 'listPets', message: 'answered 500: <b>"x" & \u0001', status: 500, requestKind: 'valid', request: { method: 'GET', url: 'http://h/pets', headers: {}, body: null }, curl: 'curl http://h/pets', seed: 1, replay: 'npm run check -- ...' },
+      {
+        kind: 'server-error',
+        operation: 'listPets',
+        message: 'answered 500: <b>"x" & \u0001',
+        status: 500,
+        requestKind: 'valid',
+        request: { method: 'GET', url: 'http://h/pets', headers: {}, body: null },
+        curl: 'curl http://h/pets',
+        seed: 1,
+        replay: 'npm run check -- ...',
+      },
     ],
     notes: [],
   };

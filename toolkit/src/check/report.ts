@@ -19,7 +19,12 @@ export interface FindingReport {
    * part of a create-then-use sequence, or a case of a plug-in's stream (`<plug-in>:<stream>`).
    */
   readonly requestKind: StreamName;
-  readonly request: { readonly method: string; readonly url: string; readonly headers: Record<string, string>; readonly body: string | null };
+  readonly request: {
+    readonly method: string;
+    readonly url: string;
+    readonly headers: Record<string, string>;
+    readonly body: string | null;
+  };
   readonly curl: string;
   readonly seed: number;
   readonly replay: string;
@@ -98,7 +103,9 @@ export function junitReport(report: CheckReport, operations: readonly string[]):
     }
     lines.push(`    <testcase classname="${xml(report.document)}" name="${xml(operation)}">`);
     for (const finding of findings) {
-      lines.push(`      <failure type="${xml(finding.kind)}" message="${xml(finding.message)}">${xml(`${finding.curl}\n${finding.replay}`)}</failure>`);
+      lines.push(
+        `      <failure type="${xml(finding.kind)}" message="${xml(finding.message)}">${xml(`${finding.curl}\n${finding.replay}`)}</failure>`,
+      );
     }
     lines.push('    </testcase>');
   }
@@ -114,14 +121,21 @@ export function textReport(report: CheckReport, statistics: RunStatistics): stri
   report.findings.forEach((finding, index) => {
     const seen = statistics.occurrences[index] ?? 1;
     const origin = statistics.origins[index];
-    lines.push(`${index + 1}. ${finding.kind}: ${finding.operation}${finding.status === null ? '' : ` (${finding.status})`}${seen > 1 ? `, seen ${seen} times` : ''}`);
+    lines.push(
+      `${index + 1}. ${finding.kind}: ${finding.operation}${finding.status === null ? '' : ` (${finding.status})`}${seen > 1 ? `, seen ${seen} times` : ''}`,
+    );
     lines.push(`   ${finding.message}`);
     lines.push(`   ${truncate(finding.curl, 4000)}`);
     lines.push(`   replay: ${finding.replay}`);
     if (origin !== undefined) {
       // fast-check's path to the shrunk case in the stream of the operation's requests it came from.
       const steps = origin.path === undefined ? 0 : origin.path.split(':').length - 1;
-      const path = origin.path === undefined ? '' : origin.path.length <= 60 ? `, fast-check path ${origin.path}` : `, shrunk in ${steps} steps`;
+      const path =
+        origin.path === undefined
+          ? ''
+          : origin.path.length <= 60
+            ? `, fast-check path ${origin.path}`
+            : `, shrunk in ${steps} steps`;
       lines.push(`   (first seen in case ${origin.index} of the ${origin.stream} requests${path})`);
     }
     lines.push('');
@@ -133,11 +147,17 @@ export function textReport(report: CheckReport, statistics: RunStatistics): stri
   lines.push(`seed ${report.seed} (replay the whole run with --seed ${report.seed})`);
   lines.push(`operations checked: ${report.operations}`);
   const unsent = [
-    statistics.skipped > 0 ? `${statistics.skipped} drawn requests not valid per the document after all, or not sendable` : '',
+    statistics.skipped > 0
+      ? `${statistics.skipped} drawn requests not valid per the document after all, or not sendable`
+      : '',
     statistics.unbreakable > 0 ? `${statistics.unbreakable} drawn to be broken had no constraint to break` : '',
   ].filter((part) => part !== '');
-  lines.push(`requests sent: ${report.requests}${classes === '' ? '' : ` (${classes})`}${unsent.length > 0 ? `; not sent: ${unsent.join(', ')}` : ''}`);
-  lines.push(`answer times: p50 ${report.timings.p50Ms} ms, p99 ${report.timings.p99Ms} ms, max ${report.timings.maxMs} ms`);
+  lines.push(
+    `requests sent: ${report.requests}${classes === '' ? '' : ` (${classes})`}${unsent.length > 0 ? `; not sent: ${unsent.join(', ')}` : ''}`,
+  );
+  lines.push(
+    `answer times: p50 ${report.timings.p50Ms} ms, p99 ${report.timings.p99Ms} ms, max ${report.timings.maxMs} ms`,
+  );
   lines.push(`findings: ${report.findings.length}`);
   lines.push(`time: ${seconds.toFixed(1)} s, ${seconds > 0 ? Math.round(report.requests / seconds) : 0} requests/s`);
   return lines;

@@ -86,7 +86,10 @@ export class Sender {
       try {
         url = new URL(request.url);
       } catch (error) {
-        resolve({ outcome: { kind: 'unsendable', message: error instanceof Error ? error.message : String(error) }, reused: false });
+        resolve({
+          outcome: { kind: 'unsendable', message: error instanceof Error ? error.message : String(error) },
+          reused: false,
+        });
         return;
       }
       const secure = url.protocol === 'https:';
@@ -94,7 +97,9 @@ export class Sender {
       // The request target and the header fields as they go on the wire: Host first unless given.
       const path = request.target ?? `${url.pathname}${url.search}`;
       const given = request.headerList ?? Object.entries(request.headers);
-      const fields: (readonly [string, string])[] = given.some(([name]) => name.toLowerCase() === 'host') ? [...given] : [['Host', url.host], ...given];
+      const fields: (readonly [string, string])[] = given.some(([name]) => name.toLowerCase() === 'host')
+        ? [...given]
+        : [['Host', url.host], ...given];
       const head = headOctets(request.method, path, fields);
       if (head > MAX_HEAD_OCTETS) {
         const message = `its request line and headers are ${head} octets; the checker sends at most ${MAX_HEAD_OCTETS} (RFC 9110, section 4.1)`;
@@ -108,15 +113,27 @@ export class Sender {
           // Headers as a list (Node's `rawHeaders` form) are sent as they are: Node adds no Host.
           const names = new Set(given.map(([name]) => name.toLowerCase()));
           const flat = fields.flatMap(([name, value]) => [name, value]);
-          if (body !== null && !names.has('content-length') && !names.has('transfer-encoding')) flat.push('Content-Length', String(Buffer.byteLength(body)));
-          outgoing = (secure ? https : http).request({ protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path, method: request.method, headers: flat, agent });
+          if (body !== null && !names.has('content-length') && !names.has('transfer-encoding'))
+            flat.push('Content-Length', String(Buffer.byteLength(body)));
+          outgoing = (secure ? https : http).request({
+            protocol: url.protocol,
+            hostname: url.hostname.replace(/^\[|\]$/g, ''),
+            port: url.port,
+            path,
+            method: request.method,
+            headers: flat,
+            agent,
+          });
         } else {
           const headers: Record<string, string> = { ...request.headers };
           if (body !== null) headers['Content-Length'] = String(Buffer.byteLength(body));
           outgoing = (secure ? https : http).request(url, { method: request.method, headers, agent });
         }
       } catch (error) {
-        resolve({ outcome: { kind: 'unsendable', message: error instanceof Error ? error.message : String(error) }, reused: false });
+        resolve({
+          outcome: { kind: 'unsendable', message: error instanceof Error ? error.message : String(error) },
+          reused: false,
+        });
         return;
       }
       const timer = setTimeout(() => {
@@ -126,7 +143,9 @@ export class Sender {
       outgoing.on('socket', () => {
         reused = outgoing.reusedSocket;
       });
-      outgoing.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'network', message: error.code ?? error.message, ms: elapsed() }));
+      outgoing.on('error', (error: NodeJS.ErrnoException) =>
+        finish({ kind: 'network', message: error.code ?? error.message, ms: elapsed() }),
+      );
       outgoing.on('response', (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -134,13 +153,23 @@ export class Sender {
           size += chunk.length;
           if (size <= MAX_BODY_BYTES) chunks.push(chunk);
         });
-        response.on('error', (error: NodeJS.ErrnoException) => finish({ kind: 'network', message: error.code ?? error.message, ms: elapsed() }));
+        response.on('error', (error: NodeJS.ErrnoException) =>
+          finish({ kind: 'network', message: error.code ?? error.message, ms: elapsed() }),
+        );
         response.on('end', () => {
           const answerHeaders: Record<string, string> = {};
           for (const [name, value] of Object.entries(response.headers)) {
             if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
           }
-          finish({ kind: 'answer', answer: { status: response.statusCode ?? 0, headers: answerHeaders, body: Buffer.concat(chunks).toString('utf8'), ms: elapsed() } });
+          finish({
+            kind: 'answer',
+            answer: {
+              status: response.statusCode ?? 0,
+              headers: answerHeaders,
+              body: Buffer.concat(chunks).toString('utf8'),
+              ms: elapsed(),
+            },
+          });
         });
       });
       outgoing.end(body ?? undefined);

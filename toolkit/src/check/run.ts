@@ -2,16 +2,38 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import type { Arbitrary } from 'fast-check';
 import { bundleDocument } from '../codegen/bundle.js';
-import { credentialsSetParameter, withCredentials, type AuthContext, type CheckAuth, type Credentials, type PreparedRequest } from './auth.js';
+import {
+  credentialsSetParameter,
+  withCredentials,
+  type AuthContext,
+  type CheckAuth,
+  type Credentials,
+  type PreparedRequest,
+} from './auth.js';
 import { planOperation, type OutgoingRequest } from './cases.js';
 import { readOperations, requiresCredentials, selects, type CheckedDocument, type OperationSpec } from './document.js';
 import { DrawStream, streamSeed } from './draws.js';
 import { findingReport, Findings, shrink, type Origin } from './findings.js';
 import { judge, type Intent, type Verdict } from './judge.js';
-import { PLUGIN_NAME, Turns, type CaseContext, type CheckPlugin, type PluginExchange, type PluginStream, type PluginVerdict } from './plugin.js';
+import {
+  PLUGIN_NAME,
+  Turns,
+  type CaseContext,
+  type CheckPlugin,
+  type PluginExchange,
+  type PluginStream,
+  type PluginVerdict,
+} from './plugin.js';
 import type { CheckReport, RunStatistics } from './report.js';
 import { Sender, type Outcome } from './requests.js';
-import { CaseRunners, type CaseRunner, type Exchange, type OperationState, type Stream, type StreamName } from './runners.js';
+import {
+  CaseRunners,
+  type CaseRunner,
+  type Exchange,
+  type OperationState,
+  type Stream,
+  type StreamName,
+} from './runners.js';
 import { Schemas } from './schemas.js';
 import { mayCreate } from './sequences.js';
 import { StatusCounts, Timings } from './timings.js';
@@ -89,14 +111,22 @@ const sequenceCount = (cases: number): number => Math.max(1, Math.ceil(cases / 1
 const SHRINK_MS = 5_000;
 const SHRINK_TOTAL_MS = 30_000;
 
-function selectOperations(checked: CheckedDocument, include: readonly string[], exclude: readonly string[]): OperationSpec[] {
+function selectOperations(
+  checked: CheckedDocument,
+  include: readonly string[],
+  exclude: readonly string[],
+): OperationSpec[] {
   for (const selector of [...include, ...exclude]) {
     if (!checked.operations.some((operation) => selects(selector, operation))) {
-      throw new CheckUsageError(`no operation of the document is "${selector}": name an operationId, or METHOD /path for one without`);
+      throw new CheckUsageError(
+        `no operation of the document is "${selector}": name an operationId, or METHOD /path for one without`,
+      );
     }
   }
   return checked.operations.filter(
-    (operation) => (include.length === 0 || include.some((selector) => selects(selector, operation))) && !exclude.some((selector) => selects(selector, operation)),
+    (operation) =>
+      (include.length === 0 || include.some((selector) => selects(selector, operation))) &&
+      !exclude.some((selector) => selects(selector, operation)),
   );
 }
 
@@ -132,7 +162,9 @@ function unsentNotes(states: Iterable<OperationState>): string[] {
       );
     }
     if (state.notSendable * 2 > valid.count) {
-      notes.push(`${state.spec.pointer}: ${state.notSendable} of the ${valid.count} requests drawn for ${state.spec.key} could not be sent (a path segment empty, '.' or '..', a header value HTTP cannot carry)`);
+      notes.push(
+        `${state.spec.pointer}: ${state.notSendable} of the ${valid.count} requests drawn for ${state.spec.key} could not be sent (a path segment empty, '.' or '..', a header value HTTP cannot carry)`,
+      );
     }
   }
   return notes;
@@ -173,21 +205,43 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     securitySchemes: checked.securitySchemes,
     key: currentCase.getStore()?.key,
   });
-  const exchange = async (operation: OperationSpec, request: OutgoingRequest, intent: Intent, withCredentialsToo: boolean, context?: string, expect?: unknown): Promise<Exchange> => {
-    const prepared = withCredentialsToo ? await withCredentials(request, credentials, authContext(operation)) : { sent: request, shown: request };
-    if (intent.kind === 'invalid' && intent.parameter !== undefined && credentialsSetParameter(request, prepared.sent, intent.parameter)) {
+  const exchange = async (
+    operation: OperationSpec,
+    request: OutgoingRequest,
+    intent: Intent,
+    withCredentialsToo: boolean,
+    context?: string,
+    expect?: unknown,
+  ): Promise<Exchange> => {
+    const prepared = withCredentialsToo
+      ? await withCredentials(request, credentials, authContext(operation))
+      : { sent: request, shown: request };
+    if (
+      intent.kind === 'invalid' &&
+      intent.parameter !== undefined &&
+      credentialsSetParameter(request, prepared.sent, intent.parameter)
+    ) {
       const note = `${operation.pointer}: operation ${operation.key}: invalid values of ${intent.parameter.in} ${intent.parameter.name} not sent: the credentials set it`;
       if (!notes.includes(note)) notes.push(note);
       return { operation, request: prepared, outcome: { kind: 'unsendable', message: note }, verdicts: [], context };
     }
     if (plugins.length > 0) return pluginExchange(operation, prepared, intent, context, expect);
     const outcome = await sendCounted(prepared.sent);
-    return { operation, request: prepared, outcome, verdicts: judge(operation, outcome, intent, schemas, timeoutMs), context };
+    return {
+      operation,
+      request: prepared,
+      outcome,
+      verdicts: judge(operation, outcome, intent, schemas, timeoutMs),
+      context,
+    };
   };
 
   const plugins = options.plugins ?? [];
   for (const plugin of plugins) {
-    if (!PLUGIN_NAME.test(plugin.name)) throw new CheckUsageError(`plug-in name "${plugin.name}": lower-case letters, digits and dashes, starting with a letter`);
+    if (!PLUGIN_NAME.test(plugin.name))
+      throw new CheckUsageError(
+        `plug-in name "${plugin.name}": lower-case letters, digits and dashes, starting with a letter`,
+      );
   }
   // Each case runs in its serialization key's turn (plugin.ts), its exchanges told which case they belong to.
   const turns = new Turns();
@@ -200,8 +254,19 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     return turns.take(key, () => currentCase.run({ ...base, key }, run));
   };
   const pluginVerdicts = (found: readonly PluginVerdict[], outcome: Outcome): Verdict[] =>
-    found.map((verdict) => ({ kind: verdict.kind, detail: verdict.detail, message: verdict.message, status: outcome.kind === 'answer' ? outcome.answer.status : null }));
-  const pluginExchange = async (operation: OperationSpec, request: PreparedRequest, intent: Intent, context: string | undefined, expect: unknown): Promise<Exchange> => {
+    found.map((verdict) => ({
+      kind: verdict.kind,
+      detail: verdict.detail,
+      message: verdict.message,
+      status: outcome.kind === 'answer' ? outcome.answer.status : null,
+    }));
+  const pluginExchange = async (
+    operation: OperationSpec,
+    request: PreparedRequest,
+    intent: Intent,
+    context: string | undefined,
+    expect: unknown,
+  ): Promise<Exchange> => {
     const scope = currentCase.getStore() ?? { operation, stream: 'valid', index: 0, key: undefined };
     const extra: Verdict[] = [];
     let sent: Exchange | undefined;
@@ -210,7 +275,8 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       const outcome = await sendCounted(request.sent);
       seen = { case: scope, operation, request: request.sent, outcome, expect, intent: intent.kind };
       const verdicts: Verdict[] = judge(operation, outcome, intent, schemas, timeoutMs);
-      for (const plugin of plugins) if (plugin.judge !== undefined) verdicts.push(...pluginVerdicts(await plugin.judge(seen), outcome));
+      for (const plugin of plugins)
+        if (plugin.judge !== undefined) verdicts.push(...pluginVerdicts(await plugin.judge(seen), outcome));
       sent = { operation, request, outcome, verdicts, context };
       return seen;
     };
@@ -221,14 +287,16 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       send = async () => {
         let got: PluginExchange | undefined;
         const verdicts = await around.call(plugin, scope, request.sent, async () => (got = await inner()));
-        if (got === undefined) throw new CheckUsageError(`plug-in ${plugin.name}: around() returned without calling send()`);
+        if (got === undefined)
+          throw new CheckUsageError(`plug-in ${plugin.name}: around() returned without calling send()`);
         extra.push(...pluginVerdicts(verdicts, got.outcome));
         return got;
       };
     }
     await send();
     const done = sent as Exchange | undefined;
-    if (done === undefined || seen === undefined) throw new CheckUsageError('a plug-in hook returned without sending the request');
+    if (done === undefined || seen === undefined)
+      throw new CheckUsageError('a plug-in hook returned without sending the request');
     return { ...done, verdicts: [...done.verdicts, ...extra] };
   };
 
@@ -241,10 +309,25 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       const built = await added.build(value, scope);
       if (built === undefined) return 'skipped';
       const intent: Intent = { kind: 'plugin', againstDocument: built.judgeAgainstDocument ?? false };
-      const sent = await exchange(state.spec, built.request, intent, built.withCredentials ?? false, built.context, built.expect);
+      const sent = await exchange(
+        state.spec,
+        built.request,
+        intent,
+        built.withCredentials ?? false,
+        built.context,
+        built.expect,
+      );
       return sent.outcome.kind === 'unsendable' ? 'skipped' : [sent];
     };
-  const runners = new CaseRunners({ document, schemas, baseUrl: options.baseUrl.replace(/\/+$/, ''), seed, operations: selected, states, exchange });
+  const runners = new CaseRunners({
+    document,
+    schemas,
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    seed,
+    operations: selected,
+    states,
+    exchange,
+  });
   for (const operation of selected) {
     const plan = planOperation(document, operation);
     notes.push(...plan.notes);
@@ -252,7 +335,14 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       notes.push(`${operation.pointer}: operation ${operation.key} not checked: a value it requires cannot be drawn`);
       continue;
     }
-    const state: OperationState = { spec: operation, plan, valid: plan.valid, streams: [], notValid: 0, notSendable: 0 };
+    const state: OperationState = {
+      spec: operation,
+      plan,
+      valid: plan.valid,
+      streams: [],
+      notValid: 0,
+      notSendable: 0,
+    };
     const stream = <T>(name: StreamName, count: number, arbitrary: Arbitrary<T>, run: CaseRunner<T>): void => {
       const added: Stream = {
         name,
@@ -265,11 +355,14 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     stream('valid', cases, plan.valid, runners.valid(state));
     if (options.negative ?? true) {
       stream('invalid', cases, plan.valid, runners.invalid(state));
-      if (requiresCredentials(operation.security)) stream('no-credentials', noCredentialCount(cases), plan.valid, runners.withoutCredentials(state));
+      if (requiresCredentials(operation.security))
+        stream('no-credentials', noCredentialCount(cases), plan.valid, runners.withoutCredentials(state));
     }
-    if ((options.sequences ?? true) && mayCreate(selected, operation)) stream('sequence', sequenceCount(cases), plan.valid, runners.sequence(state));
+    if ((options.sequences ?? true) && mayCreate(selected, operation))
+      stream('sequence', sequenceCount(cases), plan.valid, runners.sequence(state));
     for (const plugin of plugins) {
-      for (const added of plugin.streams?.(operation) ?? []) stream(`${plugin.name}:${added.name}`, added.count, added.arbitrary, pluginRunner(state, added));
+      for (const added of plugin.streams?.(operation) ?? [])
+        stream(`${plugin.name}:${added.name}`, added.count, added.arbitrary, pluginRunner(state, added));
     }
     states.set(operation.key, state);
   }
@@ -301,7 +394,14 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
   }
   notes.push(...unsentNotes(states.values()), ...schemas.notes);
 
-  const replay = { input: options.inputAsTyped ?? options.input, baseUrl: options.baseUrl, seed, cases, flags: options.replayFlags ?? [], plugins };
+  const replay = {
+    input: options.inputAsTyped ?? options.input,
+    baseUrl: options.baseUrl,
+    seed,
+    cases,
+    flags: options.replayFlags ?? [],
+    plugins,
+  };
   const records = findings.all();
   const report: CheckReport = {
     seed,
@@ -319,7 +419,11 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     skipped,
     unbreakable,
     occurrences: records.map((found) => found.occurrences),
-    origins: records.map((found) => ({ stream: found.origin.stream.name, index: found.origin.index, path: found.path })),
+    origins: records.map((found) => ({
+      stream: found.origin.stream.name,
+      index: found.origin.index,
+      path: found.path,
+    })),
   };
   return { report, statistics, operations: [...states.keys()] };
 }

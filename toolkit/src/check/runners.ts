@@ -65,7 +65,14 @@ export interface RunnerContext {
   readonly operations: readonly OperationSpec[];
   readonly states: ReadonlyMap<string, OperationState>;
   /** Sends one built request (with the run's credentials, or without) and judges the answer. */
-  readonly exchange: (operation: OperationSpec, request: OutgoingRequest, intent: Intent, withCredentials: boolean, context?: string, expect?: unknown) => Promise<Exchange>;
+  readonly exchange: (
+    operation: OperationSpec,
+    request: OutgoingRequest,
+    intent: Intent,
+    withCredentials: boolean,
+    context?: string,
+    expect?: unknown,
+  ) => Promise<Exchange>;
 }
 
 const preview = (value: unknown): string => {
@@ -108,8 +115,19 @@ export class CaseRunners {
       const built = buildRequest(state.plan, broken.drawn, baseUrl);
       if (typeof built === 'string') return 'skipped';
       const request = broken.rewrite === undefined ? built : broken.rewrite(built);
-      const intent: Intent = { kind: 'invalid', constraint: broken.constraint, description: broken.description, ...(broken.parameter === undefined ? {} : { parameter: broken.parameter }) };
-      const sent = await this.context.exchange(state.spec, request, intent, true, `the request was invalid on purpose: ${broken.description}`);
+      const intent: Intent = {
+        kind: 'invalid',
+        constraint: broken.constraint,
+        description: broken.description,
+        ...(broken.parameter === undefined ? {} : { parameter: broken.parameter }),
+      };
+      const sent = await this.context.exchange(
+        state.spec,
+        request,
+        intent,
+        true,
+        `the request was invalid on purpose: ${broken.description}`,
+      );
       return sent.outcome.kind === 'unsendable' ? 'skipped' : [{ ...sent, constraint: broken.constraint }];
     };
   }
@@ -118,7 +136,13 @@ export class CaseRunners {
     return async (drawn) => {
       const request = this.validRequest(state.plan, drawn);
       if (typeof request === 'string') return 'skipped';
-      const sent = await this.context.exchange(state.spec, request, { kind: 'no-credentials' }, false, 'the request was sent without credentials on purpose');
+      const sent = await this.context.exchange(
+        state.spec,
+        request,
+        { kind: 'no-credentials' },
+        false,
+        'the request was sent without credentials on purpose',
+      );
       return sent.outcome.kind === 'unsendable' ? 'skipped' : [sent];
     };
   }
@@ -155,12 +179,20 @@ export class CaseRunners {
         }
       }
       const parametersIn = (location: string): Record<string, unknown> =>
-        Object.fromEntries(spec.parameters.flatMap((parameter, i) => (parameter.in === location && drawn.parameters[i] !== undefined ? [[parameter.name, drawn.parameters[i]]] : [])));
+        Object.fromEntries(
+          spec.parameters.flatMap((parameter, i) =>
+            parameter.in === location && drawn.parameters[i] !== undefined
+              ? [[parameter.name, drawn.parameters[i]]]
+              : [],
+          ),
+        );
       const creation: CreationContext = {
         url: request.url,
         method: request.method,
         status: answer.status,
-        requestHeaders: Object.fromEntries(Object.entries(created.request.sent.headers).map(([name, value]) => [name.toLowerCase(), value])),
+        requestHeaders: Object.fromEntries(
+          Object.entries(created.request.sent.headers).map(([name, value]) => [name.toLowerCase(), value]),
+        ),
         requestParameters: { path: parametersIn('path'), query: parametersIn('query') },
         requestBody: drawn.body?.value,
         responseHeaders: answer.headers,
@@ -175,17 +207,28 @@ export class CaseRunners {
         const base = this.followDraw(spec, target, index);
         const values = [...base.parameters];
         for (const given of followUp.parameters) {
-          const at = target.spec.parameters.findIndex((parameter) => parameter.name === given.name && (given.in === undefined || parameter.in === given.in));
+          const at = target.spec.parameters.findIndex(
+            (parameter) => parameter.name === given.name && (given.in === undefined || parameter.in === given.in),
+          );
           if (at >= 0) values[at] = given.value;
         }
-        const body = followUp.body !== undefined && target.plan.bodyMedia.length > 0 ? { media: 0, value: followUp.body.value } : base.body;
+        const body =
+          followUp.body !== undefined && target.plan.bodyMedia.length > 0
+            ? { media: 0, value: followUp.body.value }
+            : base.body;
         const built = buildRequest(target.plan, { parameters: values, body }, this.context.baseUrl);
         if (typeof built === 'string') continue;
         // The first read before any delete must find what was just created.
         const firstRead = target.spec.method === 'GET' && !readDone && !deleted;
         if (firstRead) readDone = true;
         const intent: Intent = firstRead ? { kind: 'read-after-create', created: createdText } : { kind: 'valid' };
-        const sent = await this.context.exchange(target.spec, built, intent, true, `after ${createdText}, by ${followUp.via}`);
+        const sent = await this.context.exchange(
+          target.spec,
+          built,
+          intent,
+          true,
+          `after ${createdText}, by ${followUp.via}`,
+        );
         if (sent.outcome.kind !== 'unsendable') exchanges.push(sent);
         if (target.spec.method === 'DELETE') deleted = true;
       }

@@ -28,7 +28,12 @@ export interface SchemaProblem {
 }
 
 /** The names of the properties of `schema` (its `allOf` members included) that carry `flag`. */
-function flaggedNames(document: object, declared: unknown, flag: 'readOnly' | 'writeOnly', seen: Set<unknown>): Set<string> {
+function flaggedNames(
+  document: object,
+  declared: unknown,
+  flag: 'readOnly' | 'writeOnly',
+  seen: Set<unknown>,
+): Set<string> {
   const names = new Set<string>();
   let schema: Json;
   try {
@@ -64,7 +69,8 @@ export function relaxRequired(document: object, flag: 'readOnly' | 'writeOnly'):
     } catch {
       return;
     }
-    if (Array.isArray(schema['required'])) schema['required'] = (schema['required'] as unknown[]).filter((name) => !names.has(String(name)));
+    if (Array.isArray(schema['required']))
+      schema['required'] = (schema['required'] as unknown[]).filter((name) => !names.has(String(name)));
   };
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
@@ -111,13 +117,18 @@ function problemOf(errors: readonly ErrorObject[]): SchemaProblem {
   if (last === undefined) return { instancePath: '', schemaPath: '#', keyword: 'false', message: '/ does not match' };
   const problem = describe(last);
   const first = errors[0];
-  if (errors.length > 1 && first !== undefined && first !== last) return { ...problem, message: `${problem.message} (first alternative: ${describe(first).message})` };
+  if (errors.length > 1 && first !== undefined && first !== last)
+    return { ...problem, message: `${problem.message} (first alternative: ${describe(first).message})` };
   return problem;
 }
 
 export class Schemas {
   private readonly ajv: Record<SchemaRole, Ajv2020>;
-  private readonly compiled: Record<SchemaRole, Map<string, ValidateFunction | null>> = { request: new Map(), response: new Map(), parameter: new Map() };
+  private readonly compiled: Record<SchemaRole, Map<string, ValidateFunction | null>> = {
+    request: new Map(),
+    response: new Map(),
+    parameter: new Map(),
+  };
   /** Schemas Ajv cannot compile: values against them are taken as valid. */
   readonly notes: string[] = [];
 
@@ -153,7 +164,11 @@ export class Schemas {
     if (pointer === undefined) return undefined;
     const validate = this.validator(role, pointer);
     // Reading text as the schema's type rewrites the value in place: a copy is read.
-    if (validate === null || validate(role === 'parameter' && typeof value === 'object' && value !== null ? structuredClone(value) : value)) return undefined;
+    if (
+      validate === null ||
+      validate(role === 'parameter' && typeof value === 'object' && value !== null ? structuredClone(value) : value)
+    )
+      return undefined;
     return problemOf(validate.errors ?? []);
   }
 

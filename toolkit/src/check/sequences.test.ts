@@ -63,7 +63,9 @@ const document = {
     '/pets': {
       post: {
         operationId: 'createPet',
-        responses: { '201': { description: 'created', content: { 'application/json': { schema: { type: 'object' } } } } },
+        responses: {
+          '201': { description: 'created', content: { 'application/json': { schema: { type: 'object' } } } },
+        },
       },
     },
     '/pets/{petId}': {
@@ -78,7 +80,12 @@ const document = {
         responses: {
           '201': {
             description: 'created',
-            links: { ownerPets: { operationId: 'listOwnerPets', parameters: { 'path.ownerId': '$response.body#/ownerNumber', limit: 5 } } },
+            links: {
+              ownerPets: {
+                operationId: 'listOwnerPets',
+                parameters: { 'path.ownerId': '$response.body#/ownerNumber', limit: 5 },
+              },
+            },
           },
         },
       },

@@ -17,7 +17,10 @@ export interface CreationContext {
   readonly status: number;
   /** Lower-case names. */
   readonly requestHeaders: Readonly<Record<string, string>>;
-  readonly requestParameters: { readonly path: Readonly<Record<string, unknown>>; readonly query: Readonly<Record<string, unknown>> };
+  readonly requestParameters: {
+    readonly path: Readonly<Record<string, unknown>>;
+    readonly query: Readonly<Record<string, unknown>>;
+  };
   readonly requestBody: unknown;
   /** Lower-case names. */
   readonly responseHeaders: Readonly<Record<string, string>>;
@@ -29,7 +32,11 @@ export interface FollowUp {
   /** How it was found: `link <name>` or `path parameter {petId}`. */
   readonly via: string;
   /** Values by parameter location and name. */
-  readonly parameters: ReadonlyArray<{ readonly in: string | undefined; readonly name: string; readonly value: unknown }>;
+  readonly parameters: ReadonlyArray<{
+    readonly in: string | undefined;
+    readonly name: string;
+    readonly value: unknown;
+  }>;
   /** The body the link gives; undefined when it gives none. */
   readonly body: { readonly value: unknown } | undefined;
 }
@@ -61,7 +68,8 @@ export function evaluateExpression(expression: string, context: CreationContext)
     if (rest !== '' && !rest.startsWith('#')) return NOT_FOUND;
     return bodyAt(side === 'request' ? context.requestBody : context.responseBody, rest.slice(1));
   }
-  if (source === 'header.') return headerOf(side === 'request' ? context.requestHeaders : context.responseHeaders, rest);
+  if (source === 'header.')
+    return headerOf(side === 'request' ? context.requestHeaders : context.responseHeaders, rest);
   if (side !== 'request') return NOT_FOUND;
   const values = source === 'path.' ? context.requestParameters.path : context.requestParameters.query;
   return rest in values ? { found: true, value: values[rest] } : NOT_FOUND;
@@ -87,7 +95,11 @@ export function linkValue(value: unknown, context: CreationContext): Found {
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
 
 /** The operation a link names, by operationId or by operationRef (a pointer into the document). */
-function linkTarget(operations: readonly OperationSpec[], operationId: string | undefined, operationRef: string | undefined): OperationSpec | undefined {
+function linkTarget(
+  operations: readonly OperationSpec[],
+  operationId: string | undefined,
+  operationRef: string | undefined,
+): OperationSpec | undefined {
   if (operationId !== undefined) return operations.find((operation) => operation.operationId === operationId);
   if (operationRef === undefined) return undefined;
   const hash = operationRef.indexOf('#');
@@ -102,7 +114,11 @@ function linkTarget(operations: readonly OperationSpec[], operationId: string | 
 }
 
 /** The follow-ups of a response's links that can be evaluated. */
-function linkFollowUps(operations: readonly OperationSpec[], response: ResponseSpec, context: CreationContext): FollowUp[] {
+function linkFollowUps(
+  operations: readonly OperationSpec[],
+  response: ResponseSpec,
+  context: CreationContext,
+): FollowUp[] {
   const followUps: FollowUp[] = [];
   for (const link of response.links) {
     const target = linkTarget(operations, link.operationId, link.operationRef);
@@ -156,7 +172,12 @@ function nameFollowUps(operations: readonly OperationSpec[], creator: OperationS
     if (name === undefined) continue;
     const found = matchField(name, created);
     if (!found.found) continue;
-    followUps.push({ target, via: `path parameter {${name}}`, parameters: [{ in: 'path', name, value: found.value }], body: undefined });
+    followUps.push({
+      target,
+      via: `path parameter {${name}}`,
+      parameters: [{ in: 'path', name, value: found.value }],
+      body: undefined,
+    });
   }
   return followUps;
 }
@@ -168,9 +189,22 @@ const ORDER: Readonly<Record<string, number>> = { GET: 0, HEAD: 0, PUT: 1, PATCH
  * The follow-ups of an answer of `creator` that `response` declares: by its links when it has
  * some, else by path parameter names; ordered reads, changes, deletes.
  */
-export function followUps(operations: readonly OperationSpec[], creator: OperationSpec, response: ResponseSpec, context: CreationContext): FollowUp[] {
-  const found = response.links.length > 0 ? linkFollowUps(operations, response, context) : nameFollowUps(operations, creator, context.responseBody);
-  return found.map((followUp, index) => ({ followUp, index })).sort((a, b) => (ORDER[a.followUp.target.method] ?? 1) - (ORDER[b.followUp.target.method] ?? 1) || a.index - b.index).map(({ followUp }) => followUp);
+export function followUps(
+  operations: readonly OperationSpec[],
+  creator: OperationSpec,
+  response: ResponseSpec,
+  context: CreationContext,
+): FollowUp[] {
+  const found =
+    response.links.length > 0
+      ? linkFollowUps(operations, response, context)
+      : nameFollowUps(operations, creator, context.responseBody);
+  return found
+    .map((followUp, index) => ({ followUp, index }))
+    .sort(
+      (a, b) => (ORDER[a.followUp.target.method] ?? 1) - (ORDER[b.followUp.target.method] ?? 1) || a.index - b.index,
+    )
+    .map(({ followUp }) => followUp);
 }
 
 /** Whether `operation` may create something others use: it has links, or it is a POST whose path others extend with a template. */

@@ -61,7 +61,9 @@ describe('parameter styles (OpenAPI 3.1, Style Examples)', () => {
     expect(headerText(parameter('header', 'simple', false), list)).toBe('blue,black,brown');
     expect(headerText(parameter('header', 'simple', true), object)).toBe('R=100,G=200,B=150');
     expect(cookiePair(parameter('cookie', 'form', false), 'a b;c')).toBe('color=a%20b%3Bc');
-    expect(formBody({ name: 'a b', tags: ['x', 'y'], meta: { k: 1 } })).toBe('name=a%20b&tags=x&tags=y&meta=%7B%22k%22%3A1%7D');
+    expect(formBody({ name: 'a b', tags: ['x', 'y'], meta: { k: 1 } })).toBe(
+      'name=a%20b&tags=x&tags=y&meta=%7B%22k%22%3A1%7D',
+    );
   });
 
   it('writes a parameter with JSON content as JSON', () => {

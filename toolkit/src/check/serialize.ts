@@ -15,20 +15,28 @@ type Json = Record<string, unknown>;
 export const scalarText = (value: unknown): string =>
   value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Percent-encodes everything but unreserved characters (RFC 3986). */
-const encode = (text: string): string => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const encode = (text: string): string =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** A parameter's value as the media type of its `content` says, else as it is. */
 function contentValue(parameter: ParameterSpec, value: unknown): unknown {
-  return parameter.contentType === undefined ? value : /json/i.test(parameter.contentType) ? JSON.stringify(value) : scalarText(value);
+  return parameter.contentType === undefined
+    ? value
+    : /json/i.test(parameter.contentType)
+      ? JSON.stringify(value)
+      : scalarText(value);
 }
 
 /** Pairs of an object, flattened as `k,v,k2,v2` or `k=v,k2=v2`. */
 const objectPairs = (value: Json, exploded: boolean, separator: string, escape: (text: string) => string): string =>
   Object.entries(value)
-    .map(([key, inner]) => (exploded ? `${escape(key)}=${escape(scalarText(inner))}` : `${escape(key)},${escape(scalarText(inner))}`))
+    .map(([key, inner]) =>
+      exploded ? `${escape(key)}=${escape(scalarText(inner))}` : `${escape(key)},${escape(scalarText(inner))}`,
+    )
     .join(exploded ? separator : ',');
 
 /** The text that replaces `{name}` in the path. */
@@ -45,9 +53,14 @@ export function pathText(parameter: ParameterSpec, raw: unknown): string {
     case 'matrix': {
       if (Array.isArray(value)) {
         if (value.length === 0) return `;${name}`;
-        return explode ? value.map((item) => `;${name}=${encode(scalarText(item))}`).join('') : `;${name}=${value.map((item) => encode(scalarText(item))).join(',')}`;
+        return explode
+          ? value.map((item) => `;${name}=${encode(scalarText(item))}`).join('')
+          : `;${name}=${value.map((item) => encode(scalarText(item))).join(',')}`;
       }
-      if (isObject(value)) return explode ? `;${objectPairs(value, true, ';', encode)}` : `;${name}=${objectPairs(value, false, ',', encode)}`;
+      if (isObject(value))
+        return explode
+          ? `;${objectPairs(value, true, ';', encode)}`
+          : `;${name}=${objectPairs(value, false, ',', encode)}`;
       return `;${name}=${encode(scalarText(value))}`;
     }
     default: {
@@ -62,14 +75,20 @@ export function pathText(parameter: ParameterSpec, raw: unknown): string {
 export function queryPairs(parameter: ParameterSpec, raw: unknown): string[] {
   const value = contentValue(parameter, raw);
   const name = encode(parameter.name);
-  if (parameter.style === 'deepObject' && isObject(value)) return Object.entries(value).map(([key, inner]) => `${name}[${encode(key)}]=${encode(scalarText(inner))}`);
+  if (parameter.style === 'deepObject' && isObject(value))
+    return Object.entries(value).map(([key, inner]) => `${name}[${encode(key)}]=${encode(scalarText(inner))}`);
   if (Array.isArray(value)) {
     const items = value.map((item) => encode(scalarText(item)));
     if (parameter.style === 'spaceDelimited') return [`${name}=${items.join('%20')}`];
     if (parameter.style === 'pipeDelimited') return [`${name}=${items.join('|')}`];
     return parameter.explode ? items.map((item) => `${name}=${item}`) : [`${name}=${items.join(',')}`];
   }
-  if (isObject(value)) return parameter.explode ? objectPairs(value, true, '&', encode).split('&').filter((pair) => pair !== '') : [`${name}=${objectPairs(value, false, ',', encode)}`];
+  if (isObject(value))
+    return parameter.explode
+      ? objectPairs(value, true, '&', encode)
+          .split('&')
+          .filter((pair) => pair !== '')
+      : [`${name}=${objectPairs(value, false, ',', encode)}`];
   return [`${name}=${encode(scalarText(value))}`];
 }
 
@@ -84,7 +103,11 @@ export function headerText(parameter: ParameterSpec, raw: unknown): string {
 /** A cookie parameter's `name=value` (`form`), the value percent-encoded as cookies need. */
 export function cookiePair(parameter: ParameterSpec, raw: unknown): string {
   const value = contentValue(parameter, raw);
-  const text = Array.isArray(value) ? value.map((item) => encode(scalarText(item))).join(',') : isObject(value) ? objectPairs(value, false, ',', encode) : encode(scalarText(value));
+  const text = Array.isArray(value)
+    ? value.map((item) => encode(scalarText(item))).join(',')
+    : isObject(value)
+      ? objectPairs(value, false, ',', encode)
+      : encode(scalarText(value));
   return `${parameter.name}=${text}`;
 }
 
@@ -115,7 +138,13 @@ export function clientEncode(text: string): string {
   try {
     return encodeURIComponent(text);
   } catch {
-    return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+    return [...Buffer.from(text, 'utf8')]
+      .map((byte) =>
+        /[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte))
+          ? String.fromCharCode(byte)
+          : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+      )
+      .join('');
   }
 }
 

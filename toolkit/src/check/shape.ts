@@ -107,14 +107,19 @@ export const ANY: Shape = {
 
 const NEVER: Shape = { ...ANY, never: true };
 
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-const tighter = (a: number | undefined, b: number | undefined, pick: (x: number, y: number) => number): number | undefined =>
-  a === undefined ? b : b === undefined ? a : pick(a, b);
+const num = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+const tighter = (
+  a: number | undefined,
+  b: number | undefined,
+  pick: (x: number, y: number) => number,
+): number | undefined => (a === undefined ? b : b === undefined ? a : pick(a, b));
 
 /** JSON equality, for `enum` and `const` (key order ignored). */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return typeof a === 'number' && typeof b === 'number' && a === b;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return typeof a === 'number' && typeof b === 'number' && a === b;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
   const ka = Object.keys(a);
@@ -122,7 +127,10 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((key) => key in b && sameJson((a as Json)[key], (b as Json)[key]));
 }
 
-function intersectTypes(a: readonly JsonType[] | undefined, b: readonly JsonType[] | undefined): readonly JsonType[] | undefined {
+function intersectTypes(
+  a: readonly JsonType[] | undefined,
+  b: readonly JsonType[] | undefined,
+): readonly JsonType[] | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
   const out = new Set<JsonType>();
@@ -139,12 +147,23 @@ function intersectTypes(a: readonly JsonType[] | undefined, b: readonly JsonType
 export function mergeShapes(a: Shape, b: Shape): Shape {
   if (a.never || b.never) return NEVER;
   const properties = new Map<string, unknown[]>();
-  for (const [name, schemas] of [...a.properties, ...b.properties]) properties.set(name, [...(properties.get(name) ?? []), ...schemas]);
-  const enumValues = a.enumValues === undefined ? b.enumValues : b.enumValues === undefined ? a.enumValues : a.enumValues.filter((x) => b.enumValues?.some((y) => sameJson(x, y)));
+  for (const [name, schemas] of [...a.properties, ...b.properties])
+    properties.set(name, [...(properties.get(name) ?? []), ...schemas]);
+  const enumValues =
+    a.enumValues === undefined
+      ? b.enumValues
+      : b.enumValues === undefined
+        ? a.enumValues
+        : a.enumValues.filter((x) => b.enumValues?.some((y) => sameJson(x, y)));
   const allowedNames =
-    a.allowedNames === undefined ? b.allowedNames : b.allowedNames === undefined ? a.allowedNames : new Set([...a.allowedNames].filter((name) => b.allowedNames?.has(name)));
+    a.allowedNames === undefined
+      ? b.allowedNames
+      : b.allowedNames === undefined
+        ? a.allowedNames
+        : new Set([...a.allowedNames].filter((name) => b.allowedNames?.has(name)));
   const prefixItems: unknown[][] = [];
-  for (let i = 0; i < Math.max(a.prefixItems.length, b.prefixItems.length); i += 1) prefixItems.push([...(a.prefixItems[i] ?? []), ...(b.prefixItems[i] ?? [])]);
+  for (let i = 0; i < Math.max(a.prefixItems.length, b.prefixItems.length); i += 1)
+    prefixItems.push([...(a.prefixItems[i] ?? []), ...(b.prefixItems[i] ?? [])]);
   const types = intersectTypes(a.types, b.types);
   return {
     never: types !== undefined && types.length === 0,
@@ -184,7 +203,9 @@ export function mergeShapes(a: Shape, b: Shape): Shape {
 
 function ownTypes(schema: Json): readonly JsonType[] | undefined {
   const type = schema['type'];
-  const listed = (Array.isArray(type) ? type : typeof type === 'string' ? [type] : undefined)?.filter((t): t is JsonType => (JSON_TYPES as readonly string[]).includes(String(t)));
+  const listed = (Array.isArray(type) ? type : typeof type === 'string' ? [type] : undefined)?.filter(
+    (t): t is JsonType => (JSON_TYPES as readonly string[]).includes(String(t)),
+  );
   return listed;
 }
 
@@ -193,7 +214,10 @@ function discriminatorOf(schema: Json): Discriminator | undefined {
   if (typeof declared !== 'object' || declared === null) return undefined;
   const { propertyName, mapping } = declared as { propertyName?: unknown; mapping?: unknown };
   if (typeof propertyName !== 'string') return undefined;
-  const pairs = typeof mapping === 'object' && mapping !== null ? Object.entries(mapping as Json).filter((pair): pair is [string, string] => typeof pair[1] === 'string') : [];
+  const pairs =
+    typeof mapping === 'object' && mapping !== null
+      ? Object.entries(mapping as Json).filter((pair): pair is [string, string] => typeof pair[1] === 'string')
+      : [];
   return { propertyName, mapping: Object.fromEntries(pairs) };
 }
 
@@ -262,7 +286,12 @@ interface FlattenOptions {
 }
 
 /** Flattens `schema` (a schema of `document`, maybe a reference); `seen` guards an `allOf` that contains itself. */
-export function flatten(document: object, schema: unknown, options: FlattenOptions = { expandDiscriminator: true, keepExamples: true }, seen: Set<unknown> = new Set()): Shape {
+export function flatten(
+  document: object,
+  schema: unknown,
+  options: FlattenOptions = { expandDiscriminator: true, keepExamples: true },
+  seen: Set<unknown> = new Set(),
+): Shape {
   if (schema === true || schema === undefined) return ANY;
   if (schema === false) return NEVER;
   if (typeof schema !== 'object' || schema === null) return ANY;
@@ -289,12 +318,20 @@ export function flatten(document: object, schema: unknown, options: FlattenOptio
   const discriminator = discriminatorOf(declared);
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     const branches = declared[keyword];
-    if (Array.isArray(branches) && branches.length > 0) shape = { ...shape, alternatives: [...shape.alternatives, { branches, discriminator }] };
+    if (Array.isArray(branches) && branches.length > 0)
+      shape = { ...shape, alternatives: [...shape.alternatives, { branches, discriminator }] };
   }
-  if (discriminator !== undefined && !Array.isArray(declared['oneOf']) && !Array.isArray(declared['anyOf']) && options.expandDiscriminator) {
+  if (
+    discriminator !== undefined &&
+    !Array.isArray(declared['oneOf']) &&
+    !Array.isArray(declared['anyOf']) &&
+    options.expandDiscriminator
+  ) {
     const targets = Object.values(discriminator.mapping);
     if (targets.length > 0) {
-      const branches = targets.map((target) => ({ $ref: target.includes('/') ? target : `#/components/schemas/${target}` }));
+      const branches = targets.map((target) => ({
+        $ref: target.includes('/') ? target : `#/components/schemas/${target}`,
+      }));
       shape = { ...shape, alternatives: [...shape.alternatives, { branches, discriminator }] };
     }
   }
@@ -308,10 +345,29 @@ export function flatten(document: object, schema: unknown, options: FlattenOptio
 export function impliedTypes(shape: Shape): readonly JsonType[] {
   if (shape.types !== undefined) return shape.types;
   const implied: JsonType[] = [];
-  if (shape.properties.size > 0 || shape.required.size > 0 || shape.additional.length > 0 || shape.noExtras) implied.push('object');
-  if (shape.items.length > 0 || shape.prefixItems.length > 0 || shape.minItems !== undefined || shape.maxItems !== undefined) implied.push('array');
-  if (shape.minLength !== undefined || shape.maxLength !== undefined || shape.patterns.length > 0 || (shape.format !== undefined && !NUMBER_FORMATS.has(shape.format))) implied.push('string');
-  if (shape.minimum !== undefined || shape.maximum !== undefined || shape.multipleOf !== undefined || (shape.format !== undefined && NUMBER_FORMATS.has(shape.format))) implied.push('number');
+  if (shape.properties.size > 0 || shape.required.size > 0 || shape.additional.length > 0 || shape.noExtras)
+    implied.push('object');
+  if (
+    shape.items.length > 0 ||
+    shape.prefixItems.length > 0 ||
+    shape.minItems !== undefined ||
+    shape.maxItems !== undefined
+  )
+    implied.push('array');
+  if (
+    shape.minLength !== undefined ||
+    shape.maxLength !== undefined ||
+    shape.patterns.length > 0 ||
+    (shape.format !== undefined && !NUMBER_FORMATS.has(shape.format))
+  )
+    implied.push('string');
+  if (
+    shape.minimum !== undefined ||
+    shape.maximum !== undefined ||
+    shape.multipleOf !== undefined ||
+    (shape.format !== undefined && NUMBER_FORMATS.has(shape.format))
+  )
+    implied.push('number');
   return implied.length > 0 ? implied : JSON_TYPES;
 }
 

@@ -47,7 +47,8 @@ export class Timings {
   summary(): TimingSummary {
     if (this.sample.length === 0) return { p50Ms: 0, p99Ms: 0, maxMs: 0 };
     const sorted = [...this.sample].sort((a, b) => a - b);
-    const at = (quantile: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1)] ?? 0;
+    const at = (quantile: number): number =>
+      sorted[Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1)] ?? 0;
     const round = (ms: number): number => Math.round(ms * 100) / 100;
     return { p50Ms: round(at(0.5)), p99Ms: round(at(0.99)), maxMs: round(this.max) };
   }

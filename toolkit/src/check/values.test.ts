@@ -10,15 +10,40 @@ const document = {
   paths: {},
   components: {
     schemas: {
-      Node: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 5 }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
-      Cat: { allOf: [{ $ref: '#/components/schemas/PetBase' }, { type: 'object', required: ['meows'], properties: { meows: { type: 'boolean' } } }] },
-      Dog: { allOf: [{ $ref: '#/components/schemas/PetBase' }, { type: 'object', required: ['barks'], properties: { barks: { type: 'integer', minimum: 0 } } }] },
+      Node: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string', maxLength: 5 },
+          children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+        },
+      },
+      Cat: {
+        allOf: [
+          { $ref: '#/components/schemas/PetBase' },
+          { type: 'object', required: ['meows'], properties: { meows: { type: 'boolean' } } },
+        ],
+      },
+      Dog: {
+        allOf: [
+          { $ref: '#/components/schemas/PetBase' },
+          { type: 'object', required: ['barks'], properties: { barks: { type: 'integer', minimum: 0 } } },
+        ],
+      },
       PetBase: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } },
       Pet: {
         oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }],
-        discriminator: { propertyName: 'kind', mapping: { cat: '#/components/schemas/Cat', dog: '#/components/schemas/Dog' } },
+        discriminator: {
+          propertyName: 'kind',
+          mapping: { cat: '#/components/schemas/Cat', dog: '#/components/schemas/Dog' },
+        },
       },
-      Account: { type: 'object', required: ['id', 'owner'], properties: { id: { type: 'string', readOnly: true }, owner: { type: 'string', minLength: 1 } }, additionalProperties: false },
+      Account: {
+        type: 'object',
+        required: ['id', 'owner'],
+        properties: { id: { type: 'string', readOnly: true }, owner: { type: 'string', minLength: 1 } },
+        additionalProperties: false,
+      },
     },
   },
 };
@@ -48,12 +73,38 @@ const table: ReadonlyArray<[string, unknown]> = [
   ['items and lengths', { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3 }],
   ['prefixItems', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }], items: false, minItems: 2 }],
   ['uniqueItems', { type: 'array', items: { enum: [1, 2, 3, 4] }, uniqueItems: true }],
-  ['required and closed', { type: 'object', required: ['a'], properties: { a: { type: 'integer' }, b: { type: 'string' } }, additionalProperties: false }],
+  [
+    'required and closed',
+    {
+      type: 'object',
+      required: ['a'],
+      properties: { a: { type: 'integer' }, b: { type: 'string' } },
+      additionalProperties: false,
+    },
+  ],
   ['additionalProperties schema', { type: 'object', additionalProperties: { type: 'integer' } }],
-  ['unevaluatedProperties false', { allOf: [{ type: 'object', properties: { a: { type: 'string' } } }], properties: { b: { type: 'string' } }, unevaluatedProperties: false }],
+  [
+    'unevaluatedProperties false',
+    {
+      allOf: [{ type: 'object', properties: { a: { type: 'string' } } }],
+      properties: { b: { type: 'string' } },
+      unevaluatedProperties: false,
+    },
+  ],
   ['readOnly left out of requests', { $ref: '#/components/schemas/Account' }],
-  ['allOf merged', { allOf: [{ type: 'object', required: ['a'], properties: { a: { type: 'string', minLength: 1 } } }, { required: ['b'], properties: { b: { type: 'integer', maximum: 0 } } }] }],
-  ['oneOf branches', { oneOf: [{ type: 'string', maxLength: 2 }, { type: 'integer' }, { type: 'array', maxItems: 0 }] }],
+  [
+    'allOf merged',
+    {
+      allOf: [
+        { type: 'object', required: ['a'], properties: { a: { type: 'string', minLength: 1 } } },
+        { required: ['b'], properties: { b: { type: 'integer', maximum: 0 } } },
+      ],
+    },
+  ],
+  [
+    'oneOf branches',
+    { oneOf: [{ type: 'string', maxLength: 2 }, { type: 'integer' }, { type: 'array', maxItems: 0 }] },
+  ],
   ['anyOf branches', { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'boolean' }] }],
   ['discriminator', { $ref: '#/components/schemas/Pet' }],
   ['recursive reference', { $ref: '#/components/schemas/Node' }],
@@ -64,36 +115,50 @@ const table: ReadonlyArray<[string, unknown]> = [
 describe('values drawn from a schema', () => {
   const schemas = new Schemas(document);
   // Each schema is checked where it is written: under a pointer of its own in a copy of the document.
-  const withTable = { ...document, 'x-table': Object.fromEntries(table.map(([, schema], index) => [String(index), schema])) };
+  const withTable = {
+    ...document,
+    'x-table': Object.fromEntries(table.map(([, schema], index) => [String(index), schema])),
+  };
   const tableSchemas = new Schemas(withTable);
 
   it('reads the table (a value off its schema is refused)', () => {
-    expect(tableSchemas.problem('request', '#/x-table/16', 'abcdef')?.message).toBe('/ must NOT have more than 4 characters');
-    expect(tableSchemas.notes).toEqual([]);
-  });
-
-  it.each(table.map(([name, schema], index): [string, unknown, number] => [name, schema, index]))('%s: every drawn value matches the schema', (_name, schema, index) => {
-    const values = valuesOf(withTable, schema, { channel: 'body', direction: 'request' });
-    expect(values).toBeDefined();
-    if (values === undefined) return;
-    fc.assert(
-      fc.property(values, (value) => {
-        const problem = tableSchemas.problem('request', `#/x-table/${index}`, value);
-        expect(problem?.message, JSON.stringify(value)).toBeUndefined();
-      }),
-      { numRuns: 150, seed: 7 },
+    expect(tableSchemas.problem('request', '#/x-table/16', 'abcdef')?.message).toBe(
+      '/ must NOT have more than 4 characters',
     );
     expect(tableSchemas.notes).toEqual([]);
   });
 
+  it.each(table.map(([name, schema], index): [string, unknown, number] => [name, schema, index]))(
+    '%s: every drawn value matches the schema',
+    (_name, schema, index) => {
+      const values = valuesOf(withTable, schema, { channel: 'body', direction: 'request' });
+      expect(values).toBeDefined();
+      if (values === undefined) return;
+      fc.assert(
+        fc.property(values, (value) => {
+          const problem = tableSchemas.problem('request', `#/x-table/${index}`, value);
+          expect(problem?.message, JSON.stringify(value)).toBeUndefined();
+        }),
+        { numRuns: 150, seed: 7 },
+      );
+      expect(tableSchemas.notes).toEqual([]);
+    },
+  );
+
   it('draws each branch of a discriminated oneOf with its tag', () => {
     const values = valuesOf(document, { $ref: '#/components/schemas/Pet' }, { channel: 'body', direction: 'request' });
-    const kinds = new Set(fc.sample(values ?? fc.constant(null), { numRuns: 100, seed: 3 }).map((pet) => (pet as { kind?: unknown }).kind));
+    const kinds = new Set(
+      fc.sample(values ?? fc.constant(null), { numRuns: 100, seed: 3 }).map((pet) => (pet as { kind?: unknown }).kind),
+    );
     expect(kinds).toEqual(new Set(['cat', 'dog']));
   });
 
   it('leaves readOnly properties out of requests, and the request reading does not require them', () => {
-    const values = valuesOf(document, { $ref: '#/components/schemas/Account' }, { channel: 'body', direction: 'request' });
+    const values = valuesOf(
+      document,
+      { $ref: '#/components/schemas/Account' },
+      { channel: 'body', direction: 'request' },
+    );
     const drawn = fc.sample(values ?? fc.constant(null), { numRuns: 50, seed: 1 });
     expect(drawn.every((account) => !Object.hasOwn(account as object, 'id'))).toBe(true);
     expect(schemas.valid('request', '#/components/schemas/Account', { owner: 'x' })).toBe(true);
@@ -102,13 +167,19 @@ describe('values drawn from a schema', () => {
 
   it('draws long strings now and then where there is no maxLength', () => {
     const values = valuesOf(document, { type: 'string' }, { channel: 'body', direction: 'request' });
-    const lengths = fc.sample(values ?? fc.constant(''), { numRuns: 400, seed: 11 }).map((text) => [...(text as string)].length);
+    const lengths = fc
+      .sample(values ?? fc.constant(''), { numRuns: 400, seed: 11 })
+      .map((text) => [...(text as string)].length);
     expect(Math.max(...lengths)).toBeGreaterThanOrEqual(1000);
     expect(lengths.filter((length) => length < 100).length).toBeGreaterThan(300);
   });
 
   it('mixes in the schema examples', () => {
-    const values = valuesOf(document, { type: 'string', examples: ['from-the-document'] }, { channel: 'body', direction: 'request' });
+    const values = valuesOf(
+      document,
+      { type: 'string', examples: ['from-the-document'] },
+      { channel: 'body', direction: 'request' },
+    );
     expect(fc.sample(values ?? fc.constant(''), { numRuns: 100, seed: 2 })).toContain('from-the-document');
   });
 
@@ -123,17 +194,23 @@ describe('values drawn from a schema', () => {
     }
   });
 
-  it.each(table.map(([name, schema], index): [string, unknown, number] => [name, schema, index]))('%s: every ordinary value matches the schema', (_name, schema, index) => {
-    const values = valuesOf(withTable, schema, { channel: 'body', direction: 'request', ordinary: true });
-    expect(values).toBeDefined();
-    if (values === undefined) return;
-    fc.assert(
-      fc.property(values, (value) => {
-        expect(tableSchemas.problem('request', `#/x-table/${index}`, value)?.message, JSON.stringify(value)).toBeUndefined();
-      }),
-      { numRuns: 100, seed: 7 },
-    );
-  });
+  it.each(table.map(([name, schema], index): [string, unknown, number] => [name, schema, index]))(
+    '%s: every ordinary value matches the schema',
+    (_name, schema, index) => {
+      const values = valuesOf(withTable, schema, { channel: 'body', direction: 'request', ordinary: true });
+      expect(values).toBeDefined();
+      if (values === undefined) return;
+      fc.assert(
+        fc.property(values, (value) => {
+          expect(
+            tableSchemas.problem('request', `#/x-table/${index}`, value)?.message,
+            JSON.stringify(value),
+          ).toBeUndefined();
+        }),
+        { numRuns: 100, seed: 7 },
+      );
+    },
+  );
 
   it('draws ordinary text: printable characters of ORDINARY_TEXT, short, the longest allowed now and then', () => {
     const open = valuesOf(document, { type: 'string' }, { channel: 'body', direction: 'request', ordinary: true });
@@ -141,20 +218,36 @@ describe('values drawn from a schema', () => {
     const allowed = new Set(ORDINARY_TEXT);
     for (const text of texts) {
       expect(text).not.toMatch(/[\u0000-\u001f\u007f]/);
-      expect([...text].every((character) => allowed.has(character)), text).toBe(true);
+      expect(
+        [...text].every((character) => allowed.has(character)),
+        text,
+      ).toBe(true);
     }
     expect(Math.max(...texts.map((text) => [...text].length))).toBeLessThanOrEqual(20);
-    const bounded = valuesOf(document, { type: 'string', maxLength: 30 }, { channel: 'text', direction: 'request', ordinary: true });
+    const bounded = valuesOf(
+      document,
+      { type: 'string', maxLength: 30 },
+      { channel: 'text', direction: 'request', ordinary: true },
+    );
     expect(fc.sample(bounded ?? fc.constant(''), { numRuns: 300, seed: 4 })).toContain('😀'.repeat(30));
   });
 
   it('adds no undeclared properties to open objects when ordinary', () => {
-    const values = valuesOf(document, { type: 'object', required: ['a'], properties: { a: { type: 'integer' } } }, { channel: 'body', direction: 'request', ordinary: true });
-    for (const value of fc.sample(values ?? fc.constant({}), { numRuns: 200, seed: 9 })) expect(Object.keys(value as object)).toEqual(['a']);
+    const values = valuesOf(
+      document,
+      { type: 'object', required: ['a'], properties: { a: { type: 'integer' } } },
+      { channel: 'body', direction: 'request', ordinary: true },
+    );
+    for (const value of fc.sample(values ?? fc.constant({}), { numRuns: 200, seed: 9 }))
+      expect(Object.keys(value as object)).toEqual(['a']);
   });
 
   it('draws from patterns fast-check cannot read whole: lookarounds, \\b, backreferences', () => {
-    const draw = (pattern: string) => fc.sample(valuesOf(document, { type: 'string', pattern }, { channel: 'body', direction: 'request' }) ?? fc.constant(null), { numRuns: 100, seed: 5 });
+    const draw = (pattern: string) =>
+      fc.sample(
+        valuesOf(document, { type: 'string', pattern }, { channel: 'body', direction: 'request' }) ?? fc.constant(null),
+        { numRuns: 100, seed: 5 },
+      );
     // A prefix the pattern refuses: what follows the lookahead always holds, the lookahead nearly always.
     const ids = draw('^(?!sink_)[a-zA-Z0-9_-]+$') as string[];
     expect(ids.every((id) => /^[a-zA-Z0-9_-]+$/.test(id))).toBe(true);
@@ -172,7 +265,9 @@ describe('values drawn from a schema', () => {
 
   it('gives nothing for a schema no value matches', () => {
     expect(valuesOf(document, false, { channel: 'body', direction: 'request' })).toBeUndefined();
-    expect(valuesOf(document, { type: 'integer', minimum: 3, maximum: 2 }, { channel: 'body', direction: 'request' })).toBeUndefined();
+    expect(
+      valuesOf(document, { type: 'integer', minimum: 3, maximum: 2 }, { channel: 'body', direction: 'request' }),
+    ).toBeUndefined();
   });
 });
 

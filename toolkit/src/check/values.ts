@@ -1,5 +1,14 @@
 import fc, { type Arbitrary } from 'fast-check';
-import { ANY, discriminatorValue, flatten, impliedTypes, mergeShapes, type Discriminator, type JsonType, type Shape } from './shape.js';
+import {
+  ANY,
+  discriminatorValue,
+  flatten,
+  impliedTypes,
+  mergeShapes,
+  type Discriminator,
+  type JsonType,
+  type Shape,
+} from './shape.js';
 
 /**
  * Values of a schema as fast-check arbitraries, drawn from what the schema says (shape.ts): types
@@ -67,7 +76,11 @@ export const CROSS_SHRINK = { withCrossShrink: true } as const;
 const SAFE = Number.MAX_SAFE_INTEGER;
 const INT32 = 2 ** 31;
 
-const dates = fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true });
+const dates = fc.date({
+  min: new Date('1900-01-01T00:00:00Z'),
+  max: new Date('2099-12-31T23:59:59Z'),
+  noInvalidDate: true,
+});
 
 /** Strings of the formats of the OpenAPI Format Registry and JSON Schema, where a generator exists. */
 const FORMAT_STRINGS: Readonly<Record<string, () => Arbitrary<string>>> = {
@@ -111,17 +124,45 @@ export function patternRegExp(pattern: string): RegExp | undefined {
  * The characters of ordinary text: letters of several scripts, digits, an emoji outside the BMP,
  * a combining mark, a zero-width space, quotes, a backslash and `<`.
  */
-export const ORDINARY_TEXT: readonly string[] = ['a', 'Z', '0', '7', ' ', '-', '.', "'", 'é', 'ß', 'ع', 'م', '中', 'Ω', '😀', '\u0301', '\u200b', '"', '\\', '<'];
+export const ORDINARY_TEXT: readonly string[] = [
+  'a',
+  'Z',
+  '0',
+  '7',
+  ' ',
+  '-',
+  '.',
+  "'",
+  'é',
+  'ß',
+  'ع',
+  'م',
+  '中',
+  'Ω',
+  '😀',
+  '\u0301',
+  '\u200b',
+  '"',
+  '\\',
+  '<',
+];
 
 /** Strings of ORDINARY_TEXT up to ORDINARY_LENGTH characters, or the shortest and longest the schema allows. */
 const ORDINARY_LENGTH = 20;
 
 function ordinaryStrings(minLength: number, maxLength: number | undefined): Arbitrary<string> {
   const longest = maxLength ?? 40;
-  const drawn = fc.string({ unit: fc.constantFrom(...ORDINARY_TEXT), minLength: Math.max(minLength, 1), maxLength: Math.max(Math.min(longest, ORDINARY_LENGTH), minLength, 1) });
+  const drawn = fc.string({
+    unit: fc.constantFrom(...ORDINARY_TEXT),
+    minLength: Math.max(minLength, 1),
+    maxLength: Math.max(Math.min(longest, ORDINARY_LENGTH), minLength, 1),
+  });
   if (maxLength === undefined) return drawn;
   // maxLength counts code points (JSON Schema): the longest of letters outside ASCII and outside the BMP.
-  return fc.oneof(drawn, fc.constantFrom('x'.repeat(Math.max(minLength, 1)), 'é'.repeat(maxLength), '😀'.repeat(maxLength)));
+  return fc.oneof(
+    drawn,
+    fc.constantFrom('x'.repeat(Math.max(minLength, 1)), 'é'.repeat(maxLength), '😀'.repeat(maxLength)),
+  );
 }
 
 /** Replaces spaces at either end of a header value (HTTP trims them) without changing its length. */
@@ -131,16 +172,46 @@ function plainStrings(shape: Shape, options: DrawOptions, state: DrawState): Arb
   const minLength = Math.max(shape.minLength ?? 0, options.channel === 'path' ? 1 : 0);
   const maxLength = shape.maxLength;
   if (maxLength !== undefined && maxLength < minLength) return fc.constant('');
-  if (options.ordinary === true && options.channel !== 'header' && (maxLength === undefined || maxLength >= Math.max(minLength, 1))) return ordinaryStrings(minLength, maxLength);
+  if (
+    options.ordinary === true &&
+    options.channel !== 'header' &&
+    (maxLength === undefined || maxLength >= Math.max(minLength, 1))
+  )
+    return ordinaryStrings(minLength, maxLength);
   const bounds = { minLength, ...(maxLength === undefined ? {} : { maxLength }) };
   if (options.channel === 'header') {
     const ascii = fc.string({ ...bounds, unit: 'grapheme-ascii' }).map(untrimmed);
-    return maxLength === undefined && !state.minimal ? fc.oneof(CROSS_SHRINK, { weight: LONG_WEIGHT, arbitrary: ascii }, { weight: 1, arbitrary: fc.string({ minLength: Math.max(minLength, LONG_MIN), maxLength: Math.max(minLength, LONG_MIN) + 1000, unit: 'grapheme-ascii' }).map(untrimmed) }) : ascii;
+    return maxLength === undefined && !state.minimal
+      ? fc.oneof(
+          CROSS_SHRINK,
+          { weight: LONG_WEIGHT, arbitrary: ascii },
+          {
+            weight: 1,
+            arbitrary: fc
+              .string({
+                minLength: Math.max(minLength, LONG_MIN),
+                maxLength: Math.max(minLength, LONG_MIN) + 1000,
+                unit: 'grapheme-ascii',
+              })
+              .map(untrimmed),
+          },
+        )
+      : ascii;
   }
-  const usual = fc.oneof({ weight: 4, arbitrary: fc.string({ ...bounds, unit: 'grapheme-ascii' }) }, { weight: 1, arbitrary: fc.string({ ...bounds, unit: 'binary' }) });
+  const usual = fc.oneof(
+    { weight: 4, arbitrary: fc.string({ ...bounds, unit: 'grapheme-ascii' }) },
+    { weight: 1, arbitrary: fc.string({ ...bounds, unit: 'binary' }) },
+  );
   if (maxLength !== undefined || state.minimal) return usual;
   const longMin = Math.max(minLength, LONG_MIN);
-  return fc.oneof(CROSS_SHRINK, { weight: LONG_WEIGHT, arbitrary: usual }, { weight: 1, arbitrary: fc.string({ minLength: longMin, maxLength: longMin + LONG_MAX - LONG_MIN, unit: 'grapheme-ascii' }) });
+  return fc.oneof(
+    CROSS_SHRINK,
+    { weight: LONG_WEIGHT, arbitrary: usual },
+    {
+      weight: 1,
+      arbitrary: fc.string({ minLength: longMin, maxLength: longMin + LONG_MAX - LONG_MIN, unit: 'grapheme-ascii' }),
+    },
+  );
 }
 
 /**
@@ -242,7 +313,9 @@ function multiples(step: number, low: number, high: number): Arbitrary<number> |
   const last = Math.floor(high / step);
   if (!Number.isFinite(first) || !Number.isFinite(last) || first > last) return undefined;
   const places = decimals(step);
-  const drawn = fc.integer({ min: Math.max(first, -SAFE), max: Math.min(last, SAFE) }).map((k) => (places === 0 ? k * step : Number((k * step).toFixed(Math.min(places, 100)))));
+  const drawn = fc
+    .integer({ min: Math.max(first, -SAFE), max: Math.min(last, SAFE) })
+    .map((k) => (places === 0 ? k * step : Number((k * step).toFixed(Math.min(places, 100)))));
   // Validators test `(value / step) % 1 === 0` in floating point (Ajv does): 32.66 is not a
   // multiple of 0.01 there. Where 0 is in range (it always passes, so the search ends), only the
   // multiples that pass are drawn; elsewhere the check of each drawn request passes over the others.
@@ -258,12 +331,19 @@ function integers(shape: Shape): Arbitrary<number> | undefined {
 }
 
 function numbers(shape: Shape): Arbitrary<number> | undefined {
-  const low = shape.exclusiveMinimum !== undefined && (shape.minimum === undefined || shape.exclusiveMinimum >= shape.minimum) ? shape.exclusiveMinimum : shape.minimum;
-  const high = shape.exclusiveMaximum !== undefined && (shape.maximum === undefined || shape.exclusiveMaximum <= shape.maximum) ? shape.exclusiveMaximum : shape.maximum;
+  const low =
+    shape.exclusiveMinimum !== undefined && (shape.minimum === undefined || shape.exclusiveMinimum >= shape.minimum)
+      ? shape.exclusiveMinimum
+      : shape.minimum;
+  const high =
+    shape.exclusiveMaximum !== undefined && (shape.maximum === undefined || shape.exclusiveMaximum <= shape.maximum)
+      ? shape.exclusiveMaximum
+      : shape.maximum;
   const lowExcluded = low !== undefined && low === shape.exclusiveMinimum;
   const highExcluded = high !== undefined && high === shape.exclusiveMaximum;
   if (shape.multipleOf !== undefined) return multiples(shape.multipleOf, low ?? -SAFE, high ?? SAFE);
-  if (low !== undefined && high !== undefined && (low > high || (low === high && (lowExcluded || highExcluded)))) return undefined;
+  if (low !== undefined && high !== undefined && (low > high || (low === high && (lowExcluded || highExcluded))))
+    return undefined;
   const doubles = fc.double({
     noNaN: true,
     noDefaultInfinity: true,
@@ -275,16 +355,26 @@ function numbers(shape: Shape): Arbitrary<number> | undefined {
 }
 
 /** A small value of any JSON type, for properties and items a schema leaves open. */
-const anyJson: Arbitrary<unknown> = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }));
+const anyJson: Arbitrary<unknown> = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
 
 /** A key that is not one of `taken` (nor a name JavaScript objects treat specially). */
 const extraKey = (taken: ReadonlySet<string>): Arbitrary<string> =>
-  fc.string({ minLength: 1, maxLength: 12 }).map((key) => (taken.has(key) || key === '__proto__' || key === 'constructor' ? `${key}_extra` : key));
+  fc
+    .string({ minLength: 1, maxLength: 12 })
+    .map((key) => (taken.has(key) || key === '__proto__' || key === 'constructor' ? `${key}_extra` : key));
 
 /** The JSON text of a value with its keys sorted: equal values compare equal (`uniqueItems`). */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
-    typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
+    typeof inner === 'object' && inner !== null && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
   );
 }
 
@@ -306,7 +396,11 @@ class Drawer {
     for (const ref of shape.refs) refs.set(ref, (refs.get(ref) ?? 0) + 1);
     const counts = [...refs.values()];
     if (counts.some((count) => count >= MAX_REPEAT)) return undefined;
-    return { refs, depth: state.depth + 1, minimal: state.minimal || state.depth >= MINIMAL_DEPTH || counts.some((count) => count >= 2) };
+    return {
+      refs,
+      depth: state.depth + 1,
+      minimal: state.minimal || state.depth >= MINIMAL_DEPTH || counts.some((count) => count >= 2),
+    };
   }
 
   ofShape(shape: Shape, outer: DrawState): Arbitrary<unknown> | undefined {
@@ -316,7 +410,11 @@ class Drawer {
     const drawn = this.alternativesOf(shape, state);
     if (drawn === undefined) return undefined;
     if (shape.examples.length === 0 || state.minimal) return drawn;
-    return fc.oneof(CROSS_SHRINK, { weight: 4, arbitrary: drawn }, { weight: 1, arbitrary: fc.constantFrom(...shape.examples) });
+    return fc.oneof(
+      CROSS_SHRINK,
+      { weight: 4, arbitrary: drawn },
+      { weight: 1, arbitrary: fc.constantFrom(...shape.examples) },
+    );
   }
 
   private alternativesOf(shape: Shape, state: DrawState): Arbitrary<unknown> | undefined {
@@ -326,11 +424,17 @@ class Drawer {
     const rest: Shape = { ...shape, alternatives: others, examples: [], refs: [] };
     const branches: Arbitrary<unknown>[] = [];
     for (const branch of group.branches) {
-      let branchShape = mergeShapes(rest, flatten(this.document, branch, { expandDiscriminator: false, keepExamples: false }));
+      let branchShape = mergeShapes(
+        rest,
+        flatten(this.document, branch, { expandDiscriminator: false, keepExamples: false }),
+      );
       const tag = group.discriminator === undefined ? undefined : discriminatorTag(group.discriminator, branch);
       if (tag !== undefined) branchShape = mergeShapes(branchShape, tag);
       // A branch that includes its parent (`Cat: allOf [Pet]`, Pet's `oneOf: [Cat, Dog]`) has chosen already.
-      branchShape = { ...branchShape, alternatives: branchShape.alternatives.filter((alternatives) => alternatives.branches !== group.branches) };
+      branchShape = {
+        ...branchShape,
+        alternatives: branchShape.alternatives.filter((alternatives) => alternatives.branches !== group.branches),
+      };
       const arbitrary = this.ofShape(branchShape, state);
       if (arbitrary !== undefined) branches.push(arbitrary);
     }
@@ -339,11 +443,15 @@ class Drawer {
 
   private typed(shape: Shape, state: DrawState): Arbitrary<unknown> | undefined {
     if (shape.constant !== undefined) return fc.constant(shape.constant.value);
-    if (shape.enumValues !== undefined) return shape.enumValues.length === 0 ? undefined : fc.constantFrom(...shape.enumValues);
+    if (shape.enumValues !== undefined)
+      return shape.enumValues.length === 0 ? undefined : fc.constantFrom(...shape.enumValues);
     let types: readonly JsonType[] = impliedTypes(shape);
     // Text on the wire carries no structure a schema without a type could ask for: scalars only.
-    if (this.options.channel !== 'body' && shape.types === undefined && types.length > 3) types = ['string', 'integer', 'boolean'];
-    const arbitraries = types.map((type) => this.ofType(type, shape, state)).filter((arbitrary): arbitrary is Arbitrary<unknown> => arbitrary !== undefined);
+    if (this.options.channel !== 'body' && shape.types === undefined && types.length > 3)
+      types = ['string', 'integer', 'boolean'];
+    const arbitraries = types
+      .map((type) => this.ofType(type, shape, state))
+      .filter((arbitrary): arbitrary is Arbitrary<unknown> => arbitrary !== undefined);
     return arbitraries.length === 0 ? undefined : arbitraries.length === 1 ? arbitraries[0] : fc.oneof(...arbitraries);
   }
 
@@ -382,7 +490,13 @@ class Drawer {
       }
       prefix.push(item);
     }
-    const item = shape.itemsClosed ? undefined : shape.items.length > 0 ? this.of(shape.items, state) : this.options.channel === 'body' ? anyJson : fc.string({ maxLength: 8 });
+    const item = shape.itemsClosed
+      ? undefined
+      : shape.items.length > 0
+        ? this.of(shape.items, state)
+        : this.options.channel === 'body'
+          ? anyJson
+          : fc.string({ maxLength: 8 });
     const restMin = Math.max(0, minItems - prefix.length);
     const restMax = maxItems === undefined ? undefined : Math.max(0, maxItems - prefix.length);
     let rest: Arbitrary<unknown[]>;
@@ -436,8 +550,13 @@ class Drawer {
     // fast-deep-equal, which calls valueOf and throws on an object that has none.
     const record = fc.record(model, { requiredKeys: required, noNullPrototype: true });
     if (!open || state.minimal || extraValue === undefined || this.options.ordinary === true) return record;
-    const extras = fc.option(fc.dictionary(extraKey(taken), extraValue, { maxKeys: 3, noNullPrototype: true }), { freq: 4, nil: undefined });
-    return fc.tuple(record, extras).map(([declared, extra]) => (extra === undefined ? declared : { ...extra, ...declared }));
+    const extras = fc.option(fc.dictionary(extraKey(taken), extraValue, { maxKeys: 3, noNullPrototype: true }), {
+      freq: 4,
+      nil: undefined,
+    });
+    return fc
+      .tuple(record, extras)
+      .map(([declared, extra]) => (extra === undefined ? declared : { ...extra, ...declared }));
   }
 }
 
@@ -445,7 +564,11 @@ class Drawer {
 function discriminatorTag(discriminator: Discriminator, branch: unknown): Shape | undefined {
   const value = discriminatorValue(discriminator, branch);
   if (value === undefined) return undefined;
-  return { ...ANY, properties: new Map([[discriminator.propertyName, [{ const: value }]]]), required: new Set([discriminator.propertyName]) };
+  return {
+    ...ANY,
+    properties: new Map([[discriminator.propertyName, [{ const: value }]]]),
+    required: new Set([discriminator.propertyName]),
+  };
 }
 
 /** An arbitrary of the values of `schema` (a schema of `document`, maybe a reference); undefined when none can be drawn. */

@@ -59,7 +59,12 @@ export async function bundleDocument(rootFile: string): Promise<OpenApiDocument>
   try {
     result = await bundle({ ref: rootFile, config, dereference: false });
   } catch (error) {
-    const why = error instanceof RangeError ? 'its references nest too deeply for the bundler' : error instanceof Error ? error.message : String(error);
+    const why =
+      error instanceof RangeError
+        ? 'its references nest too deeply for the bundler'
+        : error instanceof Error
+          ? error.message
+          : String(error);
     throw new BundleError(`Cannot bundle ${rootFile}: ${why}`);
   }
   const errors = result.problems.filter((problem) => problem.severity === 'error');
@@ -69,4 +74,3 @@ export async function bundleDocument(rootFile: string): Promise<OpenApiDocument>
   }
   return result.bundle.parsed as OpenApiDocument;
 }
-

@@ -11,19 +11,26 @@ export function compileDiagnostics(
   files: readonly string[],
   options: ts.CompilerOptions = {},
 ): Map<string, string[]> {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
     },
-  });
+  );
   if (config === undefined) throw new Error(`${path.join(root, 'tsconfig.json')} cannot be read`);
   const program = ts.createProgram([...files], { ...config.options, noEmit: true, ...options });
   const messages = new Map<string, string[]>();
   for (const file of files) {
     const source = program.getSourceFile(file);
     const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
-    messages.set(file, diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')));
+    messages.set(
+      file,
+      diagnostics.map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')),
+    );
   }
   return messages;
 }

@@ -27,7 +27,13 @@ export interface DocumentAjvOptions {
 
 /** Ajv with `document` added; throws where Ajv cannot index it (the same `$id` twice). */
 export function documentAjv(document: object, options: DocumentAjvOptions): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, logger: false, validateSchema: false, allErrors: false, ...(options.coerce === true ? { coerceTypes: 'array' as const } : {}) });
+  const ajv = new Ajv2020({
+    strict: false,
+    logger: false,
+    validateSchema: false,
+    allErrors: false,
+    ...(options.coerce === true ? { coerceTypes: 'array' as const } : {}),
+  });
   addFormatsModule.default(ajv, { mode: options.formats });
   ajv.addSchema(document, DOCUMENT_ID);
   return ajv;

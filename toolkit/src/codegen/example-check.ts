@@ -25,7 +25,10 @@ const REFUSED = {
 } as const;
 
 /** The validators of one reading of the document, each schema compiled once; undefined where Ajv cannot index it. */
-function reading(document: OpenApiDocument, direction: ExampleDirection | undefined): ((pointer: string) => ValidateFunction | undefined) | undefined {
+function reading(
+  document: OpenApiDocument,
+  direction: ExampleDirection | undefined,
+): ((pointer: string) => ValidateFunction | undefined) | undefined {
   let ajv: Ajv2020;
   try {
     ajv = documentAjv(document, { formats: 'fast' });
@@ -63,6 +66,8 @@ export function exampleChecker(document: OpenApiDocument): CheckExample {
     const validate = readings.get(direction)?.(pointer);
     if (validate === undefined || validate(value)) return undefined;
     const [error] = validate.errors ?? [];
-    return error === undefined ? 'it does not match' : `${error.instancePath || '/'} ${error.message ?? 'does not match'}`;
+    return error === undefined
+      ? 'it does not match'
+      : `${error.instancePath || '/'} ${error.message ?? 'does not match'}`;
   };
 }

@@ -50,7 +50,11 @@ const schemaOf = (document: OpenApiDocument, holder: Json): Json =>
   holder['schema'] === undefined ? {} : resolveLocal<Json>(document, holder['schema'] as Json);
 
 /** A media type's example, else its schema's. */
-export function mediaExample(document: OpenApiDocument, media: Json, rejected: RejectedExamples = NONE_REJECTED): Found {
+export function mediaExample(
+  document: OpenApiDocument,
+  media: Json,
+  rejected: RejectedExamples = NONE_REJECTED,
+): Found {
   const own = exampleOf(document, media, rejected);
   return own.found ? own : exampleOf(document, schemaOf(document, media), rejected);
 }
@@ -59,7 +63,11 @@ export function mediaExample(document: OpenApiDocument, media: Json, rejected: R
  * A value the document gives a parameter or a header: its example, its schema's example, its
  * schema's default, constant or first enum value.
  */
-export function declaredValue(document: OpenApiDocument, holder: Json, rejected: RejectedExamples = NONE_REJECTED): Found {
+export function declaredValue(
+  document: OpenApiDocument,
+  holder: Json,
+  rejected: RejectedExamples = NONE_REJECTED,
+): Found {
   const own = exampleOf(document, holder, rejected);
   if (own.found) return own;
   const schema = schemaOf(document, holder);
@@ -89,14 +97,24 @@ export interface SuccessAnswer {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-function requiredHeaders(document: OpenApiDocument, response: Json, rejected: RejectedExamples): Record<string, string> {
+function requiredHeaders(
+  document: OpenApiDocument,
+  response: Json,
+  rejected: RejectedExamples,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, declared] of Object.entries((response['headers'] ?? {}) as Record<string, Json>)) {
     const header = resolveLocal<Json>(document, declared);
     if (header['required'] !== true || name.toLowerCase() === 'content-type') continue;
     const { found, value } = declaredValue(document, header, rejected);
     const type = schemaType(document, header);
-    headers[name] = found ? String(value) : type === 'integer' || type === 'number' ? '0' : type === 'boolean' ? 'true' : 'example';
+    headers[name] = found
+      ? String(value)
+      : type === 'integer' || type === 'number'
+        ? '0'
+        : type === 'boolean'
+          ? 'true'
+          : 'example';
   }
   return headers;
 }
@@ -105,7 +123,12 @@ function requiredHeaders(document: OpenApiDocument, response: Json, rejected: Re
  * The operation's first success response (200–299, or `2XX` as 200) with the example of its first
  * media type that has one, and its required headers; undefined when it declares no success.
  */
-export function successAnswer(document: OpenApiDocument, path: string, method: string, rejected: RejectedExamples = NONE_REJECTED): SuccessAnswer | undefined {
+export function successAnswer(
+  document: OpenApiDocument,
+  path: string,
+  method: string,
+  rejected: RejectedExamples = NONE_REJECTED,
+): SuccessAnswer | undefined {
   const item = resolveLocal<PathItem>(document, (document.paths ?? {})[path] ?? {});
   const operation = (item as Record<string, unknown>)[method] as OperationObject | undefined;
   for (const [key, value] of Object.entries(operation?.responses ?? {})) {

@@ -20,7 +20,9 @@ describe('toExpressPath', () => {
 
 describe('comparePaths', () => {
   it('puts a fixed segment before a template in the same place, and a mixed one between', () => {
-    const sorted = ['/pets/{id}', '/pets/{name}.json', '/pets/mine', '/pets', '/a/{x}/{y}', '/a/{x}/b'].sort(comparePaths);
+    const sorted = ['/pets/{id}', '/pets/{name}.json', '/pets/mine', '/pets', '/a/{x}/{y}', '/a/{x}/b'].sort(
+      comparePaths,
+    );
     expect(sorted.indexOf('/pets/mine')).toBeLessThan(sorted.indexOf('/pets/{name}.json'));
     expect(sorted.indexOf('/pets/{name}.json')).toBeLessThan(sorted.indexOf('/pets/{id}'));
     expect(sorted.indexOf('/a/{x}/b')).toBeLessThan(sorted.indexOf('/a/{x}/{y}'));
@@ -28,6 +30,7 @@ describe('comparePaths', () => {
 
   it('is a total order (antisymmetric)', () => {
     const paths = ['/a', '/a/{x}', '/a/b', '/b/{y}.{z}', '/b/{y}', '/'];
-    for (const a of paths) for (const b of paths) expect(Math.sign(comparePaths(a, b)) + Math.sign(comparePaths(b, a))).toBe(0);
+    for (const a of paths)
+      for (const b of paths) expect(Math.sign(comparePaths(a, b)) + Math.sign(comparePaths(b, a))).toBe(0);
   });
 });

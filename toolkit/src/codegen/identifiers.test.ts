@@ -31,8 +31,15 @@ describe('toIdentifier', () => {
   });
 
   it('makes a name that can be declared of any text', () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom('let', 'static', 'yield', 'await', 'enum', 'class', '0', 'a-b'));
-    fc.assert(fc.property(text, (name) => declarable(toIdentifier(name))), { numRuns: 2_000 });
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('let', 'static', 'yield', 'await', 'enum', 'class', '0', 'a-b'),
+    );
+    fc.assert(
+      fc.property(text, (name) => declarable(toIdentifier(name))),
+      { numRuns: 2_000 },
+    );
   });
 });
 

@@ -36,7 +36,8 @@ export function toIdentifier(name: string): string {
   const parts = words(name);
   if (parts.length === 0) return 'operation';
   const [first = '', ...rest] = parts;
-  const lowered = /^[A-Z][a-z]/.test(first) || /^[A-Z]$/.test(first) ? first.charAt(0).toLowerCase() + first.slice(1) : first;
+  const lowered =
+    /^[A-Z][a-z]/.test(first) || /^[A-Z]$/.test(first) ? first.charAt(0).toLowerCase() + first.slice(1) : first;
   const camel = lowered + rest.map(capital).join('');
   if (/^[0-9]/.test(camel)) return `operation${capital(camel)}`;
   return RESERVED.has(camel) ? `${camel}Operation` : camel;
@@ -51,9 +52,7 @@ export function derivedOperationId(method: string, path: string): string {
   const segments = path
     .split('/')
     .filter((segment) => segment !== '')
-    .map((segment) =>
-      segment.replace(/\{([^}]*)\}/g, (_match, name: string) => ` By ${name} `),
-    )
+    .map((segment) => segment.replace(/\{([^}]*)\}/g, (_match, name: string) => ` By ${name} `))
     .flatMap((segment) => words(segment).map(capital));
   return `${method.toLowerCase()}${segments.join('')}`;
 }

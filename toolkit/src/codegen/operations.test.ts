@@ -18,7 +18,9 @@ function refusal(document: OpenApiDocument): GeneratorError {
 
 describe('readDocument', () => {
   it('keeps the original operationId as the key, and derives one where there is none', () => {
-    const model = readDocument(doc({ '/a': { get: { operationId: 'get-a', responses: ok }, post: { responses: ok } } }));
+    const model = readDocument(
+      doc({ '/a': { get: { operationId: 'get-a', responses: ok }, post: { responses: ok } } }),
+    );
     expect(model.operations.map((op) => [op.key, op.identifier, op.derived])).toEqual([
       ['get-a', 'getA', false],
       ['postA', 'postA', true],
@@ -33,7 +35,13 @@ describe('readDocument', () => {
             { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
             { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
           ],
-          get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }, { name: 'x-trace', in: 'header' }], responses: ok },
+          get: {
+            parameters: [
+              { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+              { name: 'x-trace', in: 'header' },
+            ],
+            responses: ok,
+          },
         },
       }),
     );
@@ -66,9 +74,15 @@ describe('readDocument', () => {
 
   it('serves each operation under every base path of the servers, variables expanded', () => {
     const model = readDocument(
-      doc({ '/a/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }, {
-        servers: [{ url: 'https://x.test/api/{v}/', variables: { v: { default: 'v2', enum: ['v1', 'v2'] } } }, { url: '/api/v2' }],
-      }),
+      doc(
+        { '/a/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } },
+        {
+          servers: [
+            { url: 'https://x.test/api/{v}/', variables: { v: { default: 'v2', enum: ['v1', 'v2'] } } },
+            { url: '/api/v2' },
+          ],
+        },
+      ),
     );
     expect(model.operations[0]?.expressPaths).toEqual(['/api/v1/a/:id', '/api/v2/a/:id']);
     expect(model.serverBases).toEqual(['/api/v1', '/api/v2']);
@@ -76,21 +90,36 @@ describe('readDocument', () => {
 
   it('expands variables in a server URL’s scheme and host too, and names one without a value', () => {
     const model = readDocument(
-      doc({ '/me': { get: { responses: ok } } }, {
-        servers: [
-          { url: '{protocol}://{region}.x.test/{path}', variables: { protocol: { default: 'https', enum: ['https', 'http'] }, region: { default: 'eu', enum: ['eu', 'us'] }, path: { default: '' } } },
-          { url: '{origin}/v1', variables: { origin: { default: 'https://x.test' } } },
-          { url: 'https://x.test/{unset}', variables: { unset: {} } },
-        ],
-      }),
+      doc(
+        { '/me': { get: { responses: ok } } },
+        {
+          servers: [
+            {
+              url: '{protocol}://{region}.x.test/{path}',
+              variables: {
+                protocol: { default: 'https', enum: ['https', 'http'] },
+                region: { default: 'eu', enum: ['eu', 'us'] },
+                path: { default: '' },
+              },
+            },
+            { url: '{origin}/v1', variables: { origin: { default: 'https://x.test' } } },
+            { url: 'https://x.test/{unset}', variables: { unset: {} } },
+          ],
+        },
+      ),
     );
     expect(model.serverBases).toEqual(['', '/v1']);
     expect(model.operations[0]?.expressPaths).toEqual(['/me', '/v1/me']);
-    expect(model.warnings).toEqual([{ pointer: '#/servers/2/url', message: 'a server variable without a value; this server is not served' }]);
+    expect(model.warnings).toEqual([
+      { pointer: '#/servers/2/url', message: 'a server variable without a value; this server is not served' },
+    ]);
   });
 
   it('serves each operation at its path as written when asked, and still names the servers’ base paths', () => {
-    const model = readDocument(doc({ '/a': { get: { responses: ok } } }, { servers: [{ url: 'https://x.test/api/v2' }] }), { pathsAsWritten: true });
+    const model = readDocument(
+      doc({ '/a': { get: { responses: ok } } }, { servers: [{ url: 'https://x.test/api/v2' }] }),
+      { pathsAsWritten: true },
+    );
     expect(model.operations[0]?.expressPaths).toEqual(['/a']);
     expect(model.serverBases).toEqual(['/api/v2']);
   });
@@ -104,7 +133,10 @@ describe('readDocument', () => {
     const model = readDocument(
       doc(
         {
-          '/pets/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok }, head: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } },
+          '/pets/{id}': {
+            get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok },
+            head: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok },
+          },
           '/pets/mine': { $ref: '#/components/pathItems/Mine' },
         },
         { components: { pathItems: { Mine: { get: { operationId: 'mine', responses: ok } } } } },
@@ -115,46 +147,96 @@ describe('readDocument', () => {
 
   it.each([
     ['a document that is not 3.1', { ...doc({}), openapi: '3.0.3' } as OpenApiDocument, '#/openapi'],
-    ['two operations with one operationId', doc({ '/a': { get: { operationId: 'x', responses: ok } }, '/b': { get: { operationId: 'x', responses: ok } } }), '#/paths/~1b/get'],
+    [
+      'two operations with one operationId',
+      doc({ '/a': { get: { operationId: 'x', responses: ok } }, '/b': { get: { operationId: 'x', responses: ok } } }),
+      '#/paths/~1b/get',
+    ],
     ['a template without its parameter', doc({ '/a/{id}': { get: { responses: ok } } }), '#/paths/~1a~1{id}/get'],
-    ['another schema dialect for the document', { ...doc({}), jsonSchemaDialect: 'http://json-schema.org/draft-04/schema#' } as OpenApiDocument, '#/jsonSchemaDialect'],
+    [
+      'another schema dialect for the document',
+      { ...doc({}), jsonSchemaDialect: 'http://json-schema.org/draft-04/schema#' } as OpenApiDocument,
+      '#/jsonSchemaDialect',
+    ],
     [
       'another schema dialect for one schema',
-      doc({ '/a': { get: { parameters: [{ name: 'n', in: 'query', schema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'number', minimum: 1, exclusiveMinimum: true } }], responses: ok } } }),
+      doc({
+        '/a': {
+          get: {
+            parameters: [
+              {
+                name: 'n',
+                in: 'query',
+                schema: {
+                  $schema: 'http://json-schema.org/draft-04/schema#',
+                  type: 'number',
+                  minimum: 1,
+                  exclusiveMinimum: true,
+                },
+              },
+            ],
+            responses: ok,
+          },
+        },
+      }),
       '#/paths/~1a/get/parameters/0/schema/$schema',
     ],
-    ['a path parameter the template lacks', doc({ '/a': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }), '#/paths/~1a/get'],
+    [
+      'a path parameter the template lacks',
+      doc({ '/a': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }),
+      '#/paths/~1a/get',
+    ],
   ])('refuses %s, naming where', (_name, document, pointer) => {
     expect(refusal(document).pointer).toBe(pointer);
   });
 
   it("reads schemas that declare JSON Schema 2020-12 or OpenAPI 3.1's dialect", () => {
     const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema#', type: 'number', exclusiveMinimum: 1 };
-    const document = { ...doc({ '/a': { get: { parameters: [{ name: 'n', in: 'query', schema }], responses: ok } } }), jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base' };
+    const document = {
+      ...doc({ '/a': { get: { parameters: [{ name: 'n', in: 'query', schema }], responses: ok } } }),
+      jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    };
     expect(readDocument(document as OpenApiDocument).operations.map((op) => op.key)).toEqual(['getA']);
   });
 
   it('skips, with a warning naming it, what the validator cannot parse, and warns of callbacks', () => {
     const model = readDocument(
       doc({
-        '/m/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } }], responses: ok } },
+        '/m/{id}': {
+          get: {
+            parameters: [{ name: 'id', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } }],
+            responses: ok,
+          },
+        },
         '/c': { post: { callbacks: { done: {} }, responses: ok } },
       }),
     );
     expect(model.operations.map((op) => op.key)).toEqual(['postC']);
     expect(model.warnings).toEqual([
-      { pointer: '#/paths/~1m~1{id}/get/parameters/0', message: 'style matrix in a path is not parsed by the validator; operation "getMById" is not served' },
-      { pointer: '#/paths/~1c/post/callbacks', message: 'callbacks are requests this server would send; no code is generated for them' },
+      {
+        pointer: '#/paths/~1m~1{id}/get/parameters/0',
+        message: 'style matrix in a path is not parsed by the validator; operation "getMById" is not served',
+      },
+      {
+        pointer: '#/paths/~1c/post/callbacks',
+        message: 'callbacks are requests this server would send; no code is generated for them',
+      },
     ]);
   });
 
   it('skips, with a warning giving it encoded, a path whose text a request carries percent-encoded', () => {
-    const model = readDocument(doc({ '/café/{ünï}': { get: { parameters: [{ name: 'ünï', in: 'path', required: true }], responses: ok } }, '/caf%C3%A9/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }));
+    const model = readDocument(
+      doc({
+        '/café/{ünï}': { get: { parameters: [{ name: 'ünï', in: 'path', required: true }], responses: ok } },
+        '/caf%C3%A9/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } },
+      }),
+    );
     expect(model.operations.map((op) => op.path)).toEqual(['/caf%C3%A9/{id}']);
     expect(model.warnings).toEqual([
       {
         pointer: '#/paths/~1café~1{ünï}',
-        message: 'the path has characters a request carries percent-encoded (é), so no request matches it as written: write it /caf%C3%A9/{ünï}; operation "getCafByN" is not served',
+        message:
+          'the path has characters a request carries percent-encoded (é), so no request matches it as written: write it /caf%C3%A9/{ünï}; operation "getCafByN" is not served',
       },
     ]);
   });
@@ -162,12 +244,30 @@ describe('readDocument', () => {
   it('types a webhook by its first request (in the order get, put, post, …), and warns of another method under its name', () => {
     const model = readDocument(doc({}, { webhooks: { tick: { post: { responses: ok }, put: { responses: ok } } } }));
     expect(model.webhooks.map((hook) => `${hook.method} ${hook.name}`)).toEqual(['put tick']);
-    expect(model.warnings).toEqual([{ pointer: '#/webhooks/tick/post', message: 'webhook "tick" is typed by its put request; this one is not generated' }]);
+    expect(model.warnings).toEqual([
+      {
+        pointer: '#/webhooks/tick/post',
+        message: 'webhook "tick" is typed by its put request; this one is not generated',
+      },
+    ]);
   });
 
   it('lists webhooks apart from the routes', () => {
-    const model = readDocument(doc({}, { webhooks: { newPet: { post: { requestBody: { content: { 'application/json': {} } }, responses: ok } } } }));
+    const model = readDocument(
+      doc(
+        {},
+        { webhooks: { newPet: { post: { requestBody: { content: { 'application/json': {} } }, responses: ok } } } },
+      ),
+    );
     expect(model.operations).toEqual([]);
-    expect(model.webhooks).toEqual([{ name: 'newPet', method: 'post', pointer: '#/webhooks/newPet/post', typeRef: 'webhooks["newPet"]["post"]', requestContentTypes: ['application/json'] }]);
+    expect(model.webhooks).toEqual([
+      {
+        name: 'newPet',
+        method: 'post',
+        pointer: '#/webhooks/newPet/post',
+        typeRef: 'webhooks["newPet"]["post"]',
+        requestContentTypes: ['application/json'],
+      },
+    ]);
   });
 });

@@ -116,7 +116,9 @@ function unreadableStyle(parameter: ParameterObject, schemaTypes: readonly strin
     case 'header':
       return object ? 'an object in a header is not parsed by the validator' : undefined;
     case 'cookie':
-      return object || array ? `a${array ? 'n array' : 'n object'} in a cookie is not parsed by the validator` : undefined;
+      return object || array
+        ? `a${array ? 'n array' : 'n object'} in a cookie is not parsed by the validator`
+        : undefined;
     case 'query':
       if (style === 'form' || style === 'deepObject') return undefined;
       if ((style === 'spaceDelimited' || style === 'pipeDelimited') && !object) return undefined;
@@ -148,7 +150,11 @@ function unencodedCharacters(path: string): string | undefined {
   const literal = path.replace(/\{[^}]*\}/g, '');
   const offending = [...new Set([...literal].filter((char) => !URL_PATH_CHARACTER.test(char)))];
   if (offending.length === 0) return undefined;
-  const encoded = path.replace(/\{[^}]*\}|[^{]+/g, (part) => (part.startsWith('{') ? part : [...part].map((char) => (URL_PATH_CHARACTER.test(char) ? char : encodeURIComponent(char))).join('')));
+  const encoded = path.replace(/\{[^}]*\}|[^{]+/g, (part) =>
+    part.startsWith('{')
+      ? part
+      : [...part].map((char) => (URL_PATH_CHARACTER.test(char) ? char : encodeURIComponent(char))).join(''),
+  );
   return `the path has characters a request carries percent-encoded (${offending.join(' ')}), so no request matches it as written: write it ${encoded}`;
 }
 
@@ -160,7 +166,10 @@ const MAX_SERVER_URLS = 256;
  * path) to their enum values, else their default (OpenAPI 3.1, Server Variable Object).
  */
 function basePaths(document: OpenApiDocument, warnings: Warning[]): string[] {
-  const servers = (document['servers'] ?? []) as ReadonlyArray<{ url?: string; variables?: Record<string, { default?: string; enum?: string[] }> }>;
+  const servers = (document['servers'] ?? []) as ReadonlyArray<{
+    url?: string;
+    variables?: Record<string, { default?: string; enum?: string[] }>;
+  }>;
   if (servers.length === 0) return [''];
   const paths = new Set<string>();
   servers.forEach((server, index) => {
@@ -169,10 +178,16 @@ function basePaths(document: OpenApiDocument, warnings: Warning[]): string[] {
     for (const [name, variable] of Object.entries(server.variables ?? {})) {
       const values = variable.enum ?? (variable.default === undefined ? [] : [variable.default]);
       // A variable without a value stays as written, and the URL is then not served.
-      if (values.length > 0) urls = urls.flatMap((url) => (url.includes(`{${name}}`) ? values.map((value) => url.replaceAll(`{${name}}`, value)) : [url]));
+      if (values.length > 0)
+        urls = urls.flatMap((url) =>
+          url.includes(`{${name}}`) ? values.map((value) => url.replaceAll(`{${name}}`, value)) : [url],
+        );
     }
     if (urls.length > MAX_SERVER_URLS) {
-      warnings.push({ pointer, message: `its variables give ${urls.length} URLs; the first ${MAX_SERVER_URLS} are served` });
+      warnings.push({
+        pointer,
+        message: `its variables give ${urls.length} URLs; the first ${MAX_SERVER_URLS} are served`,
+      });
       urls = urls.slice(0, MAX_SERVER_URLS);
     }
     let unresolved = false;
@@ -216,7 +231,10 @@ function refuseOtherDialects(document: OpenApiDocument): void {
   const refuse = (pointer: string, declared: unknown): void => {
     const uri = typeof declared === 'string' ? declared.replace(/#$/, '') : declared;
     if (typeof uri === 'string' && (uri === JSON_SCHEMA_2020_12 || uri.startsWith(OAS_DIALECTS))) return;
-    throw new GeneratorError(pointer, `the toolkit reads schemas as JSON Schema 2020-12, OpenAPI 3.1's dialect; this one declares ${JSON.stringify(declared)}`);
+    throw new GeneratorError(
+      pointer,
+      `the toolkit reads schemas as JSON Schema 2020-12, OpenAPI 3.1's dialect; this one declares ${JSON.stringify(declared)}`,
+    );
   };
   if (document['jsonSchemaDialect'] !== undefined) refuse('#/jsonSchemaDialect', document['jsonSchemaDialect']);
   walkDocument(document, {
@@ -229,7 +247,12 @@ function refuseOtherDialects(document: OpenApiDocument): void {
 /** Reads the document's operations, webhooks and security schemes; refuses what it cannot carry. */
 export function readDocument(document: OpenApiDocument, options: ReadOptions = {}): DocumentModel {
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1.')) {
-    const got = document.openapi !== undefined ? `openapi ${JSON.stringify(document.openapi)}` : document['swagger'] !== undefined ? `swagger ${JSON.stringify(document['swagger'])}` : 'no openapi field';
+    const got =
+      document.openapi !== undefined
+        ? `openapi ${JSON.stringify(document.openapi)}`
+        : document['swagger'] !== undefined
+          ? `swagger ${JSON.stringify(document['swagger'])}`
+          : 'no openapi field';
     throw new GeneratorError('#/openapi', `this generator reads OpenAPI 3.1 documents (this one has ${got})`);
   }
   refuseOtherDialects(document);
@@ -246,7 +269,10 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
     const pathItem = resolveLocal<PathItem>(document, declared);
     const unencoded = unencodedCharacters(path);
     if (pathItem['servers'] !== undefined) {
-      warnings.push({ pointer: pointerOf('paths', path, 'servers'), message: "servers of a path item are not served (the document's servers are)" });
+      warnings.push({
+        pointer: pointerOf('paths', path, 'servers'),
+        message: "servers of a path item are not served (the document's servers are)",
+      });
     }
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
@@ -256,19 +282,29 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
       const identifier = toIdentifier(key);
       const where = `${method.toUpperCase()} ${path}`;
       const sameKey = byKey.get(key);
-      if (sameKey !== undefined) throw new GeneratorError(pointer, `operationId ${q(key)} is also the operationId of ${sameKey}`);
+      if (sameKey !== undefined)
+        throw new GeneratorError(pointer, `operationId ${q(key)} is also the operationId of ${sameKey}`);
       const sameIdentifier = byIdentifier.get(identifier);
       if (sameIdentifier !== undefined) {
-        throw new GeneratorError(pointer, `operationId ${q(key)} (${where}) and ${sameIdentifier} both become the handler name ${identifier}; rename one`);
+        throw new GeneratorError(
+          pointer,
+          `operationId ${q(key)} (${where}) and ${sameIdentifier} both become the handler name ${identifier}; rename one`,
+        );
       }
       byKey.set(key, where);
       byIdentifier.set(identifier, `operationId ${q(key)} (${where})`);
 
       if (operation['callbacks'] !== undefined) {
-        warnings.push({ pointer: `${pointer}/callbacks`, message: 'callbacks are requests this server would send; no code is generated for them' });
+        warnings.push({
+          pointer: `${pointer}/callbacks`,
+          message: 'callbacks are requests this server would send; no code is generated for them',
+        });
       }
       if (operation['servers'] !== undefined) {
-        warnings.push({ pointer: `${pointer}/servers`, message: "servers of an operation are not served (the document's servers are)" });
+        warnings.push({
+          pointer: `${pointer}/servers`,
+          message: "servers of an operation are not served (the document's servers are)",
+        });
       }
 
       // Path-level parameters, overridden by the operation's own of the same name and place.
@@ -277,21 +313,32 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
         ...(pathItem.parameters ?? []).map((p, i) => ({ p, at: pointerOf('paths', path, 'parameters', String(i)) })),
         ...(operation.parameters ?? []).map((p, i) => ({ p, at: `${pointer}/parameters/${i}` })),
       ];
-      let skip: Warning | undefined = unencoded === undefined ? undefined : { pointer: itemPointer, message: `${unencoded}; operation ${q(key)} is not served` };
+      let skip: Warning | undefined =
+        unencoded === undefined
+          ? undefined
+          : { pointer: itemPointer, message: `${unencoded}; operation ${q(key)} is not served` };
       for (const { p, at } of declaredParameters) {
         const parameter = resolveLocal<ParameterObject>(document, p);
-        if (!['path', 'query', 'header', 'cookie'].includes(parameter.in)) throw new GeneratorError(at, `parameter ${q(parameter.name)} is in ${q(String(parameter.in))}`);
-        parameters.set(`${parameter.in} ${parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name}`, parameter);
+        if (!['path', 'query', 'header', 'cookie'].includes(parameter.in))
+          throw new GeneratorError(at, `parameter ${q(parameter.name)} is in ${q(String(parameter.in))}`);
+        parameters.set(
+          `${parameter.in} ${parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name}`,
+          parameter,
+        );
         const problem = unreadableStyle(parameter, typesOf(document, parameter.schema));
-        if (problem !== undefined && skip === undefined) skip = { pointer: at, message: `${problem}; operation ${q(key)} is not served` };
+        if (problem !== undefined && skip === undefined)
+          skip = { pointer: at, message: `${problem}; operation ${q(key)} is not served` };
       }
-      const names = (location: ParameterLocation): string[] => [...parameters.values()].filter((p) => p.in === location).map((p) => p.name);
+      const names = (location: ParameterLocation): string[] =>
+        [...parameters.values()].filter((p) => p.in === location).map((p) => p.name);
       const templated = templateNames(path);
       for (const name of templated) {
-        if (!names('path').includes(name)) throw new GeneratorError(pointer, `the path template {${name}} has no path parameter of that name`);
+        if (!names('path').includes(name))
+          throw new GeneratorError(pointer, `the path template {${name}} has no path parameter of that name`);
       }
       for (const name of names('path')) {
-        if (!templated.includes(name)) throw new GeneratorError(pointer, `path parameter ${q(name)} is not in the path template ${path}`);
+        if (!templated.includes(name))
+          throw new GeneratorError(pointer, `path parameter ${q(name)} is not in the path template ${path}`);
       }
       if (skip !== undefined) {
         warnings.push(skip);
@@ -299,9 +346,13 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
       }
 
       if (Object.keys(operation.responses ?? {}).length === 0) {
-        warnings.push({ pointer: `${pointer}/responses`, message: `operation ${q(key)} declares no response: its handler can only throw, and any answer is off the contract` });
+        warnings.push({
+          pointer: `${pointer}/responses`,
+          message: `operation ${q(key)} declares no response: its handler can only throw, and any answer is off the contract`,
+        });
       }
-      const requestBody = operation.requestBody === undefined ? undefined : resolveLocal(document, operation.requestBody);
+      const requestBody =
+        operation.requestBody === undefined ? undefined : resolveLocal(document, operation.requestBody);
       const expressPath = toExpressPath(path);
       operations.push({
         key,
@@ -328,12 +379,16 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
     const methods = HTTP_METHODS.filter((method) => item[method] !== undefined);
     // A webhook is one request, typed by its name: a second method under one name is not carried.
     for (const extra of methods.slice(1)) {
-      warnings.push({ pointer: pointerOf('webhooks', name, extra), message: `webhook ${q(name)} is typed by its ${methods[0] ?? ''} request; this one is not generated` });
+      warnings.push({
+        pointer: pointerOf('webhooks', name, extra),
+        message: `webhook ${q(name)} is typed by its ${methods[0] ?? ''} request; this one is not generated`,
+      });
     }
     for (const method of methods.slice(0, 1)) {
       const operation = item[method];
       if (operation === undefined) continue;
-      const requestBody = operation.requestBody === undefined ? undefined : resolveLocal(document, operation.requestBody);
+      const requestBody =
+        operation.requestBody === undefined ? undefined : resolveLocal(document, operation.requestBody);
       webhooks.push({
         name,
         method,
@@ -344,11 +399,12 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
     }
   }
 
-  const schemes = ((document.components?.['securitySchemes'] ?? {}) as Record<string, unknown>);
+  const schemes = (document.components?.['securitySchemes'] ?? {}) as Record<string, unknown>;
   const securitySchemes: Record<string, SecuritySchemeInfo> = {};
   for (const [name, declared] of Object.entries(schemes)) {
     const scheme = (isReference(declared) ? resolveLocal(document, declared) : declared) as Record<string, unknown>;
-    const text = (field: string): Record<string, string> => (typeof scheme[field] === 'string' ? { [field]: scheme[field] } : {});
+    const text = (field: string): Record<string, string> =>
+      typeof scheme[field] === 'string' ? { [field]: scheme[field] } : {};
     securitySchemes[name] = {
       type: String(scheme['type']),
       ...text('scheme'),
@@ -356,14 +412,19 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
       ...text('name'),
       ...text('bearerFormat'),
       ...text('openIdConnectUrl'),
-      ...(typeof scheme['flows'] === 'object' && scheme['flows'] !== null ? { flows: Object.keys(scheme['flows']) } : {}),
+      ...(typeof scheme['flows'] === 'object' && scheme['flows'] !== null
+        ? { flows: Object.keys(scheme['flows']) }
+        : {}),
     };
   }
 
   const mountOrder = operations
     .map((operation, index) => ({ operation, index }))
     // Express answers HEAD with a path's GET route when that comes first: a declared HEAD goes before it.
-    .sort((a, b) => comparePaths(a.operation.path, b.operation.path) || headFirst(a.operation, b.operation) || a.index - b.index)
+    .sort(
+      (a, b) =>
+        comparePaths(a.operation.path, b.operation.path) || headFirst(a.operation, b.operation) || a.index - b.index,
+    )
     .map(({ operation }) => operation);
   return { operations, mountOrder, webhooks, securitySchemes, serverBases, warnings };
 }

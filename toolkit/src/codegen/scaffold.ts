@@ -72,7 +72,11 @@ export interface ScaffoldOptions {
 
 /** Writes the stubs (and the index) DIR lacks; returns the files written, relative to DIR. */
 export async function scaffoldHandlers(
-  generation: { readonly model: DocumentModel; readonly document: OpenApiDocument; readonly rejectedExamples?: RejectedExamples },
+  generation: {
+    readonly model: DocumentModel;
+    readonly document: OpenApiDocument;
+    readonly rejectedExamples?: RejectedExamples;
+  },
   dir: string,
   outDir: string,
   options: ScaffoldOptions = {},
@@ -86,7 +90,10 @@ export async function scaffoldHandlers(
     const file = `${kebabCase(operation.identifier)}.ts`;
     const other = [...files].find(([name]) => name.toLowerCase() === file.toLowerCase());
     if (other !== undefined) {
-      throw new GeneratorError(operation.pointer, `its stub would be ${file}, the file of operationId ${q(other[1].key)}; rename one operationId`);
+      throw new GeneratorError(
+        operation.pointer,
+        `its stub would be ${file}, the file of operationId ${q(other[1].key)}; rename one operationId`,
+      );
     }
     files.set(file, operation);
   }
@@ -95,20 +102,25 @@ export async function scaffoldHandlers(
   for (const [file, operation] of files) {
     const target = path.join(dir, file);
     if (await exists(target)) continue;
-    await writeFile(target, stub(operation, successAnswer(document, operation.path, operation.method, rejectedExamples), serverModule));
+    await writeFile(
+      target,
+      stub(operation, successAnswer(document, operation.path, operation.method, rejectedExamples), serverModule),
+    );
     written.push(file);
   }
   const index = path.join(dir, 'index.ts');
   if (!(await exists(index))) {
-    const imports = [...files].map(([file, op]) => `import { ${op.identifier} } from ${q(`./${file.replace(/\.ts$/, '.js')}`)};`);
+    const imports = [...files].map(
+      ([file, op]) => `import { ${op.identifier} } from ${q(`./${file.replace(/\.ts$/, '.js')}`)};`,
+    );
     const entries = [...files.values()].map((op) => `  ${q(op.key)}: ${op.identifier},`);
     await writeFile(
       index,
       `// The handlers of every operation, scaffolded by contract-first generate. It is yours: the generator never changes it,\n` +
         `// so when the document gains an operation, the compiler asks for its handler here.\n` +
         `import type { Handlers } from ${q(serverModule)};\n` +
-          (context === undefined ? '' : `import type { ${context.name} } from ${q(context.from)};\n`) +
-          `${imports.join('\n')}\n\nexport const handlers: Handlers<${context?.name ?? 'unknown'}> = {\n${entries.join('\n')}\n};\n`,
+        (context === undefined ? '' : `import type { ${context.name} } from ${q(context.from)};\n`) +
+        `${imports.join('\n')}\n\nexport const handlers: Handlers<${context?.name ?? 'unknown'}> = {\n${entries.join('\n')}\n};\n`,
     );
     written.push('index.ts');
   }

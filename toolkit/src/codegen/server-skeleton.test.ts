@@ -11,8 +11,16 @@ import { compileDiagnostics } from './compile-diagnostics.js';
  * with the project's settings, and the text of each error is what a developer reads.
  */
 
-const problem = { description: 'a problem', content: { 'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } } } };
-const pet = { type: 'object', required: ['id', 'name'], additionalProperties: false, properties: { id: { type: 'integer' }, name: { type: 'string' } } };
+const problem = {
+  description: 'a problem',
+  content: { 'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } } },
+};
+const pet = {
+  type: 'object',
+  required: ['id', 'name'],
+  additionalProperties: false,
+  properties: { id: { type: 'integer' }, name: { type: 'string' } },
+};
 const DOCUMENT = {
   openapi: '3.1.0',
   info: { title: 'errors', version: '1' },
@@ -21,11 +29,28 @@ const DOCUMENT = {
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
       get: {
         operationId: 'get-pet',
-        responses: { '404': problem, '200': { description: 'a pet', content: { 'application/json': { schema: pet } } } },
+        responses: {
+          '404': problem,
+          '200': { description: 'a pet', content: { 'application/json': { schema: pet } } },
+        },
       },
       delete: { operationId: 'pets.delete', responses: { '204': { description: 'gone' } } },
-      put: { responses: { '4XX': problem, '200': { description: 'a pet', content: { 'application/json': { schema: pet } } }, '2XX': { description: 'other' }, '102': { description: 'wait' }, '1XX': { description: 'info' } } },
-      patch: { operationId: 'Patch pet', responses: { default: problem, '200': { description: 'a pet', content: { 'application/json': { schema: pet } } } } },
+      put: {
+        responses: {
+          '4XX': problem,
+          '200': { description: 'a pet', content: { 'application/json': { schema: pet } } },
+          '2XX': { description: 'other' },
+          '102': { description: 'wait' },
+          '1XX': { description: 'info' },
+        },
+      },
+      patch: {
+        operationId: 'Patch pet',
+        responses: {
+          default: problem,
+          '200': { description: 'a pet', content: { 'application/json': { schema: pet } } },
+        },
+      },
     },
     '/ping': { get: { operationId: 'ping', responses: {} } },
   },
@@ -66,7 +91,9 @@ beforeAll(async () => {
     files.set(file, name);
   }
   const serverFile = path.join(work, 'out/server.ts');
-  const compiled = compileDiagnostics(PROJECT_ROOT, [...files.keys(), serverFile], { typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')] });
+  const compiled = compileDiagnostics(PROJECT_ROOT, [...files.keys(), serverFile], {
+    typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')],
+  });
   expect(compiled.get(serverFile)).toEqual([]);
   for (const [file, name] of files) messages.set(name, compiled.get(file) ?? []);
 }, 60_000);
@@ -87,7 +114,9 @@ describe('the compile errors of a handler off the contract', () => {
 
   it('an undeclared status: names the operation as the document writes it, its statuses in order, and the status answered', () => {
     const message = only('undeclared');
-    expect(message.split('\n')[0]).toContain(`is not assignable to type 'Promise<OperationAnswer<"get-pet", "200 | 404">>'`);
+    expect(message.split('\n')[0]).toContain(
+      `is not assignable to type 'Promise<OperationAnswer<"get-pet", "200 | 404">>'`,
+    );
     expect(message).toContain(`Property '[undeclaredStatus]' is missing in type '{ status: 201;`);
     expect(message).toContain(`but required in type 'UndeclaredStatus<"get-pet answers one of 200 | 404">'`);
   });

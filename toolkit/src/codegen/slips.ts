@@ -28,7 +28,8 @@ export interface WorkedAround {
 }
 
 const q = (value: string): string => JSON.stringify(value);
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function workAroundSlips(bundled: OpenApiDocument): WorkedAround {
   const document = structuredClone(bundled) as OpenApiDocument & Json;
@@ -47,7 +48,8 @@ export function workAroundSlips(bundled: OpenApiDocument): WorkedAround {
  */
 function undefinedSchemes(document: OpenApiDocument & Json, warnings: Warning[]): void {
   const schemes = isObject(document.components?.['securitySchemes']) ? document.components['securitySchemes'] : {};
-  const undefinedIn = (requirement: unknown): string[] => Object.keys(isObject(requirement) ? requirement : {}).filter((name) => !Object.hasOwn(schemes, name));
+  const undefinedIn = (requirement: unknown): string[] =>
+    Object.keys(isObject(requirement) ? requirement : {}).filter((name) => !Object.hasOwn(schemes, name));
   const workAround = (holder: Json, at: string, refused: string): void => {
     const requirements = holder['security'];
     if (!Array.isArray(requirements)) return;
@@ -59,7 +61,10 @@ function undefinedSchemes(document: OpenApiDocument & Json, warnings: Warning[])
       const names = `names the security scheme${missing.length === 1 ? '' : 's'} ${missing.map(q).join(' and ')}, which components.securitySchemes does not define`;
       warnings.push({
         pointer: `${at}/${index}`,
-        message: kept.length > 0 ? `${names}: this alternative is left out` : `${names}, and no other alternative is left: no request can meet it, so ${refused} (never served open)`,
+        message:
+          kept.length > 0
+            ? `${names}: this alternative is left out`
+            : `${names}, and no other alternative is left: no request can meet it, so ${refused} (never served open)`,
       });
     });
     if (kept.length > 0) holder['security'] = kept;
@@ -69,7 +74,12 @@ function undefinedSchemes(document: OpenApiDocument & Json, warnings: Warning[])
     const item = resolveLocal<PathItem>(document, declared) as Json;
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (isObject(operation)) workAround(operation, pointerOf('paths', path, method, 'security'), `every request to ${method.toUpperCase()} ${path} is refused`);
+      if (isObject(operation))
+        workAround(
+          operation,
+          pointerOf('paths', path, method, 'security'),
+          `every request to ${method.toUpperCase()} ${path} is refused`,
+        );
     }
   }
 }
@@ -124,7 +134,12 @@ function unresolvedExtensions(document: OpenApiDocument & Json, warnings: Warnin
 function nullFix(schema: Json): string {
   if (schema['nullable'] !== true) return 'remove it';
   const type = schema['type'];
-  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+  const types =
+    typeof type === 'string'
+      ? [type]
+      : Array.isArray(type)
+        ? type.filter((t): t is string => typeof t === 'string')
+        : [];
   if (types.includes('null')) return 'its type already allows null: remove it';
   const inEnum = Array.isArray(schema['enum']) && !schema['enum'].includes(null) ? ', and add null to its enum' : '';
   if (types.length === 0) return `write anyOf: [<this schema>, { type: "null" }]${inEnum}`;
@@ -160,7 +175,8 @@ function directionOf(pointer: string, otherwise?: ExampleDirection): ExampleDire
 }
 
 /** Media types whose examples are values of their schema (other bodies' examples are their text). */
-const valuedMediaType = (type: string): boolean => isJsonMediaType(type) || /^(?:application\/x-www-form-urlencoded|multipart\/form-data)\s*(?:;|$)/i.test(type);
+const valuedMediaType = (type: string): boolean =>
+  isJsonMediaType(type) || /^(?:application\/x-www-form-urlencoded|multipart\/form-data)\s*(?:;|$)/i.test(type);
 
 /**
  * Each example of a media type, a parameter, a header or a schema is checked against its schema;
@@ -170,10 +186,20 @@ const valuedMediaType = (type: string): boolean => isJsonMediaType(type) || /^(?
 function examplesOffSchema(document: OpenApiDocument, warnings: Warning[]): RejectedExamples {
   const check = exampleChecker(document);
   const rejected: RejectedExamples = new WeakMap();
-  const checkOne = (holder: Json, key: string, value: unknown, at: string, schemaAt: string, direction: ExampleDirection | undefined): void => {
+  const checkOne = (
+    holder: Json,
+    key: string,
+    value: unknown,
+    at: string,
+    schemaAt: string,
+    direction: ExampleDirection | undefined,
+  ): void => {
     const why = check(value, schemaAt, direction);
     if (why === undefined) return;
-    warnings.push({ pointer: at, message: `the example does not match its schema (${why}): it is not used to build answers or requests` });
+    warnings.push({
+      pointer: at,
+      message: `the example does not match its schema (${why}): it is not used to build answers or requests`,
+    });
     rejected.set(holder, new Set([...(rejected.get(holder) ?? []), key]));
   };
   // `example`, and `examples`: a list of values on a schema, a map of Example Objects elsewhere.
@@ -181,22 +207,33 @@ function examplesOffSchema(document: OpenApiDocument, warnings: Warning[]): Reje
     if ('example' in holder) checkOne(holder, 'example', holder['example'], `${at}/example`, schemaAt, direction);
     const examples = holder['examples'];
     if (schemaAt === at) {
-      if (Array.isArray(examples)) examples.forEach((value, index) => checkOne(holder, `examples/${index}`, value, `${at}/examples/${index}`, schemaAt, direction));
+      if (Array.isArray(examples))
+        examples.forEach((value, index) =>
+          checkOne(holder, `examples/${index}`, value, `${at}/examples/${index}`, schemaAt, direction),
+        );
       return;
     }
     for (const [name, declared] of Object.entries(isObject(examples) ? examples : {})) {
       const example = resolveLocal<Json>(document, declared as Json);
-      if ('value' in example) checkOne(holder, `examples/${name}`, example['value'], `${at}/examples/${token(name)}`, schemaAt, direction);
+      if ('value' in example)
+        checkOne(holder, `examples/${name}`, example['value'], `${at}/examples/${token(name)}`, schemaAt, direction);
     }
   };
   walkDocument(document, {
     schema: (schema, at) => checkHolder(schema, at, at),
     // A parameter comes with a request; a Header Object (no `in`) with what holds it.
     parameter: (holder, at) => {
-      if (holder['schema'] !== undefined) checkHolder(holder, at, `${at}/schema`, holder['in'] === undefined ? directionOf(at) : directionOf(at, 'request'));
+      if (holder['schema'] !== undefined)
+        checkHolder(
+          holder,
+          at,
+          `${at}/schema`,
+          holder['in'] === undefined ? directionOf(at) : directionOf(at, 'request'),
+        );
     },
     media: (media, at, type) => {
-      if (media['schema'] !== undefined && valuedMediaType(type)) checkHolder(media, at, `${at}/schema`, directionOf(at));
+      if (media['schema'] !== undefined && valuedMediaType(type))
+        checkHolder(media, at, `${at}/schema`, directionOf(at));
     },
   });
   return rejected;

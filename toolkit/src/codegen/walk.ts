@@ -18,13 +18,27 @@ export interface Visitor {
   readonly media?: (media: Json, pointer: string, mediaType: string) => void;
 }
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A key as a reference token of a JSON pointer (RFC 6901). */
 export const token = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** The keywords of JSON Schema whose value is a schema, a list of schemas (`items` as older drafts wrote it too), or a map of them. */
-const ONE_SCHEMA = ['items', 'additionalItems', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else', 'contentSchema'];
+const ONE_SCHEMA = [
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
+];
 const SCHEMA_LISTS = ['prefixItems', 'allOf', 'anyOf', 'oneOf', 'items'];
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 
@@ -32,7 +46,8 @@ export function walkDocument(document: OpenApiDocument, visitor: Visitor): void 
   // The members of a map written there, not referenced (a Reference Object is visited where it leads).
   const each = (map: unknown, at: string, visit: (value: Json, pointer: string, key: string) => void): void => {
     if (!isObject(map)) return;
-    for (const [key, value] of Object.entries(map)) if (isObject(value) && !isReference(value)) visit(value, `${at}/${token(key)}`, key);
+    for (const [key, value] of Object.entries(map))
+      if (isObject(value) && !isReference(value)) visit(value, `${at}/${token(key)}`, key);
   };
   // A schema with a `$ref` is still a schema of its own (3.1 lets other keywords sit beside it).
   const schemas = (map: unknown, at: string): void => {
@@ -51,7 +66,9 @@ export function walkDocument(document: OpenApiDocument, visitor: Visitor): void 
   const content = (node: Json, at: string): void => {
     each(node['content'], `${at}/content`, (media, pointer, mediaType) => {
       schema(media['schema'], `${pointer}/schema`);
-      each(media['encoding'], `${pointer}/encoding`, (encoding, encodingAt) => each(encoding['headers'], `${encodingAt}/headers`, parameter));
+      each(media['encoding'], `${pointer}/encoding`, (encoding, encodingAt) =>
+        each(encoding['headers'], `${encodingAt}/headers`, parameter),
+      );
       visitor.media?.(media, pointer, mediaType);
     });
   };
@@ -73,7 +90,8 @@ export function walkDocument(document: OpenApiDocument, visitor: Visitor): void 
   const callback = (node: Json, at: string): void => each(node, at, pathItem);
   const operation = (node: Json, at: string): void => {
     parameters(node['parameters'], `${at}/parameters`);
-    if (isObject(node['requestBody']) && !isReference(node['requestBody'])) content(node['requestBody'], `${at}/requestBody`);
+    if (isObject(node['requestBody']) && !isReference(node['requestBody']))
+      content(node['requestBody'], `${at}/requestBody`);
     each(node['responses'], `${at}/responses`, response);
     each(node['callbacks'], `${at}/callbacks`, callback);
   };

@@ -5,7 +5,9 @@ import { withReloadScript } from './front.js';
 /** This repository's rules: its documents under openapi/, and the dashboard's pages as a build. */
 const RULES: ChangeRules = {
   documentDirs: ['openapi/', 'openapi/dashboard/'],
-  builds: [{ watch: 'client/dashboard/', extensions: ['.ts', '.css', '.html'], module: '/x/scripts/build-dashboard.ts' }],
+  builds: [
+    { watch: 'client/dashboard/', extensions: ['.ts', '.css', '.html'], module: '/x/scripts/build/dashboard.ts' },
+  ],
 };
 const classifyChange = (file: string) => classifyWith(file, RULES);
 
@@ -35,7 +37,16 @@ describe('what a save asks of npm run dev', () => {
   });
 
   it('ignores what is neither: editor files, temporary saves, other folders', () => {
-    for (const file of ['openapi/paths/v1_bank.yaml.123.saving', 'openapi/.v1_bank.yaml.swp', 'server/notes.md', 'server/x.ts~', 'generated/server.ts', 'test/dev/x.ts', 'scripts/build.ts', 'README.md']) {
+    for (const file of [
+      'openapi/paths/v1_bank.yaml.123.saving',
+      'openapi/.v1_bank.yaml.swp',
+      'server/notes.md',
+      'server/x.ts~',
+      'generated/server.ts',
+      'test/dev/x.ts',
+      'scripts/build.ts',
+      'README.md',
+    ]) {
       expect(classifyChange(file), file).toBeUndefined();
     }
   });
@@ -50,7 +61,9 @@ describe('what a save asks of npm run dev', () => {
 
 describe('the reference page of npm run dev', () => {
   it('gets its reload script before </body>, or at the end without one', () => {
-    expect(withReloadScript('<html><body><p>x</p></body></html>')).toMatch(/<p>x<\/p><script>new EventSource\("\/docs\/events"\)[^<]*<\/script><\/body><\/html>$/);
+    expect(withReloadScript('<html><body><p>x</p></body></html>')).toMatch(
+      /<p>x<\/p><script>new EventSource\("\/docs\/events"\)[^<]*<\/script><\/body><\/html>$/,
+    );
     expect(withReloadScript('<p>x</p>')).toMatch(/^<p>x<\/p><script>/);
   });
 });

@@ -32,9 +32,13 @@ export function classifyChange(relativePath: string, rules: ChangeRules): Change
   const file = slashed(relativePath);
   if (file === CONFIG_FILE) return 'document';
   // The document, and any lint plugin it keeps beside it.
-  if (rules.documentDirs.some((dir) => file.startsWith(dir))) return /\.(?:ya?ml|json|[cm]?js)$/.test(file) ? 'document' : undefined;
+  if (rules.documentDirs.some((dir) => file.startsWith(dir)))
+    return /\.(?:ya?ml|json|[cm]?js)$/.test(file) ? 'document' : undefined;
   const build = rules.builds.findIndex(
-    (candidate) => file.startsWith(candidate.watch) && !TEST_FILE.test(file) && (candidate.extensions.length === 0 || candidate.extensions.some((end) => file.endsWith(end))),
+    (candidate) =>
+      file.startsWith(candidate.watch) &&
+      !TEST_FILE.test(file) &&
+      (candidate.extensions.length === 0 || candidate.extensions.some((end) => file.endsWith(end))),
   );
   if (build >= 0) return build;
   if (!file.endsWith('.ts')) return undefined;

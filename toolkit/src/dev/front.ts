@@ -14,7 +14,15 @@ export const EVENTS_PATH = '/docs/events';
 const RELOAD_SCRIPT = `<script>new EventSource(${JSON.stringify(EVENTS_PATH)}).addEventListener('reload', () => location.reload());</script>`;
 
 /** Headers that concern one connection, not the message: each side of the forward sets its own. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 export interface FrontOptions {
   /** 0: any free port. */
@@ -74,7 +82,14 @@ function forward(req: IncomingMessage, res: ServerResponse, target: () => Promis
       return;
     }
     const upstream = request(
-      { host: '127.0.0.1', port: to.port, method: req.method, path: req.url, headers: withoutHopByHop(req.rawHeaders), agent: false },
+      {
+        host: '127.0.0.1',
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: withoutHopByHop(req.rawHeaders),
+        agent: false,
+      },
       (response) => {
         res.writeHead(response.statusCode ?? 502, response.statusMessage, withoutHopByHop(response.rawHeaders));
         response.pipe(res);

@@ -41,16 +41,24 @@ const TOOLS = new Set(['tsx', 'patch-package']);
  * cost some memory.
  */
 async function preload(root: string): Promise<void> {
-  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
   const names = Object.keys(manifest.dependencies ?? {}).filter((name) => !TOOLS.has(name));
   await Promise.allSettled(names.map((name) => import(name)));
 }
 
 function main(argv: readonly string[]): void {
-  const values = parseFlags(argv, { root: { type: 'string' }, entry: { type: 'string' }, help: { type: 'boolean' } }, USAGE);
+  const values = parseFlags(
+    argv,
+    { root: { type: 'string' }, entry: { type: 'string' }, help: { type: 'boolean' } },
+    USAGE,
+  );
   if (typeof values === 'number') process.exit(values);
   if (values.root === undefined || values.entry === undefined || process.send === undefined) {
-    console.error(`${values.root === undefined || values.entry === undefined ? '--root and --entry are required' : 'no IPC channel: `npm run dev` starts this process'}\n\n${USAGE}`);
+    console.error(
+      `${values.root === undefined || values.entry === undefined ? '--root and --entry are required' : 'no IPC channel: `npm run dev` starts this process'}\n\n${USAGE}`,
+    );
     process.exit(2);
   }
   const root = path.resolve(values.root);

@@ -1,9 +1,9 @@
 /**
- * The server of `npm run dev`: one child process at a time runs the project's server/main.ts on
- * the embedded database (dev/server-entry.ts), listening on a port of its own choosing;
- * the dev process forwards requests to it. The database is a directory PGlite keeps open, under a
- * lock file (server/store/lock.ts): a restart stops the old server (its graceful shutdown closes
- * the database and removes the lock) before the new one opens it, so the data carries over.
+ * The server of `npm run dev`: one child process at a time runs the project's server (x-dev's
+ * `server`, dev/server-entry.ts), listening on a port of its own choosing; the dev process
+ * forwards requests to it. A restart stops the old server (its graceful shutdown closes whatever
+ * it holds open, such as a database directory under a lock) before the new one starts, so a
+ * server that keeps its data on disk carries it over.
  *
  * The next server process is always started ahead, standing by with the packages loaded, so that
  * a restart pays only for the project's own modules, the database and the first request.
@@ -80,7 +80,8 @@ export function serverWorkingDir(dataDir: string): string {
   const link = path.join(run, '.data');
   mkdirSync(run, { recursive: true });
   if (!existsSync(link)) symlinkSync('..', link, 'dir');
-  else if (!lstatSync(link).isSymbolicLink()) throw new Error(`${link} should link to ${dataDir}; remove it and start again`);
+  else if (!lstatSync(link).isSymbolicLink())
+    throw new Error(`${link} should link to ${dataDir}; remove it and start again`);
   return run;
 }
 
@@ -105,11 +106,15 @@ export function createServerSupervisor(options: ServerSupervisorOptions): Server
   });
 
   function spawnChild(): ServerChild {
-    const child = spawn(process.execPath, ['--enable-source-maps', '--import', TSX_LOADER, ENTRY, '--root', options.root, '--entry', options.entry], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--enable-source-maps', '--import', TSX_LOADER, ENTRY, '--root', options.root, '--entry', options.entry],
+      {
+        cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      },
+    );
     let port: number | undefined;
     let exited = false;
     let markListening: (port: number) => void = () => {};
@@ -124,7 +129,9 @@ export function createServerSupervisor(options: ServerSupervisorOptions): Server
       const line =
         port === undefined || raw.startsWith('{')
           ? raw
-          : raw.replaceAll(`http://localhost:${port}`, `http://localhost:${options.publicPort()}`).replaceAll(' .data/', ` ${dataShown}/`);
+          : raw
+              .replaceAll(`http://localhost:${port}`, `http://localhost:${options.publicPort()}`)
+              .replaceAll(' .data/', ` ${dataShown}/`);
       options.print(line);
       if (port !== undefined || !line.startsWith('{')) return;
       try {
@@ -154,7 +161,10 @@ export function createServerSupervisor(options: ServerSupervisorOptions): Server
       start() {
         if (exited || !child.connected) return false;
         // The address clients reach it at is the dev process's: the server writes and prints that one.
-        child.send({ type: 'start', publicUrl: `http://localhost:${options.publicPort()}` } satisfies ServerEntryCommand);
+        child.send({
+          type: 'start',
+          publicUrl: `http://localhost:${options.publicPort()}`,
+        } satisfies ServerEntryCommand);
         return true;
       },
       async stop() {

@@ -43,7 +43,12 @@ export async function lint(root: string): Promise<StepResult> {
 }
 
 export type Generation =
-  | { readonly ok: true; readonly files: readonly GeneratedFile[]; readonly warnings: readonly string[]; readonly milliseconds: number }
+  | {
+      readonly ok: true;
+      readonly files: readonly GeneratedFile[];
+      readonly warnings: readonly string[];
+      readonly milliseconds: number;
+    }
   | { readonly ok: false; readonly message: string; readonly milliseconds: number };
 
 /** `npm run generate` of the root's documents, in memory: nothing is written. */
@@ -89,10 +94,16 @@ export interface DocsBuilder {
  * `npm run docs` of the root's documents, each into its page (x-docs), one build at a time;
  * a request during a build runs one more build after it, however many came.
  */
-export function createDocsBuilder(root: string, onBuilt: (milliseconds: number) => void, onFailed: (message: string) => void): DocsBuilder {
+export function createDocsBuilder(
+  root: string,
+  onBuilt: (milliseconds: number) => void,
+  onFailed: (message: string) => void,
+): DocsBuilder {
   const pages = projectDocsPaths(root);
   const built = new Map<string, { html: string }>();
-  const missing = { missing: 'The reference is built once the document passes lint; this page reloads when it is ready.' };
+  const missing = {
+    missing: 'The reference is built once the document passes lint; this page reloads when it is ready.',
+  };
   let building = false;
   let again = false;
   const run = async (): Promise<void> => {
@@ -107,7 +118,13 @@ export function createDocsBuilder(root: string, onBuilt: (milliseconds: number) 
         }
         onBuilt(performance.now() - started);
       } catch (error) {
-        onFailed(error instanceof DocsError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
+        onFailed(
+          error instanceof DocsError
+            ? error.message
+            : error instanceof Error
+              ? (error.stack ?? error.message)
+              : String(error),
+        );
       }
     } while (again);
     building = false;

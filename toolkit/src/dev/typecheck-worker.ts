@@ -42,7 +42,10 @@ function readText(fileName: string): string | undefined {
 }
 
 /** A source file, the same object as last time when its text is unchanged (the builder then skips it). */
-function sourceFileOf(fileName: string, languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions): ts.SourceFile | undefined {
+function sourceFileOf(
+  fileName: string,
+  languageVersion: ts.ScriptTarget | ts.CreateSourceFileOptions,
+): ts.SourceFile | undefined {
   const cached = sources.get(fileName);
   if (cached !== undefined && fileName.includes(`${path.sep}node_modules${path.sep}`)) return cached.sourceFile;
   const text = readText(fileName);
@@ -69,10 +72,17 @@ function readConfig(): ts.ParsedCommandLine {
 
 function format(diagnostics: readonly ts.Diagnostic[]): string {
   if (diagnostics.length === 0) return '';
-  return color ? ts.formatDiagnosticsWithColorAndContext(diagnostics, formatHost) : ts.formatDiagnostics(diagnostics, formatHost);
+  return color
+    ? ts.formatDiagnosticsWithColorAndContext(diagnostics, formatHost)
+    : ts.formatDiagnostics(diagnostics, formatHost);
 }
 
-function part(id: number, phase: TypecheckPart['phase'], diagnostics: readonly ts.Diagnostic[], started: number): TypecheckPart {
+function part(
+  id: number,
+  phase: TypecheckPart['phase'],
+  diagnostics: readonly ts.Diagnostic[],
+  started: number,
+): TypecheckPart {
   const errors = diagnostics.filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error).length;
   return { id, phase, errors, report: format(diagnostics), milliseconds: performance.now() - started };
 }
@@ -104,7 +114,11 @@ function check(request: Extract<TypecheckRequest, { type: 'check' }>): void {
   while (builder.getSemanticDiagnosticsOfNextAffectedFile(undefined, (file) => !isServer(file)) !== undefined) {
     // each call checks one affected file
   }
-  const global = [...builder.getConfigFileParsingDiagnostics(), ...builder.getOptionsDiagnostics(), ...builder.getGlobalDiagnostics()];
+  const global = [
+    ...builder.getConfigFileParsingDiagnostics(),
+    ...builder.getOptionsDiagnostics(),
+    ...builder.getGlobalDiagnostics(),
+  ];
   const diagnosticsOf = (files: readonly ts.SourceFile[]): ts.Diagnostic[] =>
     files.flatMap((file) => [...builder.getSyntacticDiagnostics(file), ...builder.getSemanticDiagnostics(file)]);
   parentPort?.postMessage(part(request.id, 'server', [...global, ...diagnosticsOf(ours.filter(isServer))], started));
@@ -120,7 +134,13 @@ parentPort?.on('message', (request: TypecheckRequest) => {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     const phases = request.type === 'check' ? (['server', 'rest'] as const) : (['rest'] as const);
     for (const phase of phases) {
-      parentPort?.postMessage({ id: request.id, phase, errors: 1, report: `the type checker failed: ${message}\n`, milliseconds: 0 } satisfies TypecheckPart);
+      parentPort?.postMessage({
+        id: request.id,
+        phase,
+        errors: 1,
+        report: `the type checker failed: ${message}\n`,
+        milliseconds: 0,
+      } satisfies TypecheckPart);
     }
   }
 });

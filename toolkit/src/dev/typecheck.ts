@@ -60,7 +60,13 @@ export function startTypechecker(data: TypecheckWorkerData): Typechecker {
   let nextId = 1;
   let failure: string | undefined;
 
-  const failed = (id: number, phase: TypecheckPart['phase']): TypecheckPart => ({ id, phase, errors: 1, report: `${failure}\n`, milliseconds: 0 });
+  const failed = (id: number, phase: TypecheckPart['phase']): TypecheckPart => ({
+    id,
+    phase,
+    errors: 1,
+    report: `${failure}\n`,
+    milliseconds: 0,
+  });
   const failAll = (message: string): void => {
     failure = message;
     for (const [name, answer] of awaited) {

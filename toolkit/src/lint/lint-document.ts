@@ -27,14 +27,22 @@ interface JsonProblem {
   readonly ruleId: string;
   readonly severity: string;
   readonly message: string;
-  readonly location: ReadonlyArray<{ readonly source: { readonly ref: string }; readonly pointer?: string; readonly start?: { readonly line: number; readonly col: number } }>;
+  readonly location: ReadonlyArray<{
+    readonly source: { readonly ref: string };
+    readonly pointer?: string;
+    readonly start?: { readonly line: number; readonly col: number };
+  }>;
 }
 
 /** Lints `file` with the toolkit's rules; the findings name files relative to `cwd`. */
 export async function lintDocument(file: string, cwd: string = process.cwd()): Promise<LintFinding[]> {
-  const result = await runRedocly(['lint', '--config', CONTRACT_FIRST_CONFIG, '--format', 'json', '--max-problems', '10000', path.resolve(cwd, file)], { cwd });
+  const result = await runRedocly(
+    ['lint', '--config', CONTRACT_FIRST_CONFIG, '--format', 'json', '--max-problems', '10000', path.resolve(cwd, file)],
+    { cwd },
+  );
   const start = result.stdout.indexOf('{');
-  if (start < 0) throw new Error(`redocly lint gave no report: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
+  if (start < 0)
+    throw new Error(`redocly lint gave no report: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
   const report = JSON.parse(result.stdout.slice(start)) as { problems?: readonly JsonProblem[] };
   return (report.problems ?? []).map((problem) => {
     const [location] = problem.location;
@@ -42,7 +50,10 @@ export async function lintDocument(file: string, cwd: string = process.cwd()): P
       severity: problem.severity === 'error' ? 'error' : 'warning',
       ruleId: problem.ruleId,
       message: problem.message,
-      file: path.relative(cwd, path.resolve(cwd, location?.source.ref ?? file)).split(path.sep).join('/'),
+      file: path
+        .relative(cwd, path.resolve(cwd, location?.source.ref ?? file))
+        .split(path.sep)
+        .join('/'),
       line: location?.start?.line ?? 1,
       col: location?.start?.col ?? 1,
       pointer: location?.pointer ?? '#',
@@ -52,7 +63,10 @@ export async function lintDocument(file: string, cwd: string = process.cwd()): P
 
 /** One line per finding, as the commands print them: `warning: api.yaml:12:5 #/paths/… message (rule)`. */
 export function formatFindings(findings: readonly LintFinding[]): string[] {
-  return findings.map((finding) => `${finding.severity}: ${finding.file}:${finding.line}:${finding.col} ${finding.pointer}: ${finding.message} (${finding.ruleId})`);
+  return findings.map(
+    (finding) =>
+      `${finding.severity}: ${finding.file}:${finding.line}:${finding.col} ${finding.pointer}: ${finding.message} (${finding.ruleId})`,
+  );
 }
 
 /** `2 errors and 5 warnings`, or undefined for none. */
@@ -61,7 +75,9 @@ export function summarizeFindings(findings: readonly LintFinding[]): string | un
   const warnings = findings.length - errors;
   if (findings.length === 0) return undefined;
   const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
-  return [errors > 0 ? plural(errors, 'error') : '', warnings > 0 ? plural(warnings, 'warning') : ''].filter((part) => part !== '').join(' and ');
+  return [errors > 0 ? plural(errors, 'error') : '', warnings > 0 ? plural(warnings, 'warning') : '']
+    .filter((part) => part !== '')
+    .join(' and ');
 }
 
 /**
@@ -69,8 +85,14 @@ export function summarizeFindings(findings: readonly LintFinding[]): string | un
  * could not run. `outcome` is what `lintDocument(…).catch((error) => error)` gave.
  */
 export function lintReport(input: string, outcome: readonly LintFinding[] | unknown): string[] {
-  if (!Array.isArray(outcome)) return [`lint: could not run: ${outcome instanceof Error ? outcome.message : String(outcome)}`];
+  if (!Array.isArray(outcome))
+    return [`lint: could not run: ${outcome instanceof Error ? outcome.message : String(outcome)}`];
   const findings = outcome as readonly LintFinding[];
   const summary = summarizeFindings(findings);
-  return [...formatFindings(findings), ...(summary === undefined ? [] : [`lint: ${input}: ${summary} (the toolkit's rules, contract-first/lint/contract-first.yaml)`])];
+  return [
+    ...formatFindings(findings),
+    ...(summary === undefined
+      ? []
+      : [`lint: ${input}: ${summary} (the toolkit's rules, contract-first/lint/contract-first.yaml)`]),
+  ];
 }

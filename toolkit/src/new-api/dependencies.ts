@@ -30,6 +30,7 @@ export interface Manifest {
 export function pinned(names: readonly string[], from: Manifest): Record<string, string> {
   const versions = { ...from.peerDependencies, ...from.devDependencies, ...from.dependencies };
   const missing = names.filter((name) => versions[name] === undefined);
-  if (missing.length > 0) throw new Error(`contract-first's package.json does not pin ${missing.join(', ')}: add them to it`);
+  if (missing.length > 0)
+    throw new Error(`contract-first's package.json does not pin ${missing.join(', ')}: add them to it`);
   return Object.fromEntries([...names].sort().map((name) => [name, versions[name] as string]));
 }

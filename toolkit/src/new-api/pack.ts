@@ -32,7 +32,8 @@ interface PackageManifest {
   readonly [key: string]: unknown;
 }
 
-const readManifest = async (dir: string): Promise<PackageManifest> => JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as PackageManifest;
+const readManifest = async (dir: string): Promise<PackageManifest> =>
+  JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as PackageManifest;
 
 /** The folder of package `name` as Node resolves it from `from` (a folder). */
 function packageDir(name: string, from: string): string | undefined {
@@ -62,14 +63,27 @@ function stagedPath(dir: string): string {
  * copied with it. Their peers come too, but for this package's own peers (express), which the
  * project installs.
  */
-async function bundledClosure(root: string, names: readonly string[], ownPeers: ReadonlySet<string>): Promise<{ copies: Map<string, string>; peers: Map<string, string> }> {
+async function bundledClosure(
+  root: string,
+  names: readonly string[],
+  ownPeers: ReadonlySet<string>,
+): Promise<{ copies: Map<string, string>; peers: Map<string, string> }> {
   const copies = new Map<string, string>();
   /** The peers reached, by name, with the version installed. */
   const peers = new Map<string, string>();
-  const pending: Array<{ name: string; from: string; optional: boolean; peer?: boolean }> = names.map((name) => ({ name, from: root, optional: false }));
+  const pending: Array<{ name: string; from: string; optional: boolean; peer?: boolean }> = names.map((name) => ({
+    name,
+    from: root,
+    optional: false,
+  }));
   const seen = new Set<string>();
   while (pending.length > 0) {
-    const { name, from, optional, peer } = pending.pop() as { name: string; from: string; optional: boolean; peer?: boolean };
+    const { name, from, optional, peer } = pending.pop() as {
+      name: string;
+      from: string;
+      optional: boolean;
+      peer?: boolean;
+    };
     const dir = packageDir(name, from);
     if (dir === undefined) {
       if (optional) continue;
@@ -81,15 +95,24 @@ async function bundledClosure(root: string, names: readonly string[], ownPeers: 
     if (!inside) {
       const target = stagedPath(dir);
       const clash = [...copies.entries()].find(([other, to]) => to === target && other !== dir);
-      if (clash !== undefined) throw new Error(`two copies of ${name} would be bundled at node_modules/${target}: ${clash[0]} and ${dir}`);
+      if (clash !== undefined)
+        throw new Error(`two copies of ${name} would be bundled at node_modules/${target}: ${clash[0]} and ${dir}`);
       copies.set(dir, target);
     }
     const manifest = await readManifest(dir);
     if (peer === true && !inside) peers.set(name, manifest.version);
-    for (const dependency of Object.keys(manifest.dependencies ?? {})) pending.push({ name: dependency, from: dir, optional: false });
-    for (const dependency of Object.keys(manifest.optionalDependencies ?? {})) pending.push({ name: dependency, from: dir, optional: true });
+    for (const dependency of Object.keys(manifest.dependencies ?? {}))
+      pending.push({ name: dependency, from: dir, optional: false });
+    for (const dependency of Object.keys(manifest.optionalDependencies ?? {}))
+      pending.push({ name: dependency, from: dir, optional: true });
     for (const peer of Object.keys(manifest.peerDependencies ?? {})) {
-      if (!ownPeers.has(peer)) pending.push({ name: peer, from: dir, optional: manifest.peerDependenciesMeta?.[peer]?.optional === true, peer: true });
+      if (!ownPeers.has(peer))
+        pending.push({
+          name: peer,
+          from: dir,
+          optional: manifest.peerDependenciesMeta?.[peer]?.optional === true,
+          peer: true,
+        });
     }
   }
   return { copies, peers };
@@ -98,7 +121,10 @@ async function bundledClosure(root: string, names: readonly string[], ownPeers: 
 function run(command: string, args: readonly string[], cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${path.basename(command)} ${args.join(' ')} failed in ${cwd}: ${stderr.trim() || error.message}`));
+      if (error)
+        reject(
+          new Error(`${path.basename(command)} ${args.join(' ')} failed in ${cwd}: ${stderr.trim() || error.message}`),
+        );
       else resolve(stdout);
     });
   });
@@ -107,7 +133,9 @@ function run(command: string, args: readonly string[], cwd: string): Promise<str
 /** npm, as the command that runs this one has it (npx, npm run), else the one on PATH. */
 export function npmCommand(args: readonly string[]): { readonly command: string; readonly args: readonly string[] } {
   const cli = process.env['npm_execpath'];
-  return cli !== undefined && /npm-cli\.js$/.test(cli) ? { command: process.execPath, args: [cli, ...args] } : { command: 'npm', args };
+  return cli !== undefined && /npm-cli\.js$/.test(cli)
+    ? { command: process.execPath, args: [cli, ...args] }
+    : { command: 'npm', args };
 }
 
 /** This package's files, staged for `npm pack` in a folder of their own; `pack` then writes the file. */
@@ -127,7 +155,11 @@ export async function stageToolkit(root: string = PACKAGE_ROOT): Promise<StagedT
   const staging = await mkdtemp(path.join(os.tmpdir(), 'contract-first-pack-'));
   const discard = () => rm(staging, { recursive: true, force: true });
   try {
-    const { copies, peers } = await bundledClosure(root, manifest.bundleDependencies ?? [], new Set(Object.keys(manifest.peerDependencies ?? {})));
+    const { copies, peers } = await bundledClosure(
+      root,
+      manifest.bundleDependencies ?? [],
+      new Set(Object.keys(manifest.peerDependencies ?? {})),
+    );
     // npm pack bundles what bundled packages depend on, not their peers: those are bundled by name.
     // devDependencies stay: they pin what a new project installs beside this package (new-api/dependencies.ts).
     const { scripts: _scripts, ...rest } = manifest;
@@ -139,10 +171,17 @@ export async function stageToolkit(root: string = PACKAGE_ROOT): Promise<StagedT
     await writeFile(path.join(staging, 'package.json'), `${JSON.stringify(packed, null, 2)}\n`);
     for (const entry of manifest.files ?? []) {
       if (entry.startsWith('!')) continue;
-      await cp(path.join(root, entry), path.join(staging, entry), { recursive: true, filter: (source) => !/\.test\.(js|d\.ts|js\.map)$|\.tsbuildinfo$/.test(source) });
+      await cp(path.join(root, entry), path.join(staging, entry), {
+        recursive: true,
+        filter: (source) => !/\.test\.(js|d\.ts|js\.map)$|\.tsbuildinfo$/.test(source),
+      });
     }
     for (const [from, to] of copies) {
-      await cp(from, path.join(staging, 'node_modules', to), { recursive: true, verbatimSymlinks: true, filter: (source) => path.basename(source) !== '.bin' });
+      await cp(from, path.join(staging, 'node_modules', to), {
+        recursive: true,
+        verbatimSymlinks: true,
+        filter: (source) => path.basename(source) !== '.bin',
+      });
     }
   } catch (error) {
     await discard();
@@ -154,7 +193,9 @@ export async function stageToolkit(root: string = PACKAGE_ROOT): Promise<StagedT
       try {
         await mkdir(destination, { recursive: true });
         const npm = npmCommand(['pack', '--json', '--ignore-scripts', '--pack-destination', path.resolve(destination)]);
-        const report = JSON.parse(await run(npm.command, npm.args, staging)) as ReadonlyArray<{ readonly filename: string }>;
+        const report = JSON.parse(await run(npm.command, npm.args, staging)) as ReadonlyArray<{
+          readonly filename: string;
+        }>;
         const [file] = report;
         if (file === undefined) throw new Error('npm pack reported no file');
         return path.join(path.resolve(destination), file.filename);

@@ -50,7 +50,11 @@ function templateFiles(): ProjectFile[] {
     .filter((entry) => entry.isFile())
     .map((entry) => slashed(path.relative(TEMPLATE, path.join(entry.parentPath, entry.name))))
     .sort()
-    .map((file) => ({ path: targetOf(file), content: readFileSync(path.join(TEMPLATE, file), 'utf8'), ...(file.startsWith('_ci/') ? { executable: true } : {}) }));
+    .map((file) => ({
+      path: targetOf(file),
+      content: readFileSync(path.join(TEMPLATE, file), 'utf8'),
+      ...(file.startsWith('_ci/') ? { executable: true } : {}),
+    }));
 }
 
 /** An npm package name from a title: `Redocly Museum API` → `redocly-museum-api`. */
@@ -65,7 +69,9 @@ export function packageNameOf(title: string): string {
 }
 
 /** The project's package.json: what npm needs to write its lock file, before the rest is known. */
-export function projectManifest(facts: Pick<ProjectFacts, 'name' | 'title' | 'document' | 'engines' | 'dependencies' | 'devDependencies'>): string {
+export function projectManifest(
+  facts: Pick<ProjectFacts, 'name' | 'title' | 'document' | 'engines' | 'dependencies' | 'devDependencies'>,
+): string {
   const manifest = {
     name: facts.name,
     version: '0.1.0',
@@ -140,15 +146,24 @@ function credentialOf(scheme: SecuritySchemeInfo): { readonly words: string; rea
     case 'apiKey': {
       const name = `'${(scheme.name ?? '?').replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
       const place = scheme.in === 'query' || scheme.in === 'cookie' ? scheme.in : 'header';
-      return { words: `an API key, \`{ key }\`, from the ${scheme.in ?? '?'} ${scheme.name ?? '?'}`, hint: `{ ${place}: { ${name}: '…' } }` };
+      return {
+        words: `an API key, \`{ key }\`, from the ${scheme.in ?? '?'} ${scheme.name ?? '?'}`,
+        hint: `{ ${place}: { ${name}: '…' } }`,
+      };
     }
     case 'http':
       return (scheme.scheme ?? '').toLowerCase() === 'basic'
-        ? { words: 'HTTP Basic credentials, `{ username, password }`', hint: `{ header: { Authorization: 'Basic …' } }` }
+        ? {
+            words: 'HTTP Basic credentials, `{ username, password }`',
+            hint: `{ header: { Authorization: 'Basic …' } }`,
+          }
         : { words: `the ${scheme.scheme ?? ''} token of the Authorization header, \`{ token }\``, hint: bearer };
     case 'oauth2':
     case 'openIdConnect':
-      return { words: 'an OAuth 2.0 bearer token, `{ token }`; `context.scopes` lists the scopes the operation asks', hint: bearer };
+      return {
+        words: 'an OAuth 2.0 bearer token, `{ token }`; `context.scopes` lists the scopes the operation asks',
+        hint: bearer,
+      };
     case 'mutualTLS':
       return { words: 'the verified client certificate, `{ certificate }`', hint: '{ header: { … } }' };
     default:
@@ -197,7 +212,10 @@ import type { securitySchemes } from '../generated/server.js';
 export const credentials: TestCredentials<typeof securitySchemes> = {${Object.keys(facts.securitySchemes).length === 0 ? '' : '\n'}${Object.keys(
     facts.securitySchemes,
   )
-    .map((name) => `  // ${JSON.stringify(name)}: ${credentialOf(facts.securitySchemes[name] as SecuritySchemeInfo).hint},\n`)
+    .map(
+      (name) =>
+        `  // ${JSON.stringify(name)}: ${credentialOf(facts.securitySchemes[name] as SecuritySchemeInfo).hint},\n`,
+    )
     .join('')}};
 `;
 }

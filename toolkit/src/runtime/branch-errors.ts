@@ -57,16 +57,22 @@ const MAX_SCHEMAS = 2000;
 /** Past this many errors (a body of thousands of failing items) they stay in the validator's order. */
 const MAX_ERRORS = 1000;
 
-const asSchema = (value: unknown): Schema | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Schema) : undefined);
+const asSchema = (value: unknown): Schema | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Schema) : undefined;
 const keywordOf = (error: ValidatorErrorItem): string => error.errorCode?.replace(/\.openapi\.validation$/, '') ?? '';
 const unescapeToken = (token: string): string => token.replaceAll('~1', '/').replaceAll('~0', '~');
 /** The segments of an instance path (`/body/a~1b` is `body`, `a/b`); undefined for anything else. */
-const segmentsOf = (path: string | undefined): string[] | undefined => (path === '' ? [] : path?.startsWith('/') === true ? path.split('/').slice(1).map(unescapeToken) : undefined);
-const pointerOf = (segments: readonly string[]): string => segments.map((s) => `/${s.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
-const startsWith = (path: readonly string[], prefix: readonly string[]): boolean => prefix.length <= path.length && prefix.every((s, i) => path[i] === s);
+const segmentsOf = (path: string | undefined): string[] | undefined =>
+  path === '' ? [] : path?.startsWith('/') === true ? path.split('/').slice(1).map(unescapeToken) : undefined;
+const pointerOf = (segments: readonly string[]): string =>
+  segments.map((s) => `/${s.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+const startsWith = (path: readonly string[], prefix: readonly string[]): boolean =>
+  prefix.length <= path.length && prefix.every((s, i) => path[i] === s);
 /** Whether a schema path is at or inside a location (`#/oneOf/1/required` is inside `#/oneOf/1`). */
-const under = (schemaPath: string, location: string): boolean => schemaPath === location || schemaPath.startsWith(`${location}/`);
-const holdsRef = (node: unknown): boolean => typeof node === 'object' && node !== null && (isReference(node) || Object.values(node).some(holdsRef));
+const under = (schemaPath: string, location: string): boolean =>
+  schemaPath === location || schemaPath.startsWith(`${location}/`);
+const holdsRef = (node: unknown): boolean =>
+  typeof node === 'object' && node !== null && (isReference(node) || Object.values(node).some(holdsRef));
 
 function deref(document: object, value: unknown): Schema | undefined {
   try {
@@ -79,12 +85,13 @@ function deref(document: object, value: unknown): Schema | undefined {
 /** A schema and the schemas that apply to the same value through `$ref` and `allOf` (and `oneOf`/`anyOf` when `composites`). */
 function expand(document: object, schema: unknown, composites = true): Schema[] {
   const seen: Schema[] = [];
-  for (const queue = [schema]; queue.length > 0 && seen.length < MAX_SCHEMAS; ) {
+  for (const queue = [schema]; queue.length > 0 && seen.length < MAX_SCHEMAS;) {
     const s = asSchema(queue.shift());
     if (s === undefined || seen.includes(s)) continue;
     seen.push(s);
     if (isReference(s)) queue.push(deref(document, { $ref: s.$ref }));
-    for (const keyword of composites ? ['allOf', 'anyOf', 'oneOf'] : ['allOf']) if (Array.isArray(s[keyword])) queue.push(...(s[keyword] as unknown[]));
+    for (const keyword of composites ? ['allOf', 'anyOf', 'oneOf'] : ['allOf'])
+      if (Array.isArray(s[keyword])) queue.push(...(s[keyword] as unknown[]));
   }
   return seen;
 }
@@ -96,8 +103,13 @@ function reach(document: object, schema: unknown, segments: readonly string[]): 
       current.flatMap((s) => {
         const properties = asSchema(s['properties']);
         const prefix = Array.isArray(s['prefixItems']) ? (s['prefixItems'] as unknown[]) : [];
-        const items = /^(?:0|[1-9]\d*)$/.test(segment) ? [Number(segment) < prefix.length ? prefix[Number(segment)] : s['items']] : [];
-        const named = properties !== undefined && Object.hasOwn(properties, segment) ? properties[segment] : s['additionalProperties'];
+        const items = /^(?:0|[1-9]\d*)$/.test(segment)
+          ? [Number(segment) < prefix.length ? prefix[Number(segment)] : s['items']]
+          : [];
+        const named =
+          properties !== undefined && Object.hasOwn(properties, segment)
+            ? properties[segment]
+            : s['additionalProperties'];
         return [named, ...items].flatMap((child) => expand(document, child));
       }),
     expand(document, schema),
@@ -109,7 +121,10 @@ function reach(document: object, schema: unknown, segments: readonly string[]): 
  * copies in a schema without `$ref`s of its own (whose errors then name it in full) and compiles
  * the others on their own (whose errors then have paths from their own root), by its `inlineRefs`.
  */
-function referenced(document: object, branch: unknown): Array<{ readonly ref: string; readonly target: Schema; readonly apart: boolean }> {
+function referenced(
+  document: object,
+  branch: unknown,
+): Array<{ readonly ref: string; readonly target: Schema; readonly apart: boolean }> {
   const found = new Map<string, Schema>();
   const queue = [branch];
   for (let visited = 0; queue.length > 0 && visited < MAX_SCHEMAS; visited += 1) {
@@ -132,14 +147,21 @@ const VALUE_PARAMS = ['type', 'limit', 'multipleOf', 'pattern', 'format', 'allow
 function locatedIn(schema: Schema, schemaPath: string, params: Readonly<Record<string, unknown>> = {}): boolean {
   if (!schemaPath.startsWith('#/')) return false;
   let node: unknown = schema;
-  for (const segment of schemaPath.slice(2).split('/').map((token) => unescapeToken(decodeURIComponent(token)))) {
+  for (const segment of schemaPath
+    .slice(2)
+    .split('/')
+    .map((token) => unescapeToken(decodeURIComponent(token)))) {
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return false;
     node = (node as Record<string, unknown>)[segment];
   }
-  if (Array.isArray(node) && typeof params['missingProperty'] === 'string') return node.includes(params['missingProperty']);
+  if (Array.isArray(node) && typeof params['missingProperty'] === 'string')
+    return node.includes(params['missingProperty']);
   const key = VALUE_PARAMS.find((name) => Object.hasOwn(params, name));
   // A `type` list is reported joined (`string,null`).
-  return key === undefined || JSON.stringify(Array.isArray(node) && key === 'type' ? node.join(',') : node) === JSON.stringify(params[key]);
+  return (
+    key === undefined ||
+    JSON.stringify(Array.isArray(node) && key === 'type' ? node.join(',') : node) === JSON.stringify(params[key])
+  );
 }
 
 /**
@@ -147,12 +169,20 @@ function locatedIn(schema: Schema, schemaPath: string, params: Readonly<Record<s
  * each branch that failed, and no error twice in one branch. Of the assignments that give each
  * error a branch its schema path fits, the one that keeps to a branch longest; undefined if none.
  */
-function assign(block: readonly ValidatorErrorItem[], possible: ReadonlyArray<readonly number[]>, failing: readonly number[]): number[] | undefined {
+function assign(
+  block: readonly ValidatorErrorItem[],
+  possible: ReadonlyArray<readonly number[]>,
+  failing: readonly number[],
+): number[] | undefined {
   // fits[i][j]: errors i and after can be assigned in order, error i to failing[j].
   const fits: boolean[][] = [];
   for (let i = block.length - 1; i >= 0; i -= 1) {
     const next = fits[i + 1];
-    fits[i] = failing.map((k, j) => possible[i]?.includes(k) === true && (next === undefined ? j === failing.length - 1 : next[j] === true || next[j + 1] === true));
+    fits[i] = failing.map(
+      (k, j) =>
+        possible[i]?.includes(k) === true &&
+        (next === undefined ? j === failing.length - 1 : next[j] === true || next[j + 1] === true),
+    );
   }
   let j = 0;
   let seen = new Set<string>();
@@ -168,20 +198,37 @@ function assign(block: readonly ValidatorErrorItem[], possible: ReadonlyArray<re
 }
 
 /** The tag values a discriminator gives each `$ref` branch: the `mapping` keys that name it, else its component name (as the validator reads them). */
-function discriminatorValues(site: Schema, branches: readonly unknown[]): Array<{ readonly value: string; readonly branch: number }> {
+function discriminatorValues(
+  site: Schema,
+  branches: readonly unknown[],
+): Array<{ readonly value: string; readonly branch: number }> {
   const mapping = Object.entries(asSchema(asSchema(site['discriminator'])?.['mapping']) ?? {});
   return branches.flatMap((branch, k) => {
     if (!isReference(branch)) return [];
-    const keys = mapping.filter(([, to]) => typeof to === 'string' && (to.includes('/') ? to : `#/components/schemas/${to}`) === branch.$ref).map(([key]) => key);
-    return (keys.length > 0 ? keys : [unescapeToken(branch.$ref.slice(branch.$ref.lastIndexOf('/') + 1))]).map((value) => ({ value, branch: k }));
+    const keys = mapping
+      .filter(
+        ([, to]) => typeof to === 'string' && (to.includes('/') ? to : `#/components/schemas/${to}`) === branch.$ref,
+      )
+      .map(([key]) => key);
+    return (keys.length > 0 ? keys : [unescapeToken(branch.$ref.slice(branch.$ref.lastIndexOf('/') + 1))]).map(
+      (value) => ({ value, branch: k }),
+    );
   });
 }
 
 /** The values a branch allows a property by `const` or `enum` (through `$ref` and `allOf`), if it fixes them. */
 function fixedValues(document: object, branch: unknown, property: string): unknown[] | undefined {
-  const own = expand(document, branch, false).flatMap((s) => (Object.hasOwn(asSchema(s['properties']) ?? {}, property) ? expand(document, asSchema(s['properties'])?.[property], false) : []));
+  const own = expand(document, branch, false).flatMap((s) =>
+    Object.hasOwn(asSchema(s['properties']) ?? {}, property)
+      ? expand(document, asSchema(s['properties'])?.[property], false)
+      : [],
+  );
   const fixing = own.find((s) => Object.hasOwn(s, 'const') || Array.isArray(s['enum']));
-  return fixing === undefined ? undefined : Object.hasOwn(fixing, 'const') ? [fixing['const']] : (fixing['enum'] as unknown[]);
+  return fixing === undefined
+    ? undefined
+    : Object.hasOwn(fixing, 'const')
+      ? [fixing['const']]
+      : (fixing['enum'] as unknown[]);
 }
 
 type Choice = { readonly branch: number } | { readonly tag: string; readonly allowed: readonly unknown[] };
@@ -196,28 +243,52 @@ function chooseByTag(document: object, site: Schema, branches: readonly unknown[
   const named = byDiscriminator.find((option) => discriminator !== undefined && option.value === object[discriminator]);
   if (named !== undefined) return { branch: named.branch };
   // The properties some branch fixes, the discriminator's first, with each branch's allowed values.
-  const names = new Set([...(discriminator === undefined ? [] : [discriminator]), ...branches.flatMap((b) => expand(document, b, false)).flatMap((s) => Object.keys(asSchema(s['properties']) ?? {}))]);
+  const names = new Set([
+    ...(discriminator === undefined ? [] : [discriminator]),
+    ...branches.flatMap((b) => expand(document, b, false)).flatMap((s) => Object.keys(asSchema(s['properties']) ?? {})),
+  ]);
   const tags = [...names]
-    .filter((tag) => Object.hasOwn(object, tag) && (object[tag] === null || ['string', 'number', 'boolean'].includes(typeof object[tag])))
+    .filter(
+      (tag) =>
+        Object.hasOwn(object, tag) &&
+        (object[tag] === null || ['string', 'number', 'boolean'].includes(typeof object[tag])),
+    )
     .map((tag) => ({
       tag,
-      allowed: branches.map((branch, k) => fixedValues(document, branch, tag) ?? (tag === discriminator ? byDiscriminator.filter((o) => o.branch === k).map((o) => o.value) : undefined)),
+      allowed: branches.map(
+        (branch, k) =>
+          fixedValues(document, branch, tag) ??
+          (tag === discriminator ? byDiscriminator.filter((o) => o.branch === k).map((o) => o.value) : undefined),
+      ),
     }))
     .filter(({ allowed }) => allowed.some((values) => values !== undefined && values.length > 0));
   for (const { tag, allowed } of tags) {
     const matching = allowed.flatMap((values, k) => (values?.includes(object[tag]) === true ? [k] : []));
     if (matching.length === 1) return { branch: matching[0] as number };
   }
-  const refused = tags.find(({ tag, allowed }) => allowed.every((values) => values !== undefined && values.length > 0 && !values.includes(object[tag])));
-  return refused === undefined ? undefined : { tag: refused.tag, allowed: [...new Set(refused.allowed.flatMap((values) => values ?? []))] };
+  const refused = tags.find(({ tag, allowed }) =>
+    allowed.every((values) => values !== undefined && values.length > 0 && !values.includes(object[tag])),
+  );
+  return refused === undefined
+    ? undefined
+    : { tag: refused.tag, allowed: [...new Set(refused.allowed.flatMap((values) => values ?? []))] };
 }
 
 /** Rule 3: the branch with the fewest errors among those whose type the value has; the first on a tie. */
-function fewestErrors(block: readonly ValidatorErrorItem[], owners: readonly number[], count: number, at: string): { readonly branch: number } {
+function fewestErrors(
+  block: readonly ValidatorErrorItem[],
+  owners: readonly number[],
+  count: number,
+  at: string,
+): { readonly branch: number } {
   const ranked = Array.from({ length: count }, (_, branch) => {
     const own = block.filter((_, i) => owners[i] === branch);
     // A `type` failure of the branch's own value: the value is of another type than the branch takes.
-    return { branch, otherType: own.some((error) => keywordOf(error) === 'type' && error.path === at), errors: own.length };
+    return {
+      branch,
+      otherType: own.some((error) => keywordOf(error) === 'type' && error.path === at),
+      errors: own.length,
+    };
   }).sort((a, b) => Number(a.otherType) - Number(b.otherType) || a.errors - b.errors || a.branch - b.branch);
   return { branch: ranked[0]?.branch ?? 0 };
 }
@@ -230,13 +301,24 @@ const tagError = (at: readonly string[], tag: string, allowed: readonly unknown[
 });
 
 const valueAt = (data: Readonly<Record<string, unknown>>, segments: readonly string[]): unknown =>
-  segments.reduce<unknown>((value, s) => (typeof value === 'object' && value !== null && Object.hasOwn(value, s) ? (value as Record<string, unknown>)[s] : undefined), data);
+  segments.reduce<unknown>(
+    (value, s) =>
+      typeof value === 'object' && value !== null && Object.hasOwn(value, s)
+        ? (value as Record<string, unknown>)[s]
+        : undefined,
+    data,
+  );
 
 /**
  * The error to report of `errors`, read in `scope` (the schema of the value at `at`): the first,
  * unless it is a branch's error of a failed `oneOf`/`anyOf`: then the error of the branch meant.
  */
-function intendedError(errors: readonly ValidatorErrorItem[], scope: unknown, at: readonly string[], context: BranchContext): ValidatorErrorItem | undefined {
+function intendedError(
+  errors: readonly ValidatorErrorItem[],
+  scope: unknown,
+  at: readonly string[],
+  context: BranchContext,
+): ValidatorErrorItem | undefined {
   const first = errors[0];
   const firstPath = segmentsOf(first?.path);
   if (first === undefined || firstPath === undefined) return first;
@@ -245,7 +327,14 @@ function intendedError(errors: readonly ValidatorErrorItem[], scope: unknown, at
     const { schemaPath: location, params } = errors[c] as ValidatorErrorItem;
     const keyword = keywordOf(errors[c] as ValidatorErrorItem);
     const path = segmentsOf(errors[c]?.path);
-    if (!COMPOSITE.has(keyword) || path === undefined || location === undefined || !startsWith(firstPath, path) || !startsWith(path, at)) continue;
+    if (
+      !COMPOSITE.has(keyword) ||
+      path === undefined ||
+      location === undefined ||
+      !startsWith(firstPath, path) ||
+      !startsWith(path, at)
+    )
+      continue;
     const site = reach(context.document, scope, path.slice(at.length)).find((s) => Array.isArray(s[keyword]));
     if (site === undefined) continue;
     // Every error before the failure must be one of its branches': at or under its value, in a schema a branch holds.
@@ -254,12 +343,23 @@ function intendedError(errors: readonly ValidatorErrorItem[], scope: unknown, at
     const branches = site[keyword] as unknown[];
     const refs = branches.map((branch) => referenced(context.document, branch));
     const possible = block.map(({ schemaPath = '', params: given }) =>
-      refs.flatMap((targets, k) => (under(schemaPath, `${location}/${k}`) || targets.some((t) => under(schemaPath, t.ref) || (t.apart && locatedIn(t.target, schemaPath, given))) ? [k] : [])),
+      refs.flatMap((targets, k) =>
+        under(schemaPath, `${location}/${k}`) ||
+        targets.some((t) => under(schemaPath, t.ref) || (t.apart && locatedIn(t.target, schemaPath, given)))
+          ? [k]
+          : [],
+      ),
     );
     const passing = params?.['passingSchemas'];
-    const owners = assign(block, possible, branches.map((_, k) => k).filter((k) => !(Array.isArray(passing) && passing.includes(k))));
+    const owners = assign(
+      block,
+      possible,
+      branches.map((_, k) => k).filter((k) => !(Array.isArray(passing) && passing.includes(k))),
+    );
     if (owners === undefined) continue;
-    const choice = chooseByTag(context.document, site, branches, valueAt(context.data, path)) ?? fewestErrors(block, owners, branches.length, pointerOf(path));
+    const choice =
+      chooseByTag(context.document, site, branches, valueAt(context.data, path)) ??
+      fewestErrors(block, owners, branches.length, pointerOf(path));
     if ('tag' in choice) return tagError(path, choice.tag, choice.allowed);
     const own = block.filter((_, i) => owners[i] === choice.branch);
     // None: the value passes the branch (a oneOf that more than one branch takes). Else read them
@@ -274,19 +374,31 @@ function intendedError(errors: readonly ValidatorErrorItem[], scope: unknown, at
  * first error is a branch error of a failed `oneOf`/`anyOf` (a tag no branch takes becomes an
  * error of its own), and a top-level body's discriminated branch errors under `/body`.
  */
-function intendedBranchFirst(errors: readonly ValidatorErrorItem[], context: BranchContext): readonly ValidatorErrorItem[] {
+function intendedBranchFirst(
+  errors: readonly ValidatorErrorItem[],
+  context: BranchContext,
+): readonly ValidatorErrorItem[] {
   if (errors.length > MAX_ERRORS) return errors;
   // The validator's refusal of a top-level body's discriminator tag: one error, without a keyword.
-  const body = expand(context.document, asSchema(context.root['properties'])?.['body'], false).find((s) => asSchema(s['discriminator']) !== undefined);
+  const body = expand(context.document, asSchema(context.root['properties'])?.['body'], false).find(
+    (s) => asSchema(s['discriminator']) !== undefined,
+  );
   const property = asSchema(body?.['discriminator'])?.['propertyName'];
   const branches = body?.['oneOf'] ?? body?.['anyOf'];
-  if (body !== undefined && typeof property === 'string' && Array.isArray(branches) && errors.length === 1 && errors[0]?.errorCode === undefined) {
+  if (
+    body !== undefined &&
+    typeof property === 'string' &&
+    Array.isArray(branches) &&
+    errors.length === 1 &&
+    errors[0]?.errorCode === undefined
+  ) {
     const values = [...new Set(discriminatorValues(body, branches).map((option) => option.value))];
     const tag = valueAt(context.data, ['body', property]);
     return typeof tag === 'string' && values.includes(tag) ? errors : [tagError(['body'], property, values), ...errors];
   }
   // Ajv's errors of the branch the validator checked alone have paths inside the body.
-  const inBody = (e: ValidatorErrorItem): boolean => body !== undefined && e.errorCode !== undefined && segmentsOf(e.path) !== undefined && !LOCATED.test(e.path ?? '');
+  const inBody = (e: ValidatorErrorItem): boolean =>
+    body !== undefined && e.errorCode !== undefined && segmentsOf(e.path) !== undefined && !LOCATED.test(e.path ?? '');
   const located = errors.map((e) => (inBody(e) ? { ...e, path: `/body${e.path ?? ''}` } : e));
   const chosen = intendedError(located, context.root, [], context);
   if (chosen === undefined || (chosen === located[0] && located.every((e, i) => e === errors[i]))) return errors;
@@ -307,19 +419,40 @@ function contextOf(document: object, req: Request): BranchContext | undefined {
   if (pathItem === undefined || operation === undefined) return undefined;
   // The parameters of the path item and the operation (the operation's win), by place and name.
   const places: Record<string, Record<string, unknown>> = { query: {}, header: {}, path: {}, cookie: {} };
-  for (const entry of [pathItem['parameters'], operation['parameters']].flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []))) {
+  for (const entry of [pathItem['parameters'], operation['parameters']].flatMap((list) =>
+    Array.isArray(list) ? (list as unknown[]) : [],
+  )) {
     const parameter = deref(document, entry);
     const place = places[String(parameter?.['in'])];
     if (parameter === undefined || place === undefined || typeof parameter['name'] !== 'string') continue;
-    place[parameter['in'] === 'header' ? parameter['name'].toLowerCase() : parameter['name']] = parameter['schema'] ?? asSchema(Object.values(asSchema(parameter['content']) ?? {})[0])?.['schema'];
+    place[parameter['in'] === 'header' ? parameter['name'].toLowerCase() : parameter['name']] =
+      parameter['schema'] ?? asSchema(Object.values(asSchema(parameter['content']) ?? {})[0])?.['schema'];
   }
   // The request body's schema for the request's media type (the first the operation lists when none matches).
   const base = (type: string | undefined): string => (type ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const content = Object.entries(asSchema(deref(document, operation['requestBody'])?.['content']) ?? {});
-  const body = asSchema((content.find(([type]) => base(type) === base(req.get('content-type'))) ?? content[0])?.[1])?.['schema'];
-  const schemas = { query: places['query'], headers: places['header'], params: places['path'], cookies: places['cookie'] };
-  const root = { properties: { ...Object.fromEntries(Object.entries(schemas).map(([place, properties]) => [place, { properties }])), body } };
-  const data = { body: req.body as unknown, query: req.query, headers: req.headers, params: req.params, cookies: (req as Request & { cookies?: unknown }).cookies };
+  const body = asSchema((content.find(([type]) => base(type) === base(req.get('content-type'))) ?? content[0])?.[1])?.[
+    'schema'
+  ];
+  const schemas = {
+    query: places['query'],
+    headers: places['header'],
+    params: places['path'],
+    cookies: places['cookie'],
+  };
+  const root = {
+    properties: {
+      ...Object.fromEntries(Object.entries(schemas).map(([place, properties]) => [place, { properties }])),
+      body,
+    },
+  };
+  const data = {
+    body: req.body as unknown,
+    query: req.query,
+    headers: req.headers,
+    params: req.params,
+    cookies: (req as Request & { cookies?: unknown }).cookies,
+  };
   return { document, root, data };
 }
 
@@ -344,7 +477,11 @@ export function namingIntendedBranch(check: RequestHandler, apiSpec: string): Re
   };
   const reordered = (error: unknown, req: Request): unknown => {
     if (!(error instanceof OpenApiValidator.error.BadRequest)) return error;
-    const refused = error as { readonly path?: string; readonly message?: string; readonly errors?: readonly ValidatorErrorItem[] };
+    const refused = error as {
+      readonly path?: string;
+      readonly message?: string;
+      readonly errors?: readonly ValidatorErrorItem[];
+    };
     const errors = refused.errors ?? [];
     if (!errors.some((e) => COMPOSITE.has(keywordOf(e)) || !LOCATED.test(e.path ?? ''))) return error;
     const loaded = load();
@@ -352,7 +489,12 @@ export function namingIntendedBranch(check: RequestHandler, apiSpec: string): Re
     const ordered = context === undefined ? errors : intendedBranchFirst(errors, context);
     if (ordered === errors) return error;
     const message = refused.message === undefined ? {} : { message: refused.message };
-    return new OpenApiValidator.error.BadRequest({ path: refused.path ?? req.path, ...message, errors: ordered.map((e) => ({ ...e, path: e.path ?? '', message: e.message ?? '' })) });
+    return new OpenApiValidator.error.BadRequest({
+      path: refused.path ?? req.path,
+      ...message,
+      errors: ordered.map((e) => ({ ...e, path: e.path ?? '', message: e.message ?? '' })),
+    });
   };
-  return (req, res, next) => check(req, res, (error?: unknown) => next(error === undefined ? undefined : reordered(error, req)));
+  return (req, res, next) =>
+    check(req, res, (error?: unknown) => next(error === undefined ? undefined : reordered(error, req)));
 }

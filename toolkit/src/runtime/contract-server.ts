@@ -1,6 +1,13 @@
 import type { TLSSocket } from 'node:tls';
 import cookieParser from 'cookie-parser';
-import express, { type ErrorRequestHandler, type Express, type IRouter, type Request, type RequestHandler, type Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type IRouter,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { servedElsewhere, type Mounts } from './misdirected.js';
 import { createOpenApiValidation, validationFailureOf, type SecurityHandler } from './openapi-validation.js';
 import { schemesWithoutVerifier, verifyingSecurityHandlers, type AnyVerifier } from './security.js';
@@ -58,14 +65,24 @@ export interface Refusal {
   readonly operationId?: string;
 }
 
-type Invoke<R, Ctx> = (route: R, req: Request, res: Response, run: (ctx: Ctx) => Promise<ContractResult>) => Promise<void>;
+type Invoke<R, Ctx> = (
+  route: R,
+  req: Request,
+  res: Response,
+  run: (ctx: Ctx) => Promise<ContractResult>,
+) => Promise<void>;
 
 export interface ContractServerOptions<R extends ContractRoute, H, Ctx = undefined> {
   /** The bundled document (openapi.json of the generated folder). */
   readonly apiSpec: string;
   readonly routeList: readonly R[];
   readonly securitySchemes: Readonly<Record<string, ContractSecurityScheme>>;
-  readonly mountOperations: (router: IRouter, handlers: H, invoke: Invoke<R, Ctx>, before: (route: R) => readonly RequestHandler[]) => void;
+  readonly mountOperations: (
+    router: IRouter,
+    handlers: H,
+    invoke: Invoke<R, Ctx>,
+    before: (route: R) => readonly RequestHandler[],
+  ) => void;
   readonly handlers: H;
   /** What each handler receives besides its input, built for its request; `undefined` without. */
   readonly context?: (req: Request) => Ctx;
@@ -106,20 +123,27 @@ export function defaultRefusalBody({ message, field }: Refusal): unknown {
 /** Bodies a client may send at most. */
 const BODY_LIMIT = '1mb';
 
-
 /** The body parsers an operation's media types need (multipart is the validator's). */
 function bodyParsers(mediaTypes: readonly string[]): RequestHandler[] {
   const types = mediaTypes.map((type) => type.split(';')[0]?.trim().toLowerCase() ?? '');
   const json = types.filter(isJsonMediaType);
   const form = types.filter((type) => type === 'application/x-www-form-urlencoded');
   const text = types.filter((type) => type.startsWith('text/'));
-  const raw = types.filter((type) => !isJsonMediaType(type) && type !== 'application/x-www-form-urlencoded' && !type.startsWith('text/') && type !== 'multipart/form-data');
+  const raw = types.filter(
+    (type) =>
+      !isJsonMediaType(type) &&
+      type !== 'application/x-www-form-urlencoded' &&
+      !type.startsWith('text/') &&
+      type !== 'multipart/form-data',
+  );
   return [
     // Any JSON value: a document may take a string or a number as a body, not only an object or array.
     ...(json.length > 0 ? [express.json({ type: json, limit: BODY_LIMIT, strict: false })] : []),
     ...(form.length > 0 ? [express.urlencoded({ type: form, extended: true, limit: BODY_LIMIT })] : []),
     ...(text.length > 0 ? [express.text({ type: text, limit: BODY_LIMIT })] : []),
-    ...(raw.length > 0 ? [express.raw({ type: raw.map((type) => (type === '*/*' ? () => true : type)) as never, limit: BODY_LIMIT })] : []),
+    ...(raw.length > 0
+      ? [express.raw({ type: raw.map((type) => (type === '*/*' ? () => true : type)) as never, limit: BODY_LIMIT })]
+      : []),
   ];
 }
 
@@ -147,12 +171,16 @@ function presenceHandlers(schemes: Readonly<Record<string, ContractSecuritySchem
 }
 
 /** The challenge of a 401, from the schemes the operation accepts. */
-function challenges(route: ContractRoute | undefined, schemes: Readonly<Record<string, ContractSecurityScheme>>): string | undefined {
+function challenges(
+  route: ContractRoute | undefined,
+  schemes: Readonly<Record<string, ContractSecurityScheme>>,
+): string | undefined {
   const names = new Set((route?.security ?? []).flatMap((requirement) => Object.keys(requirement)));
   const values = new Set<string>();
   for (const name of names) {
     const scheme = schemes[name];
-    if (scheme?.type === 'http' && scheme.scheme !== undefined) values.add(scheme.scheme.charAt(0).toUpperCase() + scheme.scheme.slice(1).toLowerCase());
+    if (scheme?.type === 'http' && scheme.scheme !== undefined)
+      values.add(scheme.scheme.charAt(0).toUpperCase() + scheme.scheme.slice(1).toLowerCase());
     if (scheme?.type === 'oauth2' || scheme?.type === 'openIdConnect') values.add('Bearer');
   }
   return values.size === 0 ? undefined : [...values].join(', ');
@@ -163,8 +191,13 @@ function challenges(route: ContractRoute | undefined, schemes: Readonly<Record<s
  * names one: no request can meet it (the generator keeps such an alternative only when the
  * operation has no other, so that it is refused rather than open).
  */
-function unmeetable(route: ContractRoute, schemes: Readonly<Record<string, ContractSecurityScheme>>): string[] | undefined {
-  const missing = route.security.map((requirement) => Object.keys(requirement).filter((name) => !Object.hasOwn(schemes, name)));
+function unmeetable(
+  route: ContractRoute,
+  schemes: Readonly<Record<string, ContractSecurityScheme>>,
+): string[] | undefined {
+  const missing = route.security.map((requirement) =>
+    Object.keys(requirement).filter((name) => !Object.hasOwn(schemes, name)),
+  );
   if (route.security.length === 0 || missing.some((names) => names.length === 0)) return undefined;
   return [...new Set(missing.flat())];
 }
@@ -177,17 +210,24 @@ interface StatusError {
 
 export function createContractApp<R extends ContractRoute, H, Ctx>(options: ContractServerOptions<R, H, Ctx>): Express {
   const log = options.log ?? (() => undefined);
-  const multipart = options.routeList.some((route) => route.requestContentTypes.some((type) => type.toLowerCase().startsWith('multipart/form-data')));
+  const multipart = options.routeList.some((route) =>
+    route.requestContentTypes.some((type) => type.toLowerCase().startsWith('multipart/form-data')),
+  );
   const { verifiers } = options;
   if (verifiers !== undefined) {
     for (const name of schemesWithoutVerifier(options.securitySchemes, verifiers)) {
-      log(`security scheme ${name} has no verifier (server/security.ts): every request that needs it is refused with 401`);
+      log(
+        `security scheme ${name} has no verifier (server/security.ts): every request that needs it is refused with 401`,
+      );
     }
   }
   const validation = createOpenApiValidation({
     apiSpec: options.apiSpec,
     validateResponses: options.validateResponses,
-    securityHandlers: verifiers === undefined ? presenceHandlers(options.securitySchemes) : verifyingSecurityHandlers(options.securitySchemes, verifiers),
+    securityHandlers:
+      verifiers === undefined
+        ? presenceHandlers(options.securitySchemes)
+        : verifyingSecurityHandlers(options.securitySchemes, verifiers),
     multipart,
   });
   const routeOf = new WeakMap<Request, R>();
@@ -205,7 +245,11 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     options.mounts ??
     (options.serverBases === undefined
       ? undefined
-      : { mountedUnder: options.serverBases, serverBases: options.serverBases, note: "this server mounts the paths under the path of the document's servers" });
+      : {
+          mountedUnder: options.serverBases,
+          serverBases: options.serverBases,
+          note: "this server mounts the paths under the path of the document's servers",
+        });
   const invoke: Invoke<R, Ctx> = async (_route, req, res, run) => {
     sendResult(res, await run(contextOf(req)));
   };
@@ -218,7 +262,12 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
         : [
             () => {
               const names = missing.map((name) => JSON.stringify(name)).join(' and ');
-              throw Object.assign(new Error(`${route.method.toUpperCase()} ${route.path} refuses every request: its security names ${names}, which the document does not define`), { status: 403 });
+              throw Object.assign(
+                new Error(
+                  `${route.method.toUpperCase()} ${route.path} refuses every request: its security names ${names}, which the document does not define`,
+                ),
+                { status: 403 },
+              );
             },
           ];
     return [
@@ -251,7 +300,8 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
       message = failure.of === 'response' ? `The answer is off the contract: ${failure.message}` : failure.message;
       field = failure.field;
       res.set(failure.headers);
-      if (failure.of === 'response') log(`answer off the contract replaced by a 500: ${req.method} ${req.path}: ${failure.message}`);
+      if (failure.of === 'response')
+        log(`answer off the contract replaced by a 500: ${req.method} ${req.path}: ${failure.message}`);
       if (status === 401) {
         const challenge = challenges(routeOf.get(req), options.securitySchemes);
         if (challenge !== undefined) res.set('WWW-Authenticate', challenge);
@@ -265,7 +315,9 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     } else {
       status = 500;
       message = 'The handler failed.';
-      log(`unexpected error: ${req.method} ${req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      log(
+        `unexpected error: ${req.method} ${req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
     }
     if (status === 404 && mounts !== undefined) {
       const elsewhere = servedElsewhere(options.routeList, mounts, req.method, req.path);
@@ -280,7 +332,19 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     res.status(status);
     if (form.kind === 'empty') res.end();
     else if (form.kind === 'text') res.type(form.mediaType).send(message);
-    else res.type(form.mediaType).send(JSON.stringify(stub ? { message } : refusalBodyOf({ status, message, ...(field === undefined ? {} : { field }), ...(route === undefined ? {} : { operationId: route.operationId }) })));
+    else
+      res.type(form.mediaType).send(
+        JSON.stringify(
+          stub
+            ? { message }
+            : refusalBodyOf({
+                status,
+                message,
+                ...(field === undefined ? {} : { field }),
+                ...(route === undefined ? {} : { operationId: route.operationId }),
+              }),
+        ),
+      );
   };
   const refusalBodyOf = (refusal: Refusal): unknown => {
     if (options.refusalBody === undefined) return defaultRefusalBody(refusal);

@@ -41,7 +41,14 @@ type NoContent<S> = { readonly status: S; readonly body?: undefined; readonly he
 type ContentResults<S, R> = R extends { content: infer C }
   ? [keyof C] extends [never]
     ? NoContent<S>
-    : { [M in keyof C]: { readonly status: S; readonly contentType?: M; readonly body: C[M]; readonly headers?: ResponseHeaders } }[keyof C]
+    : {
+        [M in keyof C]: {
+          readonly status: S;
+          readonly contentType?: M;
+          readonly body: C[M];
+          readonly headers?: ResponseHeaders;
+        };
+      }[keyof C]
   : NoContent<S>;
 type ResponsesOf<Op> = Op extends { responses: infer R } ? R : Empty;
 
@@ -76,14 +83,29 @@ type StatusCharacters = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'X'];
  */
 type Joined<A, B> = A extends '' ? B : B extends '' ? A : `${A & string} | ${B & string}`;
 /** `Keys`, which all start with `Prefix`, in order and joined: `"200 | 204 | 2XX"` (keys of up to three characters). */
-type InOrder<Keys, Prefix extends string = '', Level extends readonly unknown[] = [], Next = StatusCharacters, Done = ''> = [Keys] extends [never]
+type InOrder<
+  Keys,
+  Prefix extends string = '',
+  Level extends readonly unknown[] = [],
+  Next = StatusCharacters,
+  Done = '',
+> = [Keys] extends [never]
   ? Done
   : Next extends readonly [infer C extends string, ...infer Rest]
-    ? InOrder<Keys, Prefix, Level, Rest, Joined<Done, KeysFrom<Extract<Keys, `${Prefix}${C}${string}`>, `${Prefix}${C}`, Level>>>
+    ? InOrder<
+        Keys,
+        Prefix,
+        Level,
+        Rest,
+        Joined<Done, KeysFrom<Extract<Keys, `${Prefix}${C}${string}`>, `${Prefix}${C}`, Level>>
+      >
     : Done;
 type KeysFrom<Keys, Prefix extends string, Level extends readonly unknown[]> = [Keys] extends [never]
   ? ''
-  : Joined<Prefix extends Keys ? Prefix : '', Level['length'] extends 2 ? '' : InOrder<Exclude<Keys, Prefix>, Prefix, [...Level, Prefix]>>;
+  : Joined<
+      Prefix extends Keys ? Prefix : '',
+      Level['length'] extends 2 ? '' : InOrder<Exclude<Keys, Prefix>, Prefix, [...Level, Prefix]>
+    >;
 /** An operation's response keys as text: `"200"`, `"4XX"`, `"default"`. */
 type StatusKeys<Op> = [ResponsesOf<Op>] extends [never] ? never : `${keyof ResponsesOf<Op> & (string | number)}`;
 /** The statuses an operation declares, in order, `default` last; `""` when it declares none. */
@@ -112,7 +134,13 @@ declare const undeclaredStatus: unique symbol;
 /** Every status from 100 to 599. */
 type AnyStatus = StatusOf<'1XX' | '2XX' | '3XX' | '4XX' | '5XX'>;
 /** The statuses from 100 to 599 not in `Declared`. */
-type OtherThan<Declared> = [Declared] extends [infer D] ? (AnyStatus extends infer S ? (S extends D ? never : S) : never) : never;
+type OtherThan<Declared> = [Declared] extends [infer D]
+  ? AnyStatus extends infer S
+    ? S extends D
+      ? never
+      : S
+    : never
+  : never;
 /**
  * An answer with a status from 100 to 599 that the operation does not declare (none where it
  * declares `default`): the statuses are those `Message` lists. No value has this type.
@@ -123,15 +151,16 @@ export interface UndeclaredStatus<Message extends string> {
 }
 
 /** The body of an operation's answer with status `S` in media type `M` (a scaffolded stub's example). */
-export type AnswerBodyOf<Op, S extends number, M extends string> = OperationResultOf<Op> extends infer R
-  ? R extends { readonly status: infer T; readonly contentType?: infer C; readonly body?: infer B }
-    ? S extends T
-      ? M extends C
-        ? B
+export type AnswerBodyOf<Op, S extends number, M extends string> =
+  OperationResultOf<Op> extends infer R
+    ? R extends { readonly status: infer T; readonly contentType?: infer C; readonly body?: infer B }
+      ? S extends T
+        ? M extends C
+          ? B
+          : never
         : never
       : never
-    : never
-  : never;
+    : never;
 
 /** What the HTTP layer sends, whichever the operation. */
 export interface AnyOperationResult {

@@ -14,7 +14,11 @@ export interface HttpServerOptions {
 }
 
 /** The headers of a reference page: HTML, checked again on every visit (it is rebuilt in place). */
-const PAGE_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  'X-Content-Type-Options': 'nosniff',
+};
 
 /** The path of a request target, without its query and one trailing slash (`/docs/` is `/docs`). */
 function pathOf(target: string | undefined): string {
@@ -23,11 +27,16 @@ function pathOf(target: string | undefined): string {
 }
 
 /** The app, with the reference pages answered in front of it. */
-function withReferencePages(app: Express, pages: Readonly<Record<string, string>>): (req: IncomingMessage, res: ServerResponse) => void {
+function withReferencePages(
+  app: Express,
+  pages: Readonly<Record<string, string>>,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const files = new Map<string, string>();
   for (const [path, file] of Object.entries(pages)) {
     if (!path.startsWith('/') || pathOf(path) !== path) {
-      throw new TypeError(`referencePages: ${JSON.stringify(path)} must be a path starting with / and not ending with one, such as /docs`);
+      throw new TypeError(
+        `referencePages: ${JSON.stringify(path)} must be a path starting with / and not ending with one, such as /docs`,
+      );
     }
     files.set(path, file);
   }
@@ -71,7 +80,11 @@ export function createHttpServer(app: Express, options: HttpServerOptions = {}):
   // new.target, which would also take a class, builds each object on a slow path: slower than
   // app.listen in the same measurement.)
   const initRequest = IncomingMessage as unknown as (this: IncomingMessage, socket: Socket) => void;
-  const initResponse = ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: unknown) => void;
+  const initResponse = ServerResponse as unknown as (
+    this: ServerResponse,
+    req: IncomingMessage,
+    options?: unknown,
+  ) => void;
   function Request(this: IncomingMessage, socket: Socket): void {
     initRequest.call(this, socket);
   }

@@ -25,7 +25,12 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 /** A path template as a regular expression: each `{name}` one segment. */
 const templateRegExp = (template: string): RegExp =>
-  new RegExp(`^${template.split(/\{[^{}]+\}/).map(escape).join('[^/]+')}$`);
+  new RegExp(
+    `^${template
+      .split(/\{[^{}]+\}/)
+      .map(escape)
+      .join('[^/]+')}$`,
+  );
 
 const matchers = new WeakMap<DocumentedRoute, RegExp>();
 function matches(route: DocumentedRoute, path: string): boolean {
@@ -42,7 +47,12 @@ function matches(route: DocumentedRoute, path: string): boolean {
  * is an operation's that is served elsewhere: `GET /museum-hours is served at /museum-hours: …`.
  * Undefined when no documented path matches, or it is served where it was asked for.
  */
-export function servedElsewhere(routes: readonly DocumentedRoute[], mounts: Mounts, method: string, requestPath: string): string | undefined {
+export function servedElsewhere(
+  routes: readonly DocumentedRoute[],
+  mounts: Mounts,
+  method: string,
+  requestPath: string,
+): string | undefined {
   const wanted = method.toLowerCase();
   // Express answers HEAD with a path's GET route.
   const methods = wanted === 'head' ? ['head', 'get'] : [wanted];
@@ -50,7 +60,9 @@ export function servedElsewhere(routes: readonly DocumentedRoute[], mounts: Moun
   for (const base of bases) {
     if (base !== '' && !requestPath.startsWith(`${base}/`)) continue;
     const path = requestPath.slice(base.length);
-    const route = routes.find((candidate) => methods.includes(candidate.method.toLowerCase()) && matches(candidate, path));
+    const route = routes.find(
+      (candidate) => methods.includes(candidate.method.toLowerCase()) && matches(candidate, path),
+    );
     if (route === undefined) continue;
     const served = mounts.mountedUnder.map((mount) => `${mount}${path}`);
     if (served.includes(requestPath)) return undefined;

@@ -21,7 +21,11 @@ export function resolveLocal<T>(document: object, value: T | Reference): T {
       .slice(2)
       .split('/')
       .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>((node, token) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[token] : undefined), document);
+      .reduce<unknown>(
+        (node, token) =>
+          typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[token] : undefined,
+        document,
+      );
     if (current === undefined) throw new Error(`Unresolved reference ${pointer}`);
   }
   return current as T;

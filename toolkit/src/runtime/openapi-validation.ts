@@ -37,7 +37,11 @@ export interface OpenApiValidationOptions {
 }
 
 /** Whether a request satisfies one security scheme, given the scopes the operation asks of it. */
-export type SecurityHandler = (req: Request, scopes: readonly string[], scheme: { readonly type: string }) => boolean | Promise<boolean>;
+export type SecurityHandler = (
+  req: Request,
+  scopes: readonly string[],
+  scheme: { readonly type: string },
+) => boolean | Promise<boolean>;
 
 export interface OpenApiValidation {
   readonly routing: readonly RequestHandler[];
@@ -83,7 +87,8 @@ function annotationFormats(apiSpec: string): Record<string, true> {
     if (typeof node !== 'object' || node === null) return;
     for (const [key, value] of Object.entries(node)) {
       if (key === 'format' && typeof value === 'string' && !checkedFormat(value)) found[value] = true;
-      else if (key !== 'example' && key !== 'examples' && key !== 'default' && key !== 'const' && key !== 'enum') visit(value);
+      else if (key !== 'example' && key !== 'examples' && key !== 'default' && key !== 'const' && key !== 'enum')
+        visit(value);
     }
   };
   visit(JSON.parse(readFileSync(apiSpec, 'utf8')));
@@ -112,20 +117,28 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
     },
     validateResponses: options.validateResponses ? { allErrors: false } : false,
     // Unless handlers are given, authentication is the server's: it knows its tokens.
-    validateSecurity: options.securityHandlers === undefined ? false : { handlers: { ...options.securityHandlers } as never },
+    validateSecurity:
+      options.securityHandlers === undefined ? false : { handlers: { ...options.securityHandlers } as never },
     validateFormats: true,
     formats: { ...annotationFormats(options.apiSpec), int64: INT64 },
     // Multipart bodies only where a document has them: no upload parser per request otherwise.
     fileUploader: options.multipart === true ? {} : false,
     ...(options.ignorePaths === undefined ? {} : { ignorePaths: options.ignorePaths }),
   }) as unknown as RequestHandler[];
-  const named = (names: ReadonlySet<string>): RequestHandler[] => middleware.filter((handler) => names.has(handler.name));
-  const unknown = middleware.filter((handler) => !ROUTING.has(handler.name) && !SECURITY.has(handler.name) && !OPERATION.has(handler.name));
+  const named = (names: ReadonlySet<string>): RequestHandler[] =>
+    middleware.filter((handler) => names.has(handler.name));
+  const unknown = middleware.filter(
+    (handler) => !ROUTING.has(handler.name) && !SECURITY.has(handler.name) && !OPERATION.has(handler.name),
+  );
   if (unknown.length > 0) {
-    throw new Error(`express-openapi-validator returned middleware this module does not place: ${unknown.map((h) => h.name).join(', ')}`);
+    throw new Error(
+      `express-openapi-validator returned middleware this module does not place: ${unknown.map((h) => h.name).join(', ')}`,
+    );
   }
   // A refusal over a oneOf/anyOf names the branch the request was meant for (branch-errors.ts).
-  const operation = named(OPERATION).map((handler) => (handler.name === 'requestMiddleware' ? namingIntendedBranch(handler, options.apiSpec) : handler));
+  const operation = named(OPERATION).map((handler) =>
+    handler.name === 'requestMiddleware' ? namingIntendedBranch(handler, options.apiSpec) : handler,
+  );
   return {
     routing: named(ROUTING),
     // With validateSecurity off its security middleware only passes the request on: not mounted.
@@ -172,7 +185,10 @@ export function validationFailureOf(error: unknown): ValidationFailure | undefin
   const pointer = first?.path ?? '';
   // Ajv's instance paths (`/query/limit`); a few of the validator's own checks write `.query.name`.
   const field = /^[/.](?:query|body|headers|params|cookies|response)(?:[/.]|$)/.test(pointer)
-    ? pointer.slice(1).replace(/^params/, 'path').replaceAll('/', '.')
+    ? pointer
+        .slice(1)
+        .replace(/^params/, 'path')
+        .replaceAll('/', '.')
     : undefined;
   const keyword = first?.errorCode?.replace(/\.openapi\.validation$/, '');
   const message = first?.message ?? e.message;

@@ -10,9 +10,23 @@ const document = {
   info: { title: 't', version: '1' },
   paths: {
     '/pets': {
-      get: { responses: { '200': { description: 'ok' }, '400': { $ref: '#/components/responses/Problem' }, '4XX': { description: 'other', content: { 'text/html': {} } } } },
-      post: { responses: { '201': { description: 'ok' }, '400': { description: 'no body' }, default: { description: 'any', content: { 'application/vnd.api+json': {} } } } },
-      put: { responses: { '200': { description: 'ok' }, '400': { description: 'xml', content: { 'application/xml': {} } } } },
+      get: {
+        responses: {
+          '200': { description: 'ok' },
+          '400': { $ref: '#/components/responses/Problem' },
+          '4XX': { description: 'other', content: { 'text/html': {} } },
+        },
+      },
+      post: {
+        responses: {
+          '201': { description: 'ok' },
+          '400': { description: 'no body' },
+          default: { description: 'any', content: { 'application/vnd.api+json': {} } },
+        },
+      },
+      put: {
+        responses: { '200': { description: 'ok' }, '400': { description: 'xml', content: { 'application/xml': {} } } },
+      },
     },
   },
   components: { responses: { Problem: problem } },
@@ -26,8 +40,14 @@ describe("the form of the server's own refusals", () => {
   const form = refusalForms(file);
 
   it('is the JSON media type the operation declares for the status, through its reference, range or default', () => {
-    expect(form({ path: '/pets', method: 'get' }, 400)).toEqual({ kind: 'json', mediaType: 'application/problem+json' });
-    expect(form({ path: '/pets', method: 'post' }, 415)).toEqual({ kind: 'json', mediaType: 'application/vnd.api+json' });
+    expect(form({ path: '/pets', method: 'get' }, 400)).toEqual({
+      kind: 'json',
+      mediaType: 'application/problem+json',
+    });
+    expect(form({ path: '/pets', method: 'post' }, 415)).toEqual({
+      kind: 'json',
+      mediaType: 'application/vnd.api+json',
+    });
   });
 
   it('is the message as text where the document declares only a text media type, and no body where it declares none', () => {

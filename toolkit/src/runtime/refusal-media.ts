@@ -17,7 +17,9 @@ export type RefusalForm = { readonly kind: 'json' | 'text'; readonly mediaType: 
 
 const JSON_FORM: RefusalForm = { kind: 'json', mediaType: 'application/json' };
 
-export function refusalForms(apiSpec: string): (route: { readonly path: string; readonly method: string } | undefined, status: number) => RefusalForm {
+export function refusalForms(
+  apiSpec: string,
+): (route: { readonly path: string; readonly method: string } | undefined, status: number) => RefusalForm {
   const document = JSON.parse(readFileSync(apiSpec, 'utf8')) as Json;
   const paths = (document['paths'] ?? {}) as Record<string, Record<string, Json> | undefined>;
   return (route, status) => {

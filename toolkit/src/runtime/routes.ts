@@ -84,7 +84,10 @@ export function mountOperations<Ctx, Route extends RouteDefinition>(
   before: (route: Route) => readonly RequestHandler[] = () => [],
 ): void {
   for (const route of routeList) {
-    const handler = handlers[route.operationId as Route['operationId']] as unknown as (input: unknown, ctx: Ctx) => Promise<AnyOperationResult>;
+    const handler = handlers[route.operationId as Route['operationId']] as unknown as (
+      input: unknown,
+      ctx: Ctx,
+    ) => Promise<AnyOperationResult>;
     const { path: pathNames, query, header, cookie } = route.parameters;
     // Header names as declared, each read under its lower-case name, as Node keeps them.
     const headers = header.map((name) => [name, name.toLowerCase()] as const);
@@ -94,7 +97,8 @@ export function mountOperations<Ctx, Route extends RouteDefinition>(
       const input = {
         path: pathNames.length > 0 ? req.params : EMPTY,
         query: query.length > 0 ? req.query : EMPTY,
-        headers: headers.length > 0 ? Object.fromEntries(headers.map(([name, lower]) => [name, req.headers[lower]])) : EMPTY,
+        headers:
+          headers.length > 0 ? Object.fromEntries(headers.map(([name, lower]) => [name, req.headers[lower]])) : EMPTY,
         cookies: cookie.length > 0 ? cookiesOf(req) : EMPTY,
         body: takesBody ? (req.body as unknown) : undefined,
       };

@@ -46,7 +46,9 @@ export interface NotConfigured {
 export const notConfigured: NotConfigured = Object.freeze({}) as NotConfigured;
 
 /** One verifier per scheme of `Schemes` (a generated server.ts's `securitySchemes`): a new scheme in the document does not compile until it has one. */
-export type Verifiers<Schemes> = { readonly [Name in keyof Schemes]: Verifier<CredentialOf<Schemes[Name]>> | NotConfigured };
+export type Verifiers<Schemes> = {
+  readonly [Name in keyof Schemes]: Verifier<CredentialOf<Schemes[Name]>> | NotConfigured;
+};
 
 /** A verifier for any scheme, as the contract server holds them. */
 export type AnyVerifier = Verifier<never> | NotConfigured;
@@ -59,7 +61,11 @@ export function credentialOf(req: Request, scheme: SecurityScheme): unknown {
     case 'apiKey': {
       const name = scheme.name ?? '';
       const value =
-        scheme.in === 'header' ? req.get(name) : scheme.in === 'query' ? req.query[name] : (req as { cookies?: Record<string, unknown> }).cookies?.[name];
+        scheme.in === 'header'
+          ? req.get(name)
+          : scheme.in === 'query'
+            ? req.query[name]
+            : (req as { cookies?: Record<string, unknown> }).cookies?.[name];
       return typeof value === 'string' ? { key: value } : undefined;
     }
     case 'http': {
@@ -78,7 +84,9 @@ export function credentialOf(req: Request, scheme: SecurityScheme): unknown {
     }
     case 'mutualTLS': {
       const socket = req.socket as Partial<TLSSocket>;
-      return socket.authorized === true && socket.getPeerCertificate !== undefined ? { certificate: socket.getPeerCertificate() } : undefined;
+      return socket.authorized === true && socket.getPeerCertificate !== undefined
+        ? { certificate: socket.getPeerCertificate() }
+        : undefined;
     }
     default:
       return undefined;
@@ -86,7 +94,10 @@ export function credentialOf(req: Request, scheme: SecurityScheme): unknown {
 }
 
 /** The schemes of `schemes` that have no verifier in `verifiers`: what a server says at start. */
-export function schemesWithoutVerifier(schemes: Readonly<Record<string, SecurityScheme>>, verifiers: Readonly<Record<string, AnyVerifier>>): string[] {
+export function schemesWithoutVerifier(
+  schemes: Readonly<Record<string, SecurityScheme>>,
+  verifiers: Readonly<Record<string, AnyVerifier>>,
+): string[] {
   return Object.keys(schemes).filter((name) => !isConfigured(verifiers[name]));
 }
 

@@ -49,7 +49,8 @@ export function jsonText<T>(text: string): T {
 }
 
 /** A JSON media type: `application/json` or any `application/…+json`, parameters aside. */
-export const isJsonMediaType = (mediaType: string): boolean => /^application\/(?:[\w.+-]+\+)?json$/i.test(mediaType.split(';')[0]?.trim() ?? '');
+export const isJsonMediaType = (mediaType: string): boolean =>
+  /^application\/(?:[\w.+-]+\+)?json$/i.test(mediaType.split(';')[0]?.trim() ?? '');
 
 /**
  * Sends a handler's answer: its headers, its status, and its body as JSON, or as its other media
@@ -71,7 +72,8 @@ export function sendResult(res: Response, result: OperationResultToSend): void {
     return;
   }
   if (result.contentType === undefined) {
-    const bytes = typeof result.body === 'object' && result.body !== null ? serializedBodies.get(result.body) : undefined;
+    const bytes =
+      typeof result.body === 'object' && result.body !== null ? serializedBodies.get(result.body) : undefined;
     if (bytes === undefined || validated) {
       res.json(result.body);
       return;
@@ -83,6 +85,8 @@ export function sendResult(res: Response, result: OperationResultToSend): void {
   if (isJsonMediaType(result.contentType)) {
     res.type(result.contentType).json(result.body);
   } else {
-    res.type(result.contentType).send(typeof result.body === 'string' || Buffer.isBuffer(result.body) ? result.body : String(result.body));
+    res
+      .type(result.contentType)
+      .send(typeof result.body === 'string' || Buffer.isBuffer(result.body) ? result.body : String(result.body));
   }
 }

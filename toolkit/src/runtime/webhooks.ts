@@ -21,11 +21,16 @@ const isJson = (mediaType: string): boolean => /[/+]json(;|$)/i.test(mediaType);
  * Sends a webhook with `fetch`: the body as JSON (or as text when the webhook takes no JSON), the
  * declared headers as given. The answer's body is parsed as JSON when it says it is JSON.
  */
-export async function sendWebhook<Hook>(hook: WebhookDefinition, url: string, request: WebhookRequestOf<Hook>): Promise<OperationResultOf<Hook>> {
+export async function sendWebhook<Hook>(
+  hook: WebhookDefinition,
+  url: string,
+  request: WebhookRequestOf<Hook>,
+): Promise<OperationResultOf<Hook>> {
   const contentType = hook.requestContentTypes[0];
   const json = contentType === undefined || isJson(contentType);
   const headers: Record<string, string> = { ...(contentType === undefined ? {} : { 'Content-Type': contentType }) };
-  for (const [field, value] of Object.entries(request.headers as Record<string, unknown>)) headers[field] = String(value);
+  for (const [field, value] of Object.entries(request.headers as Record<string, unknown>))
+    headers[field] = String(value);
   const response = await fetch(url, {
     method: hook.method.toUpperCase(),
     headers,
@@ -33,6 +38,11 @@ export async function sendWebhook<Hook>(hook: WebhookDefinition, url: string, re
   });
   const text = await response.text();
   const answerType = response.headers.get('content-type') ?? undefined;
-  const body = text === '' ? undefined : answerType !== undefined && isJson(answerType) ? (JSON.parse(text) as unknown) : text;
-  return { status: response.status, body, ...(answerType === undefined ? {} : { contentType: answerType }) } as unknown as OperationResultOf<Hook>;
+  const body =
+    text === '' ? undefined : answerType !== undefined && isJson(answerType) ? (JSON.parse(text) as unknown) : text;
+  return {
+    status: response.status,
+    body,
+    ...(answerType === undefined ? {} : { contentType: answerType }),
+  } as unknown as OperationResultOf<Hook>;
 }

@@ -23,7 +23,6 @@ export interface DrawnAnswer {
   readonly contentType?: string;
 }
 
-
 /**
  * A value drawn from the schema at `pointer` that matches it; undefined where none is found. Values
  * with every property first, else the smallest (required properties only): in a large schema one
@@ -31,8 +30,15 @@ export interface DrawnAnswer {
  */
 function drawn(document: OpenApiDocument, schemas: Schemas, pointer: string, seed: number): unknown {
   for (const minimal of [false, true]) {
-    const arbitrary = valuesOf(document, { $ref: pointer }, { channel: 'body', direction: 'response', ordinary: true, minimal });
-    const found = arbitrary === undefined ? undefined : fc.sample(arbitrary, { numRuns: 50, seed }).find((value) => schemas.valid('response', pointer, value));
+    const arbitrary = valuesOf(
+      document,
+      { $ref: pointer },
+      { channel: 'body', direction: 'response', ordinary: true, minimal },
+    );
+    const found =
+      arbitrary === undefined
+        ? undefined
+        : fc.sample(arbitrary, { numRuns: 50, seed }).find((value) => schemas.valid('response', pointer, value));
     if (found !== undefined) return found;
   }
   return undefined;
@@ -49,21 +55,35 @@ const IMAGES: Readonly<Record<string, string>> = {
  * not `format: binary`) drawn from its schema, else bytes: a 1×1 image for PNG and GIF, else 16
  * bytes drawn by the seed. A wildcard type (`image/*`) is sent as `application/octet-stream`.
  */
-function otherAnswer(document: OpenApiDocument, schemas: Schemas, media: MediaSpec, seed: number): { body: string | Buffer; contentType: string } | undefined {
+function otherAnswer(
+  document: OpenApiDocument,
+  schemas: Schemas,
+  media: MediaSpec,
+  seed: number,
+): { body: string | Buffer; contentType: string } | undefined {
   const contentType = media.type.includes('*') ? 'application/octet-stream' : media.type;
   let declared: Record<string, unknown> | undefined;
   try {
-    declared = media.schemaPointer === undefined ? undefined : follow(document, atPointer(document, media.schemaPointer), media.schemaPointer).value;
+    declared =
+      media.schemaPointer === undefined
+        ? undefined
+        : follow(document, atPointer(document, media.schemaPointer), media.schemaPointer).value;
   } catch {
     // A schema that is not an object (`true`) says nothing of the bytes.
   }
-  const binary = declared?.['format'] === 'binary' || declared?.['contentEncoding'] !== undefined || declared?.['contentMediaType'] !== undefined;
+  const binary =
+    declared?.['format'] === 'binary' ||
+    declared?.['contentEncoding'] !== undefined ||
+    declared?.['contentMediaType'] !== undefined;
   if (!binary && (/^text\//i.test(media.type) || declared?.['type'] === 'string')) {
     const text = media.schemaPointer === undefined ? 'ok' : drawn(document, schemas, media.schemaPointer, seed);
     return typeof text === 'string' ? { body: text, contentType } : undefined;
   }
   const image = IMAGES[contentType.toLowerCase()];
-  const bytes = image === undefined ? Buffer.from(fc.sample(fc.uint8Array({ minLength: 16, maxLength: 16 }), { numRuns: 1, seed })[0] ?? []) : Buffer.from(image, 'base64');
+  const bytes =
+    image === undefined
+      ? Buffer.from(fc.sample(fc.uint8Array({ minLength: 16, maxLength: 16 }), { numRuns: 1, seed })[0] ?? [])
+      : Buffer.from(image, 'base64');
   return { body: bytes, contentType };
 }
 

@@ -1,4 +1,10 @@
-import { resolveLocal, type OpenApiDocument, type ParameterObject, type PathItem, type Reference } from '../codegen/bundle.js';
+import {
+  resolveLocal,
+  type OpenApiDocument,
+  type ParameterObject,
+  type PathItem,
+  type Reference,
+} from '../codegen/bundle.js';
 import { declaredValue, type RejectedExamples } from '../codegen/examples.js';
 import type { OperationInfo, SecuritySchemeInfo } from '../codegen/operations.js';
 
@@ -43,23 +49,35 @@ interface Credentials {
 }
 
 /** curl's options for one security alternative; undefined when curl cannot carry it (a client certificate, an undefined scheme). */
-function credentialsFor(requirement: Readonly<Record<string, readonly string[]>>, schemes: Readonly<Record<string, SecuritySchemeInfo>>): Credentials | undefined {
+function credentialsFor(
+  requirement: Readonly<Record<string, readonly string[]>>,
+  schemes: Readonly<Record<string, SecuritySchemeInfo>>,
+): Credentials | undefined {
   const credentials: Credentials = { options: [], query: [] };
   for (const name of Object.keys(requirement)) {
     const scheme = schemes[name];
-    if (scheme?.type === 'http' && scheme.scheme?.toLowerCase() === 'basic') credentials.options.push('-u user:password');
-    else if (scheme?.type === 'http' && scheme.scheme !== undefined) credentials.options.push(`-H 'Authorization: ${scheme.scheme} token'`);
-    else if (scheme?.type === 'oauth2' || scheme?.type === 'openIdConnect') credentials.options.push(`-H 'Authorization: Bearer token'`);
-    else if (scheme?.type === 'apiKey' && scheme.in === 'header') credentials.options.push(`-H '${scheme.name ?? ''}: key'`);
-    else if (scheme?.type === 'apiKey' && scheme.in === 'cookie') credentials.options.push(`-b '${scheme.name ?? ''}=key'`);
-    else if (scheme?.type === 'apiKey' && scheme.in === 'query') credentials.query.push(`${encodeURIComponent(scheme.name ?? '')}=key`);
+    if (scheme?.type === 'http' && scheme.scheme?.toLowerCase() === 'basic')
+      credentials.options.push('-u user:password');
+    else if (scheme?.type === 'http' && scheme.scheme !== undefined)
+      credentials.options.push(`-H 'Authorization: ${scheme.scheme} token'`);
+    else if (scheme?.type === 'oauth2' || scheme?.type === 'openIdConnect')
+      credentials.options.push(`-H 'Authorization: Bearer token'`);
+    else if (scheme?.type === 'apiKey' && scheme.in === 'header')
+      credentials.options.push(`-H '${scheme.name ?? ''}: key'`);
+    else if (scheme?.type === 'apiKey' && scheme.in === 'cookie')
+      credentials.options.push(`-b '${scheme.name ?? ''}=key'`);
+    else if (scheme?.type === 'apiKey' && scheme.in === 'query')
+      credentials.query.push(`${encodeURIComponent(scheme.name ?? '')}=key`);
     else return undefined;
   }
   return credentials;
 }
 
 /** The credentials of the first alternative curl can carry: none for an operation without security. */
-function credentialsOf(operation: OperationInfo, schemes: Readonly<Record<string, SecuritySchemeInfo>>): Credentials | undefined {
+function credentialsOf(
+  operation: OperationInfo,
+  schemes: Readonly<Record<string, SecuritySchemeInfo>>,
+): Credentials | undefined {
   if (operation.security.length === 0) return { options: [], query: [] };
   for (const requirement of operation.security) {
     const credentials = credentialsFor(requirement, schemes);
@@ -70,14 +88,21 @@ function credentialsOf(operation: OperationInfo, schemes: Readonly<Record<string
 
 export function firstRequest(generation: {
   readonly document: OpenApiDocument;
-  readonly model: { readonly operations: readonly OperationInfo[]; readonly securitySchemes: Readonly<Record<string, SecuritySchemeInfo>> };
+  readonly model: {
+    readonly operations: readonly OperationInfo[];
+    readonly securitySchemes: Readonly<Record<string, SecuritySchemeInfo>>;
+  };
   readonly rejectedExamples: RejectedExamples;
 }): FirstRequest | undefined {
   const { document, model, rejectedExamples } = generation;
   const bare = (operation: OperationInfo): boolean =>
-    operation.method === 'get' && parametersOf(document, operation).every((parameter) => parameter.required !== true && parameter.in !== 'path');
+    operation.method === 'get' &&
+    parametersOf(document, operation).every((parameter) => parameter.required !== true && parameter.in !== 'path');
   const gets = model.operations.filter(bare);
-  const operation = gets.find((get) => get.security.length === 0) ?? gets.find((get) => credentialsOf(get, model.securitySchemes) !== undefined) ?? model.operations[0];
+  const operation =
+    gets.find((get) => get.security.length === 0) ??
+    gets.find((get) => credentialsOf(get, model.securitySchemes) !== undefined) ??
+    model.operations[0];
   if (operation === undefined) return undefined;
   let path = operation.path;
   for (const parameter of parametersOf(document, operation).filter((p) => p.in === 'path')) {

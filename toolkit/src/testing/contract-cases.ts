@@ -45,12 +45,17 @@ export interface ContractCase {
 
 /** Whether `status` is one the operation declares. */
 export function declares(contractCase: Pick<ContractCase, 'declared'>, status: number): boolean {
-  return contractCase.declared.some((key) => key === String(status) || key === 'default' || (key.endsWith('XX') && key[0] === String(status)[0]));
+  return contractCase.declared.some(
+    (key) => key === String(status) || key === 'default' || (key.endsWith('XX') && key[0] === String(status)[0]),
+  );
 }
 
 /** The same request with one query parameter more, which the operation does not declare: 400. */
 export function withUndeclaredParameter(request: SampleRequest): SampleRequest {
-  return { ...request, target: `${request.target}${request.target.includes('?') ? '&' : '?'}not_a_parameter_of_the_operation=1` };
+  return {
+    ...request,
+    target: `${request.target}${request.target.includes('?') ? '&' : '?'}not_a_parameter_of_the_operation=1`,
+  };
 }
 
 interface CaseOptions {
@@ -65,19 +70,27 @@ interface CaseOptions {
 /** One case per route, in the route table's order. */
 export function contractCases(options: CaseOptions): ContractCase[] {
   // The examples that do not match their schema are passed over, as the generator's stubs pass them over.
-  const { document, rejectedExamples } = workAroundSlips(JSON.parse(readFileSync(options.document, 'utf8')) as OpenApiDocument);
+  const { document, rejectedExamples } = workAroundSlips(
+    JSON.parse(readFileSync(options.document, 'utf8')) as OpenApiDocument,
+  );
   // The server mounts the paths under the path of the document's first server (generated/server.ts's expressPaths).
   const base = readDocument(document).serverBases[0] ?? '';
-  const under = (request: SampleRequest | undefined): SampleRequest | undefined => (request === undefined ? undefined : { ...request, target: `${base}${request.target}` });
+  const under = (request: SampleRequest | undefined): SampleRequest | undefined =>
+    request === undefined ? undefined : { ...request, target: `${base}${request.target}` };
   const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Record<string, unknown> }>>;
   const defined = new Set(Object.keys((document.components?.['securitySchemes'] ?? {}) as Record<string, unknown>));
   return options.routes.map((route): ContractCase => {
     const declared = Object.keys(paths[route.path]?.[route.method]?.responses ?? {});
     const alternatives = route.security;
-    const needsCredential = alternatives.length > 0 && !alternatives.some((requirement) => Object.keys(requirement).length === 0);
+    const needsCredential =
+      alternatives.length > 0 && !alternatives.some((requirement) => Object.keys(requirement).length === 0);
     // The first alternative the tests can meet: every scheme in it verified and given a credential.
-    const usable = alternatives.find((requirement) => Object.keys(requirement).every((name) => options.verified.has(name) && options.credentials[name] !== undefined));
-    const unmeetable = needsCredential && alternatives.every((requirement) => Object.keys(requirement).some((name) => !defined.has(name)));
+    const usable = alternatives.find((requirement) =>
+      Object.keys(requirement).every((name) => options.verified.has(name) && options.credentials[name] !== undefined),
+    );
+    const unmeetable =
+      needsCredential &&
+      alternatives.every((requirement) => Object.keys(requirement).some((name) => !defined.has(name)));
     const access: ContractCase['access'] = unmeetable
       ? 'unmeetable'
       : !needsCredential || usable !== undefined

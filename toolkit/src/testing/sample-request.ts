@@ -21,7 +21,9 @@ type Json = Record<string, unknown>;
 
 function parameterValue(document: OpenApiDocument, parameter: Json, rejected: RejectedExamples | undefined): Found {
   const declared = declaredValue(document, parameter, rejected);
-  return declared.found || parameter['schema'] === undefined ? declared : valueOfType(resolveLocal<Json>(document, parameter['schema'] as Json));
+  return declared.found || parameter['schema'] === undefined
+    ? declared
+    : valueOfType(resolveLocal<Json>(document, parameter['schema'] as Json));
 }
 
 /** Formats whose values this can write without an example. */
@@ -81,9 +83,16 @@ export function presentCredentials(
   for (const name of Object.keys(requirement ?? {})) {
     const scheme = securitySchemes[name];
     if (scheme === undefined) return undefined;
-    if (scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'basic') parts[name] = { header: { Authorization: `Basic ${basicCredentials}` } };
-    else if (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') parts[name] = { header: { Authorization: 'Bearer sample-token' } };
-    else if (scheme.type === 'apiKey' && scheme.name !== undefined && (scheme.in === 'header' || scheme.in === 'query' || scheme.in === 'cookie')) parts[name] = { [scheme.in]: { [scheme.name]: 'sample-key' } };
+    if (scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'basic')
+      parts[name] = { header: { Authorization: `Basic ${basicCredentials}` } };
+    else if (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect')
+      parts[name] = { header: { Authorization: 'Bearer sample-token' } };
+    else if (
+      scheme.type === 'apiKey' &&
+      scheme.name !== undefined &&
+      (scheme.in === 'header' || scheme.in === 'query' || scheme.in === 'cookie')
+    )
+      parts[name] = { [scheme.in]: { [scheme.name]: 'sample-key' } };
     else return undefined;
   }
   return parts;
@@ -130,10 +139,14 @@ export function sampleRequest(
   }
 
   let body: string | undefined;
-  const requestBody = declared['requestBody'] === undefined ? undefined : resolveLocal<Json>(document, declared['requestBody'] as Json);
+  const requestBody =
+    declared['requestBody'] === undefined ? undefined : resolveLocal<Json>(document, declared['requestBody'] as Json);
   if (requestBody !== undefined) {
     const content = (requestBody['content'] ?? {}) as Record<string, Json>;
-    const usable = Object.entries(content).find(([type, media]) => /json|x-www-form-urlencoded|^text\//.test(type) && mediaExample(document, media, rejected).found);
+    const usable = Object.entries(content).find(
+      ([type, media]) =>
+        /json|x-www-form-urlencoded|^text\//.test(type) && mediaExample(document, media, rejected).found,
+    );
     if (usable === undefined) {
       if (requestBody['required'] === true) return undefined;
     } else {
@@ -143,7 +156,9 @@ export function sampleRequest(
       body = /json/.test(type)
         ? JSON.stringify(value)
         : type === 'application/x-www-form-urlencoded'
-          ? new URLSearchParams(Object.entries(value as Json).map(([k, v]): [string, string] => [k, asText(v)])).toString()
+          ? new URLSearchParams(
+              Object.entries(value as Json).map(([k, v]): [string, string] => [k, asText(v)]),
+            ).toString()
           : String(value);
     }
   }
@@ -151,11 +166,17 @@ export function sampleRequest(
   for (const parts of Object.values(credentials)) {
     Object.assign(headers, parts.header);
     for (const [name, value] of Object.entries(parts.query ?? {})) query.append(name, value);
-    for (const [name, value] of Object.entries(parts.cookie ?? {})) cookies.push(`${name}=${encodeURIComponent(value)}`);
+    for (const [name, value] of Object.entries(parts.cookie ?? {}))
+      cookies.push(`${name}=${encodeURIComponent(value)}`);
   }
   if (cookies.length > 0) headers['Cookie'] = cookies.join('; ');
   const search = query.toString();
-  return { method: operation.method.toUpperCase(), target: `${path}${search === '' ? '' : `?${search}`}`, headers, body };
+  return {
+    method: operation.method.toUpperCase(),
+    target: `${path}${search === '' ? '' : `?${search}`}`,
+    headers,
+    body,
+  };
 }
 
 /**

@@ -12,7 +12,8 @@ import { createHttpServer } from 'contract-first/runtime';
 function port(): number {
   const raw = process.env['PORT'] ?? '3000';
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`PORT must be an integer from 0 to 65535 (got ${JSON.stringify(raw)})`);
+  if (!Number.isInteger(value) || value < 0 || value > 65535)
+    throw new Error(`PORT must be an integer from 0 to 65535 (got ${JSON.stringify(raw)})`);
   return value;
 }
 

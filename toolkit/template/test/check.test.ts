@@ -38,7 +38,11 @@ const documentFile = fileURLToPath(new URL('../generated/openapi.json', import.m
 const cases = Number(process.env['CHECK_CASES'] ?? 20);
 const seed = Number(process.env['CHECK_SEED'] ?? 1);
 
-const verified = new Set(Object.entries(verifiers).filter(([, verifier]) => typeof verifier === 'function').map(([name]) => name));
+const verified = new Set(
+  Object.entries(verifiers)
+    .filter(([, verifier]) => typeof verifier === 'function')
+    .map(([name]) => name),
+);
 const reachable = contractCases({ document: documentFile, routes: routeList, verified, credentials })
   .filter((contractCase) => contractCase.access === 'open')
   // By method and path (`GET /pets/{id}`): the checker names operations as the document does.
@@ -75,16 +79,42 @@ afterAll(async () => {
 });
 
 describe('npm run check against this server', () => {
-  it.skipIf(reachable.length === 0)(`finds nothing in ${cases} cases per reachable operation (seed ${seed})`, async () => {
-    const report = await runCheck({ input: documentFile, baseUrl, cases, seed, include: reachable, auth: withTestCredentials, timeoutMs: 10_000 });
-    const documentsToFix = (finding: FindingReport): boolean =>
-      finding.status === 501 || (finding.status !== null && SERVER_REFUSALS.has(finding.status) && ANSWER_SHAPE.has(finding.kind));
-    for (const finding of report.findings.filter(documentsToFix)) console.warn(`check: ${finding.kind} ${finding.operation}: ${finding.message}`);
-    if (report.findings.some((finding) => finding.kind === 'response-body' && finding.status !== null && SERVER_REFUSALS.has(finding.status))) {
-      console.warn("check: the server's refusals take their body from server/refusals.ts: write it in the document's error shape");
-    }
-    const findings = report.findings.filter((finding) => !documentsToFix(finding));
-    expect(findings.map((finding) => `${finding.kind} ${finding.operation}: ${finding.message}\n  ${finding.curl}\n  replay: ${finding.replay}`)).toEqual([]);
-    expect(report.requests).toBeGreaterThan(0);
-  }, 120_000);
+  it.skipIf(reachable.length === 0)(
+    `finds nothing in ${cases} cases per reachable operation (seed ${seed})`,
+    async () => {
+      const report = await runCheck({
+        input: documentFile,
+        baseUrl,
+        cases,
+        seed,
+        include: reachable,
+        auth: withTestCredentials,
+        timeoutMs: 10_000,
+      });
+      const documentsToFix = (finding: FindingReport): boolean =>
+        finding.status === 501 ||
+        (finding.status !== null && SERVER_REFUSALS.has(finding.status) && ANSWER_SHAPE.has(finding.kind));
+      for (const finding of report.findings.filter(documentsToFix))
+        console.warn(`check: ${finding.kind} ${finding.operation}: ${finding.message}`);
+      if (
+        report.findings.some(
+          (finding) =>
+            finding.kind === 'response-body' && finding.status !== null && SERVER_REFUSALS.has(finding.status),
+        )
+      ) {
+        console.warn(
+          "check: the server's refusals take their body from server/refusals.ts: write it in the document's error shape",
+        );
+      }
+      const findings = report.findings.filter((finding) => !documentsToFix(finding));
+      expect(
+        findings.map(
+          (finding) =>
+            `${finding.kind} ${finding.operation}: ${finding.message}\n  ${finding.curl}\n  replay: ${finding.replay}`,
+        ),
+      ).toEqual([]);
+      expect(report.requests).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 });

@@ -24,7 +24,11 @@ import { credentials } from './credentials.js';
 const cases = contractCases({
   document: fileURLToPath(new URL('../generated/openapi.json', import.meta.url)),
   routes: routeList,
-  verified: new Set(Object.entries(verifiers).filter(([, verifier]) => typeof verifier === 'function').map(([name]) => name)),
+  verified: new Set(
+    Object.entries(verifiers)
+      .filter(([, verifier]) => typeof verifier === 'function')
+      .map(([name]) => name),
+  ),
   credentials,
 });
 
@@ -69,7 +73,8 @@ describe.each(cases)('$title ($operationId)', (contractCase) => {
   it('answers a valid request as the document declares', async (context) => {
     const { request } = contractCase;
     if ('skip' in request) return context.skip(request.skip);
-    if (contractCase.access === 'no-credential') return context.skip('test/credentials.ts gives no credential its verifier accepts');
+    if (contractCase.access === 'no-credential')
+      return context.skip('test/credentials.ts gives no credential its verifier accepts');
     const answer = await send(request);
     if (contractCase.access === 'refused') {
       expect(answer.status, `${answer.text}: its verifier is not written, so it is refused`).toBe(401);
@@ -79,7 +84,8 @@ describe.each(cases)('$title ($operationId)', (contractCase) => {
       expect(answer.status, `${answer.text}: its security names a scheme the document does not define`).toBe(403);
       return;
     }
-    if (answer.status === 501 && answer.text.includes('not implemented yet')) return context.skip('its handler is not written yet');
+    if (answer.status === 501 && answer.text.includes('not implemented yet'))
+      return context.skip('its handler is not written yet');
     expect(answer.status, answer.text).toBeLessThan(500);
     expect(declares(contractCase, answer.status), `${answer.status} is not declared: ${answer.text}`).toBe(true);
   });
@@ -90,7 +96,9 @@ describe.each(cases)('$title ($operationId)', (contractCase) => {
     const before = ran.length;
     const answer = await send(withUndeclaredParameter(request));
     // Without credentials it can meet, security answers first.
-    expect(answer.status, answer.text).toBe(contractCase.access === 'open' ? 400 : contractCase.access === 'unmeetable' ? 403 : 401);
+    expect(answer.status, answer.text).toBe(
+      contractCase.access === 'open' ? 400 : contractCase.access === 'unmeetable' ? 403 : 401,
+    );
     expect(ran.length).toBe(before);
   });
 

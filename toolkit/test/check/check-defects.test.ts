@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as checkMain } from '../../src/check.js';
-import { LIBRARY_API_KEY, LIBRARY_DEFECTS, LIBRARY_DOCUMENT, startLibraryServer, type LibraryDefect, type LibraryServer } from './fixtures/library-server.js';
+import {
+  LIBRARY_API_KEY,
+  LIBRARY_DEFECTS,
+  LIBRARY_DOCUMENT,
+  startLibraryServer,
+  type LibraryDefect,
+  type LibraryServer,
+} from './fixtures/library-server.js';
 
 /**
  * The contract checker (`npm run check`, src/check.ts) against a hand-written server
@@ -22,7 +29,12 @@ interface Finding {
   readonly operation: string;
   readonly message: string;
   readonly status: number | null;
-  readonly request: { readonly method: string; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: string | null };
+  readonly request: {
+    readonly method: string;
+    readonly url: string;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body: string | null;
+  };
   readonly curl: string;
   readonly seed: number;
   readonly replay: string;
@@ -90,7 +102,16 @@ async function check(server: LibraryServer): Promise<Run & { report: Report | un
   const file = path.join(reports, `report-${(reportCount += 1)}.json`);
   const args = [
     ...['--input', DOCUMENT, '--base-url', server.url, '--seed', '1', '--cases', '30'],
-    ...['--timeout-ms', '1000', '--time-limit', '10', '--report-json', file, '--header', `X-Api-Key: ${LIBRARY_API_KEY}`],
+    ...[
+      '--timeout-ms',
+      '1000',
+      '--time-limit',
+      '10',
+      '--report-json',
+      file,
+      '--header',
+      `X-Api-Key: ${LIBRARY_API_KEY}`,
+    ],
   ];
   let output = '';
   const sink = { stdout: (text: string) => (output += text), stderr: (text: string) => (output += text) };
@@ -126,7 +147,10 @@ interface CurlAnswer {
  * reads the answer back (the status line and headers, and a deadline for a hanging server).
  */
 async function curl(finding: Finding): Promise<CurlAnswer> {
-  const { code, output } = await run('sh', ['-c', `curl() { command curl -sS -i --max-time 3 "$@"; }\n${finding.curl}`]);
+  const { code, output } = await run('sh', [
+    '-c',
+    `curl() { command curl -sS -i --max-time 3 "$@"; }\n${finding.curl}`,
+  ]);
   // Skip the interim answers (100 Continue) to the final one.
   let rest = output;
   let head = '';
@@ -137,7 +161,11 @@ async function curl(finding: Finding): Promise<CurlAnswer> {
     rest = rest.slice(end + 4);
   } while (/^HTTP\/\S+ 1\d\d/.test(head));
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()] as const));
+  const headers = new Map(
+    lines.map(
+      (line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()] as const,
+    ),
+  );
   return { exit: code, status: Number(statusLine.split(' ')[1]), headers, body: rest };
 }
 
@@ -149,7 +177,8 @@ function json(answer: CurlAnswer): Record<string, unknown> {
     return {};
   }
 }
-const isJson = (answer: CurlAnswer): boolean => answer.headers.get('content-type')?.startsWith('application/json') ?? false;
+const isJson = (answer: CurlAnswer): boolean =>
+  answer.headers.get('content-type')?.startsWith('application/json') ?? false;
 
 interface Expectation {
   /** The finding kind the checker must report. */
@@ -162,17 +191,35 @@ interface Expectation {
 
 const EXPECTED: { readonly [D in LibraryDefect]: Expectation } = {
   'undeclared-status': { kind: 'undeclared-status', shows: (answer) => answer.status === 202 },
-  'missing-required-field': { kind: 'response-body', shows: (answer) => answer.status === 200 && 'id' in json(answer) && !('name' in json(answer)) },
+  'missing-required-field': {
+    kind: 'response-body',
+    shows: (answer) => answer.status === 200 && 'id' in json(answer) && !('name' in json(answer)),
+  },
   'wrong-nested-type': {
     kind: 'response-body',
-    shows: (answer) => answer.status === 200 && ((json(answer).items ?? []) as Array<{ publisher: { founded: unknown } }>).some((book) => typeof book.publisher.founded === 'string'),
+    shows: (answer) =>
+      answer.status === 200 &&
+      ((json(answer).items ?? []) as Array<{ publisher: { founded: unknown } }>).some(
+        (book) => typeof book.publisher.founded === 'string',
+      ),
   },
   'error-on-long-string': { kind: 'server-error', shows: (answer) => answer.status === 500 },
-  'accepts-outside-enum': { kind: 'accepted-invalid', shows: (answer) => answer.status === 201 && !['fiction', 'history', 'poetry', 'science'].includes(String(json(answer).genre)) },
+  'accepts-outside-enum': {
+    kind: 'accepted-invalid',
+    shows: (answer) =>
+      answer.status === 201 && !['fiction', 'history', 'poetry', 'science'].includes(String(json(answer).genre)),
+  },
   'extra-property': { kind: 'response-body', shows: (answer) => answer.status === 201 && 'createdAt' in json(answer) },
   'wrong-content-type': { kind: 'content-type', shows: (answer) => answer.status === 200 && !isJson(answer) },
-  'missing-required-header': { kind: 'response-header', shows: (answer) => answer.status === 200 && !answer.headers.has('x-rate-limit') },
-  'open-without-credentials': { kind: 'accepted-without-credentials', shows: (answer, finding) => answer.status === 201 && !Object.keys(finding.request.headers).some((name) => name.toLowerCase() === 'x-api-key') },
+  'missing-required-header': {
+    kind: 'response-header',
+    shows: (answer) => answer.status === 200 && !answer.headers.has('x-rate-limit'),
+  },
+  'open-without-credentials': {
+    kind: 'accepted-without-credentials',
+    shows: (answer, finding) =>
+      answer.status === 201 && !Object.keys(finding.request.headers).some((name) => name.toLowerCase() === 'x-api-key'),
+  },
   'created-not-found': {
     kind: 'created-not-found',
     // The defect is in createBook; what answers 404 is the read that follows it.
@@ -188,7 +235,8 @@ const EXPECTED: { readonly [D in LibraryDefect]: Expectation } = {
 };
 
 /** The finding in a form that says what went wrong when an expectation fails. */
-const brief = (finding: Finding): string => `${finding.kind} on ${finding.operation} (${finding.status}): ${finding.message}`;
+const brief = (finding: Finding): string =>
+  `${finding.kind} on ${finding.operation} (${finding.status}): ${finding.message}`;
 
 describe.concurrent('npm run check against the library server', () => {
   for (const defect of Object.keys(LIBRARY_DEFECTS) as LibraryDefect[]) {
@@ -205,13 +253,19 @@ describe.concurrent('npm run check against the library server', () => {
         if (finding === undefined) return;
 
         const answer = await curl(finding);
-        expect(await shows(answer, finding, server), `${finding.curl}\nanswered ${answer.exit}: ${answer.status} ${answer.body.slice(0, 500)}`).toBe(true);
+        expect(
+          await shows(answer, finding, server),
+          `${finding.curl}\nanswered ${answer.exit}: ${answer.status} ${answer.body.slice(0, 500)}`,
+        ).toBe(true);
 
         const again = await replay(finding);
         expect(again.report, `${finding.replay}\nwrote no report:\n${again.output}`).toBeDefined();
         expect(again.code, again.output).toBe(1);
         const foundAgain = again.report?.findings ?? [];
-        expect(foundAgain.map((found) => [found.kind, found.operation]), `${finding.replay}\n${again.output}`).toContainEqual([kind, operation]);
+        expect(
+          foundAgain.map((found) => [found.kind, found.operation]),
+          `${finding.replay}\n${again.output}`,
+        ).toContainEqual([kind, operation]);
       } finally {
         await server.close();
       }

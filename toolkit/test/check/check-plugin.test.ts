@@ -15,7 +15,14 @@ import { runCheck } from '../../src/check/run.js';
  * the checker's own; a serialization key keeps its cases one at a time.
  */
 
-const error = { description: 'refused', content: { 'application/json': { schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } } } };
+const error = {
+  description: 'refused',
+  content: {
+    'application/json': {
+      schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+    },
+  },
+};
 const document = {
   openapi: '3.1.0',
   info: { title: 'plug-in', version: '1' },
@@ -23,15 +30,34 @@ const document = {
     '/items': {
       post: {
         operationId: 'createItem',
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 10 } } } } } },
-        responses: { '201': { description: 'created', content: { 'application/json': { schema: { type: 'object' } } } }, '400': error, '415': error },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['name'],
+                additionalProperties: false,
+                properties: { name: { type: 'string', minLength: 1, maxLength: 10 } },
+              },
+            },
+          },
+        },
+        responses: {
+          '201': { description: 'created', content: { 'application/json': { schema: { type: 'object' } } } },
+          '400': error,
+          '415': error,
+        },
       },
     },
     '/items/{id}': {
       get: {
         operationId: 'getItem',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z]{1,8}$' } }],
-        responses: { '200': { description: 'the item', content: { 'application/json': { schema: { type: 'object' } } } }, '400': error },
+        responses: {
+          '200': { description: 'the item', content: { 'application/json': { schema: { type: 'object' } } } },
+          '400': error,
+        },
       },
     },
   },
@@ -52,7 +78,10 @@ function handle(request: http.IncomingMessage, response: http.ServerResponse): v
       const url = request.url ?? '';
       if (request.headers['x-twice'] !== undefined) state.raw.push({ url, headers: request.rawHeaders });
       const json = (status: number, body: unknown, requestId = true): void => {
-        response.writeHead(status, { 'Content-Type': 'application/json', ...(requestId ? { 'X-Request-Id': 'r1' } : {}) });
+        response.writeHead(status, {
+          'Content-Type': 'application/json',
+          ...(requestId ? { 'X-Request-Id': 'r1' } : {}),
+        });
         response.end(JSON.stringify(body));
       };
       if (request.method === 'POST' && url === '/items') {
@@ -68,7 +97,12 @@ function handle(request: http.IncomingMessage, response: http.ServerResponse): v
           return;
         }
         const name = typeof body === 'object' && body !== null && 'name' in body ? body.name : undefined;
-        if (typeof name !== 'string' || [...name].length < 1 || [...name].length > 10 || Object.keys(body as object).length !== 1) {
+        if (
+          typeof name !== 'string' ||
+          [...name].length < 1 ||
+          [...name].length > 10 ||
+          Object.keys(body as object).length !== 1
+        ) {
           json(400, { message: 'not an item' });
           return;
         }
@@ -96,14 +130,27 @@ function demoPlugin(options: { readonly serialize: boolean }): CheckPlugin & { j
     name: 'ids',
     count: 60,
     arbitrary: fc.string({ unit: fc.constantFrom(...'abcxyz'), minLength: 1, maxLength: 8 }),
-    build: (id, context) => ({ request: { method: 'GET', url: `${baseUrl}/items/${id}`, headers: {}, body: null }, expect: { case: context.index } }),
+    build: (id, context) => ({
+      request: { method: 'GET', url: `${baseUrl}/items/${id}`, headers: {}, body: null },
+      expect: { case: context.index },
+    }),
   };
   const raw: PluginStream<number> = {
     name: 'raw',
     count: 1,
     arbitrary: fc.constant(1),
     build: () => ({
-      request: { method: 'GET', url: `${baseUrl}/items/a`, headers: { 'X-Twice': '2' }, body: null, target: '/items/a/../b?x=%zz', headerList: [['X-Twice', '1'], ['X-Twice', '2']] },
+      request: {
+        method: 'GET',
+        url: `${baseUrl}/items/a`,
+        headers: { 'X-Twice': '2' },
+        body: null,
+        target: '/items/a/../b?x=%zz',
+        headerList: [
+          ['X-Twice', '1'],
+          ['X-Twice', '2'],
+        ],
+      },
     }),
   };
   return {
@@ -116,16 +163,24 @@ function demoPlugin(options: { readonly serialize: boolean }): CheckPlugin & { j
       const exchange = await send();
       const status = exchange.outcome.kind === 'answer' ? exchange.outcome.answer.status : 0;
       if (request.method === 'POST' && status >= 400 && state.items !== before) {
-        return [{ kind: 'demo:rejected-write-changed', detail: 'items', message: `a ${status} changed the item count from ${before} to ${state.items}` }];
+        return [
+          {
+            kind: 'demo:rejected-write-changed',
+            detail: 'items',
+            message: `a ${status} changed the item count from ${before} to ${state.items}`,
+          },
+        ];
       }
       return [];
     },
     judge: (exchange) => {
       judged.add(exchange.intent);
-      if (exchange.outcome.kind !== 'answer' || exchange.outcome.answer.headers['x-request-id'] !== undefined) return [];
+      if (exchange.outcome.kind !== 'answer' || exchange.outcome.answer.headers['x-request-id'] !== undefined)
+        return [];
       return [{ kind: 'demo:request-id', detail: '', message: 'no X-Request-Id header' }];
     },
-    replay: ({ seed, operation, stream, index }) => `DEMO_SEED=${seed} demo --operation ${operation} --stream ${stream} --index ${index}`,
+    replay: ({ seed, operation, stream, index }) =>
+      `DEMO_SEED=${seed} demo --operation ${operation} --stream ${stream} --index ${index}`,
   };
 }
 
@@ -163,22 +218,50 @@ describe('check plug-ins', () => {
     expect([...(JSON.parse(refused?.request.body ?? '{}') as { name: string }).name]).toHaveLength(4);
     // The judge saw the checker's own requests and the plug-in's.
     expect([...plugin.judged].sort()).toEqual(['invalid', 'plugin', 'valid']);
-    if (missing?.requestKind === 'demo:ids') expect(missing.replay).toMatch(/^DEMO_SEED=7 demo --operation getItem --stream demo:ids --index \d+$/);
+    if (missing?.requestKind === 'demo:ids')
+      expect(missing.replay).toMatch(/^DEMO_SEED=7 demo --operation getItem --stream demo:ids --index \d+$/);
     else expect(missing?.replay).toMatch(/^npx contract-first check /);
   }, 60_000);
 
   it('finds the same with the same seed (replay by seed)', async () => {
-    const first = await runCheck({ input, baseUrl, seed: 11, cases: 0, negative: false, sequences: false, plugins: [demoPlugin({ serialize: false })] });
-    const again = await runCheck({ input, baseUrl, seed: 11, cases: 0, negative: false, sequences: false, plugins: [demoPlugin({ serialize: false })] });
+    const first = await runCheck({
+      input,
+      baseUrl,
+      seed: 11,
+      cases: 0,
+      negative: false,
+      sequences: false,
+      plugins: [demoPlugin({ serialize: false })],
+    });
+    const again = await runCheck({
+      input,
+      baseUrl,
+      seed: 11,
+      cases: 0,
+      negative: false,
+      sequences: false,
+      plugins: [demoPlugin({ serialize: false })],
+    });
     expect(first.findings.map((finding) => finding.kind)).toEqual(['demo:request-id']);
     expect(first.findings[0]?.requestKind).toBe('demo:ids');
     expect(first.findings[0]?.request.url).toBe(`${baseUrl}/items/z`);
-    expect(again.findings.map((finding) => [finding.request.url, finding.replay])).toEqual(first.findings.map((finding) => [finding.request.url, finding.replay]));
+    expect(again.findings.map((finding) => [finding.request.url, finding.replay])).toEqual(
+      first.findings.map((finding) => [finding.request.url, finding.replay]),
+    );
   }, 60_000);
 
   it('sends a plug-in request byte by byte: its target as written, repeated headers', async () => {
     state.raw = [];
-    await runCheck({ input, baseUrl, seed: 3, cases: 0, negative: false, sequences: false, plugins: [demoPlugin({ serialize: false })], include: ['getItem'] });
+    await runCheck({
+      input,
+      baseUrl,
+      seed: 3,
+      cases: 0,
+      negative: false,
+      sequences: false,
+      plugins: [demoPlugin({ serialize: false })],
+      include: ['getItem'],
+    });
     expect(state.raw[0]?.url).toBe('/items/a/../b?x=%zz');
     expect(state.raw[0]?.headers.filter((_, index, all) => all[index - 1] === 'X-Twice')).toEqual(['1', '2']);
   }, 60_000);
@@ -204,7 +287,11 @@ describe('Turns', () => {
     };
     let open: () => void = () => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const runs = [turns.take('a', step('a1', gate)), turns.take('a', step('a2', Promise.resolve())), turns.take('b', step('b1', Promise.resolve()))];
+    const runs = [
+      turns.take('a', step('a1', gate)),
+      turns.take('a', step('a2', Promise.resolve())),
+      turns.take('b', step('b1', Promise.resolve())),
+    ];
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(order).toEqual(['a1 start', 'b1 start', 'b1 end']);
     open();

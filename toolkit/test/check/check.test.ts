@@ -14,8 +14,15 @@ import type { CheckReport } from '../../src/check/report.js';
  * is reported, on its operation, once; a correct operation gives none.
  */
 
-const error = { description: 'refused', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-const item = { type: 'object', required: ['id', 'name', 'price'], properties: { id: { type: 'string' }, name: { type: 'string', maxLength: 5 }, price: { type: 'number', minimum: 0 } } };
+const error = {
+  description: 'refused',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
+const item = {
+  type: 'object',
+  required: ['id', 'name', 'price'],
+  properties: { id: { type: 'string' }, name: { type: 'string', maxLength: 5 }, price: { type: 'number', minimum: 0 } },
+};
 const document = {
   openapi: '3.1.0',
   info: { title: 'planted', version: '1' },
@@ -24,30 +31,84 @@ const document = {
     '/items': {
       get: {
         operationId: 'listItems',
-        parameters: [{ name: 'limit', in: 'query', required: true, schema: { type: 'integer', minimum: 1, maximum: 10 } }],
-        responses: { '200': { description: 'items', content: { 'application/json': { schema: { type: 'array', items: item } } } }, '400': error, '401': error },
+        parameters: [
+          { name: 'limit', in: 'query', required: true, schema: { type: 'integer', minimum: 1, maximum: 10 } },
+        ],
+        responses: {
+          '200': { description: 'items', content: { 'application/json': { schema: { type: 'array', items: item } } } },
+          '400': error,
+          '401': error,
+        },
       },
       post: {
         operationId: 'createItem',
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name', 'price'], additionalProperties: false, properties: { name: item.properties.name, price: item.properties.price } } } } },
-        responses: { '201': { description: 'created', content: { 'application/json': { schema: item } } }, '400': error, '401': error },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['name', 'price'],
+                additionalProperties: false,
+                properties: { name: item.properties.name, price: item.properties.price },
+              },
+            },
+          },
+        },
+        responses: {
+          '201': { description: 'created', content: { 'application/json': { schema: item } } },
+          '400': error,
+          '401': error,
+        },
       },
     },
     '/items/{itemId}': {
       get: {
         operationId: 'getItem',
         parameters: [{ name: 'itemId', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '200': { description: 'the item', content: { 'application/json': { schema: item } } }, '404': error, '401': error },
+        responses: {
+          '200': { description: 'the item', content: { 'application/json': { schema: item } } },
+          '404': error,
+          '401': error,
+        },
       },
     },
-    '/open': { get: { operationId: 'getOpen', responses: { '200': { description: 'open', content: { 'application/json': { schema: { type: 'object' } } } }, '401': error } } },
-    '/status': { get: { operationId: 'getStatus', security: [], responses: { '200': { description: 'status', content: { 'application/json': { schema: { type: 'object' } } } } } } },
-    '/price': { get: { operationId: 'getPrice', security: [], responses: { '200': { description: 'price', content: { 'application/json': { schema: item } } } } } },
+    '/open': {
+      get: {
+        operationId: 'getOpen',
+        responses: {
+          '200': { description: 'open', content: { 'application/json': { schema: { type: 'object' } } } },
+          '401': error,
+        },
+      },
+    },
+    '/status': {
+      get: {
+        operationId: 'getStatus',
+        security: [],
+        responses: {
+          '200': { description: 'status', content: { 'application/json': { schema: { type: 'object' } } } },
+        },
+      },
+    },
+    '/price': {
+      get: {
+        operationId: 'getPrice',
+        security: [],
+        responses: { '200': { description: 'price', content: { 'application/json': { schema: item } } } },
+      },
+    },
     '/rate': {
       get: {
         operationId: 'getRate',
         security: [],
-        responses: { '200': { description: 'rate', headers: { 'X-Rate': { required: true, schema: { type: 'integer' } } }, content: { 'application/json': { schema: { type: 'object' } } } } },
+        responses: {
+          '200': {
+            description: 'rate',
+            headers: { 'X-Rate': { required: true, schema: { type: 'integer' } } },
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+        },
       },
     },
     '/teapot': { get: { operationId: 'getTeapot', security: [], responses: { '200': { description: 'tea' } } } },
@@ -57,7 +118,18 @@ const document = {
       get: {
         operationId: 'getOk',
         parameters: [{ name: 'n', in: 'query', required: true, schema: { type: 'integer', minimum: 0, maximum: 5 } }],
-        responses: { '200': { description: 'n squared', content: { 'application/json': { schema: { type: 'object', required: ['square'], properties: { square: { type: 'integer' } } } } } }, '400': error, '401': error },
+        responses: {
+          '200': {
+            description: 'n squared',
+            content: {
+              'application/json': {
+                schema: { type: 'object', required: ['square'], properties: { square: { type: 'integer' } } },
+              },
+            },
+          },
+          '400': error,
+          '401': error,
+        },
       },
     },
   },
@@ -156,7 +228,14 @@ describe('npm run check', () => {
   const findingsOf = (report: CheckReport) => report.findings.map((finding) => `${finding.kind} ${finding.operation}`);
 
   it('reports each planted defect once, on its operation', async () => {
-    const report = await runCheck({ input, baseUrl, cases: 30, seed: 42, timeoutMs: 300, headers: [['X-Key', 'secret']] });
+    const report = await runCheck({
+      input,
+      baseUrl,
+      cases: 30,
+      seed: 42,
+      timeoutMs: 300,
+      headers: [['X-Key', 'secret']],
+    });
     const found = findingsOf(report);
     for (const expected of [
       'server-error listItems',
@@ -174,7 +253,10 @@ describe('npm run check', () => {
     }
     expect(found.filter((finding) => finding.endsWith(' getOk'))).toEqual([]);
     // Once: what differs between two findings of a kind on an operation is the constraint broken.
-    const keys = report.findings.map((finding) => `${finding.kind} ${finding.operation} ${finding.status} ${finding.kind === 'accepted-invalid' ? finding.message.split(': ').slice(1, 3).join(': ') : ''}`);
+    const keys = report.findings.map(
+      (finding) =>
+        `${finding.kind} ${finding.operation} ${finding.status} ${finding.kind === 'accepted-invalid' ? finding.message.split(': ').slice(1, 3).join(': ') : ''}`,
+    );
     expect(new Set(keys).size).toBe(keys.length);
     const serverError = report.findings.find((finding) => finding.kind === 'server-error');
     expect(serverError?.request.url).toBe(`${baseUrl}/items?limit=6`);
@@ -183,7 +265,15 @@ describe('npm run check', () => {
   });
 
   it('shrinks an accepted invalid body to a small one', async () => {
-    const report = await runCheck({ input, baseUrl, cases: 30, seed: 7, include: ['createItem'], sequences: false, headers: [['X-Key', 'secret']] });
+    const report = await runCheck({
+      input,
+      baseUrl,
+      cases: 30,
+      seed: 7,
+      include: ['createItem'],
+      sequences: false,
+      headers: [['X-Key', 'secret']],
+    });
     const accepted = report.findings.filter((finding) => finding.kind === 'accepted-invalid');
     expect(accepted.length).toBeGreaterThan(0);
     for (const finding of accepted) expect((finding.request.body ?? '').length).toBeLessThan(60);
@@ -194,11 +284,34 @@ describe('npm run check', () => {
     const output: ScriptOutput = { stdout: (text) => lines.push(text), stderr: (text) => lines.push(text) };
     const json = path.join(folder, 'ok.json');
     const junit = path.join(folder, 'ok.xml');
-    const code = await main(['--input', input, '--base-url', baseUrl, '--include', 'getOk', '--header', 'X-Key: secret', '--seed', '3', '--cases', '20', '--report-json', json, '--report-junit', junit], output, folder);
+    const code = await main(
+      [
+        '--input',
+        input,
+        '--base-url',
+        baseUrl,
+        '--include',
+        'getOk',
+        '--header',
+        'X-Key: secret',
+        '--seed',
+        '3',
+        '--cases',
+        '20',
+        '--report-json',
+        json,
+        '--report-junit',
+        junit,
+      ],
+      output,
+      folder,
+    );
     expect(lines.join('')).toContain('findings: 0');
     expect(code).toBe(0);
     const report = JSON.parse(await readFile(json, 'utf8')) as CheckReport;
-    expect(Object.keys(report).sort()).toEqual(['baseUrl', 'document', 'durationMs', 'findings', 'notes', 'operations', 'requests', 'seed', 'timings'].sort());
+    expect(Object.keys(report).sort()).toEqual(
+      ['baseUrl', 'document', 'durationMs', 'findings', 'notes', 'operations', 'requests', 'seed', 'timings'].sort(),
+    );
     expect(report).toMatchObject({ seed: 3, baseUrl, operations: 1, findings: [] });
     expect(report.requests).toBeGreaterThan(20);
     expect(await readFile(junit, 'utf8')).toContain('<testcase classname="');
@@ -207,10 +320,20 @@ describe('npm run check', () => {
   it('exits 1 with findings, and writes them to the JSON report', async () => {
     const json = path.join(folder, 'teapot.json');
     const output: ScriptOutput = { stdout: () => undefined, stderr: () => undefined };
-    expect(await main(['--input', input, '--base-url', baseUrl, '--include', 'getTeapot', '--cases', '2', '--report-json', json], output, folder)).toBe(1);
+    expect(
+      await main(
+        ['--input', input, '--base-url', baseUrl, '--include', 'getTeapot', '--cases', '2', '--report-json', json],
+        output,
+        folder,
+      ),
+    ).toBe(1);
     const report = JSON.parse(await readFile(json, 'utf8')) as CheckReport;
-    expect(report.findings.map((finding) => [finding.kind, finding.operation, finding.status])).toEqual([['undeclared-status', 'getTeapot', 418]]);
-    expect(Object.keys(report.findings[0] ?? {}).sort()).toEqual(['curl', 'kind', 'message', 'operation', 'replay', 'request', 'requestKind', 'seed', 'status'].sort());
+    expect(report.findings.map((finding) => [finding.kind, finding.operation, finding.status])).toEqual([
+      ['undeclared-status', 'getTeapot', 418],
+    ]);
+    expect(Object.keys(report.findings[0] ?? {}).sort()).toEqual(
+      ['curl', 'kind', 'message', 'operation', 'replay', 'request', 'requestKind', 'seed', 'status'].sort(),
+    );
   });
 
   it.each<[string, string[]]>([
@@ -227,7 +350,13 @@ describe('npm run check', () => {
 
   it('exits 2 naming an operation the document lacks', async () => {
     const errors: string[] = [];
-    expect(await main(['--input', input, '--base-url', baseUrl, '--include', 'nope'], { stdout: () => undefined, stderr: (text) => errors.push(text) }, folder)).toBe(2);
+    expect(
+      await main(
+        ['--input', input, '--base-url', baseUrl, '--include', 'nope'],
+        { stdout: () => undefined, stderr: (text) => errors.push(text) },
+        folder,
+      ),
+    ).toBe(2);
     expect(errors.join('')).toContain('"nope"');
   });
 });

@@ -3,7 +3,14 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { LIBRARY_API_KEY, LIBRARY_DEFECTS, LIBRARY_DOCUMENT, startLibraryServer, type LibraryDefect, type LibraryServer } from './fixtures/library-server.js';
+import {
+  LIBRARY_API_KEY,
+  LIBRARY_DEFECTS,
+  LIBRARY_DOCUMENT,
+  startLibraryServer,
+  type LibraryDefect,
+  type LibraryServer,
+} from './fixtures/library-server.js';
 
 /**
  * The library server of check-defects.test.ts, by itself: without a defect every answer keeps
@@ -36,7 +43,8 @@ ajv.addSchema(document, DOCUMENT_ID);
 const operations = new Map<string, { path: string; method: string; operation: Operation }>();
 for (const [path, item] of Object.entries(document.paths)) {
   for (const [method, operation] of Object.entries(item)) {
-    if (typeof operation === 'object' && 'operationId' in operation) operations.set(operation.operationId, { path, method, operation });
+    if (typeof operation === 'object' && 'operationId' in operation)
+      operations.set(operation.operationId, { path, method, operation });
   }
 }
 
@@ -48,7 +56,9 @@ interface Answer {
 
 /** The validator of the schema at `pointer` (a JSON pointer into the document). */
 function schemaAt(pointer: string[]): (value: unknown) => string | undefined {
-  const fragment = pointer.map((token) => encodeURIComponent(token.replaceAll('~', '~0').replaceAll('/', '~1'))).join('/');
+  const fragment = pointer
+    .map((token) => encodeURIComponent(token.replaceAll('~', '~0').replaceAll('/', '~1')))
+    .join('/');
   const validate = ajv.getSchema(`${DOCUMENT_ID}#/${fragment}`);
   if (validate === undefined) throw new Error(`no schema at /${pointer.join('/')}`);
   return (value) => (validate(value) ? undefined : ajv.errorsText(validate.errors));
@@ -103,7 +113,11 @@ async function send(server: LibraryServer, target: string, call: Call = {}): Pro
     body = JSON.stringify(call.body);
     headers['Content-Type'] = 'application/json';
   }
-  const response = await fetch(`${server.url}${target}`, { method: call.method ?? 'GET', headers: { ...headers, ...call.headers }, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(`${server.url}${target}`, {
+    method: call.method ?? 'GET',
+    headers: { ...headers, ...call.headers },
+    ...(body === undefined ? {} : { body }),
+  });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
@@ -135,8 +149,18 @@ describe('the library server without a defect', () => {
   it('refuses authors off the contract with the Error shape', async () => {
     await expectAnswer('createAuthor', '/authors', { method: 'POST', body: { born: 1947 } }, 400);
     await expectAnswer('createAuthor', '/authors', { method: 'POST', body: { ...AUTHOR, nickname: 'O' } }, 400);
-    await expectAnswer('createAuthor', '/authors', { method: 'POST', raw: '{"name":', headers: { 'Content-Type': 'application/json' } }, 400);
-    await expectAnswer('createAuthor', '/authors', { method: 'POST', raw: JSON.stringify(AUTHOR), headers: { 'Content-Type': 'text/plain' } }, 415);
+    await expectAnswer(
+      'createAuthor',
+      '/authors',
+      { method: 'POST', raw: '{"name":', headers: { 'Content-Type': 'application/json' } },
+      400,
+    );
+    await expectAnswer(
+      'createAuthor',
+      '/authors',
+      { method: 'POST', raw: JSON.stringify(AUTHOR), headers: { 'Content-Type': 'text/plain' } },
+      415,
+    );
     await expectAnswer('createAuthor', '/authors', { method: 'POST' }, 400);
     await expectAnswer('getAuthor', '/authors/not-a-uuid', {}, 400);
     await expectAnswer('getAuthor', `/authors/${crypto.randomUUID()}`, {}, 404);
@@ -144,17 +168,33 @@ describe('the library server without a defect', () => {
 
   it('lists the books with X-Rate-Limit, filtered and limited by its query', async () => {
     expect(bodyOf(await expectAnswer('listBooks', '/books', {}, 200)).items).toHaveLength(2);
-    expect(bodyOf(await expectAnswer('listBooks', '/books?genre=history', {}, 200)).items).toEqual([expect.objectContaining({ title: 'The Histories' })]);
+    expect(bodyOf(await expectAnswer('listBooks', '/books?genre=history', {}, 200)).items).toEqual([
+      expect.objectContaining({ title: 'The Histories' }),
+    ]);
     expect(bodyOf(await expectAnswer('listBooks', '/books?limit=1', {}, 200)).items).toHaveLength(1);
-    for (const query of ['limit=0', 'limit=101', 'limit=2.5', 'limit=two', 'genre=comics', 'limit=1&limit=2']) await expectAnswer('listBooks', `/books?${query}`, {}, 400);
+    for (const query of ['limit=0', 'limit=101', 'limit=2.5', 'limit=two', 'genre=comics', 'limit=1&limit=2'])
+      await expectAnswer('listBooks', `/books?${query}`, {}, 400);
   });
 
   it('creates, reads, replaces and deletes a book with the API key', async () => {
-    const created = bodyOf(await expectAnswer('createBook', '/books', { method: 'POST', body: { ...BOOK, summary: 'x'.repeat(5000) }, key: true }, 201));
+    const created = bodyOf(
+      await expectAnswer(
+        'createBook',
+        '/books',
+        { method: 'POST', body: { ...BOOK, summary: 'x'.repeat(5000) }, key: true },
+        201,
+      ),
+    );
     const target = `/books/${String(created.id)}`;
     expect(bodyOf(await expectAnswer('getBook', target, {}, 200))).toEqual(created);
-    const replaced = { ...BOOK, genre: 'science', publisher: { ...BOOK.publisher, address: { city: 'New York', country: 'US' } } };
-    expect(bodyOf(await expectAnswer('updateBook', target, { method: 'PUT', body: replaced, key: true }, 200))).toEqual({ id: created.id, ...replaced });
+    const replaced = {
+      ...BOOK,
+      genre: 'science',
+      publisher: { ...BOOK.publisher, address: { city: 'New York', country: 'US' } },
+    };
+    expect(bodyOf(await expectAnswer('updateBook', target, { method: 'PUT', body: replaced, key: true }, 200))).toEqual(
+      { id: created.id, ...replaced },
+    );
     await expectAnswer('deleteBook', target, { method: 'DELETE', key: true }, 204);
     await expectAnswer('getBook', target, {}, 404);
     await expectAnswer('updateBook', target, { method: 'PUT', body: BOOK, key: true }, 404);
@@ -163,8 +203,18 @@ describe('the library server without a defect', () => {
 
   it('refuses book writes without the key, before reading the body', async () => {
     await expectAnswer('createBook', '/books', { method: 'POST', body: BOOK }, 401);
-    await expectAnswer('createBook', '/books', { method: 'POST', body: BOOK, headers: { 'X-Api-Key': 'library-key-2' } }, 401);
-    await expectAnswer('createBook', '/books', { method: 'POST', raw: '{', headers: { 'Content-Type': 'application/json' } }, 401);
+    await expectAnswer(
+      'createBook',
+      '/books',
+      { method: 'POST', body: BOOK, headers: { 'X-Api-Key': 'library-key-2' } },
+      401,
+    );
+    await expectAnswer(
+      'createBook',
+      '/books',
+      { method: 'POST', raw: '{', headers: { 'Content-Type': 'application/json' } },
+      401,
+    );
     await expectAnswer('updateBook', `/books/${crypto.randomUUID()}`, { method: 'PUT', body: BOOK }, 401);
     await expectAnswer('deleteBook', `/books/${crypto.randomUUID()}`, { method: 'DELETE' }, 401);
   });
@@ -182,8 +232,23 @@ describe('the library server without a defect', () => {
       [BOOK],
     ];
     for (const body of invalid) await expectAnswer('createBook', '/books', { method: 'POST', body, key: true }, 400);
-    await expectAnswer('createBook', '/books', { method: 'POST', raw: JSON.stringify(BOOK), headers: { 'Content-Type': 'text/plain' }, key: true }, 415);
-    await expectAnswer('createBook', '/books', { method: 'POST', raw: JSON.stringify(BOOK), headers: { 'Content-Type': 'application/json; charset=latin1' }, key: true }, 415);
+    await expectAnswer(
+      'createBook',
+      '/books',
+      { method: 'POST', raw: JSON.stringify(BOOK), headers: { 'Content-Type': 'text/plain' }, key: true },
+      415,
+    );
+    await expectAnswer(
+      'createBook',
+      '/books',
+      {
+        method: 'POST',
+        raw: JSON.stringify(BOOK),
+        headers: { 'Content-Type': 'application/json; charset=latin1' },
+        key: true,
+      },
+      415,
+    );
     await expectAnswer('updateBook', '/books/42', { method: 'PUT', body: BOOK, key: true }, 400);
     await expectAnswer('getBook', '/books/42', {}, 400);
     await expectAnswer('getBook', '/books/%E0%A4%A', {}, 400);
@@ -194,18 +259,24 @@ describe('the library server without a defect', () => {
 
 /** For each defect, the requests that show it: what they answer breaks the document. */
 const SHOWN_BY: { readonly [D in LibraryDefect]: (server: LibraryServer) => Promise<string[]> } = {
-  'undeclared-status': async (server) => breaches('createBook', await send(server, '/books', { method: 'POST', body: BOOK, key: true })),
+  'undeclared-status': async (server) =>
+    breaches('createBook', await send(server, '/books', { method: 'POST', body: BOOK, key: true })),
   'missing-required-field': async (server) => {
     const created = bodyOf(await send(server, '/authors', { method: 'POST', body: AUTHOR }));
     return breaches('getAuthor', await send(server, `/authors/${String(created.id)}`));
   },
   'wrong-nested-type': async (server) => breaches('listBooks', await send(server, '/books')),
-  'error-on-long-string': async (server) => breaches('createBook', await send(server, '/books', { method: 'POST', body: { ...BOOK, summary: 'x'.repeat(301) }, key: true })),
+  'error-on-long-string': async (server) =>
+    breaches(
+      'createBook',
+      await send(server, '/books', { method: 'POST', body: { ...BOOK, summary: 'x'.repeat(301) }, key: true }),
+    ),
   'accepts-outside-enum': async (server) => {
     const answer = await send(server, '/books', { method: 'POST', body: { ...BOOK, genre: 'comics' }, key: true });
     return answer.status === 201 ? ['a 201 for a genre outside the enum'] : [];
   },
-  'extra-property': async (server) => breaches('createAuthor', await send(server, '/authors', { method: 'POST', body: AUTHOR })),
+  'extra-property': async (server) =>
+    breaches('createAuthor', await send(server, '/authors', { method: 'POST', body: AUTHOR })),
   'wrong-content-type': async (server) => breaches('listBooks', await send(server, '/books')),
   'missing-required-header': async (server) => breaches('listBooks', await send(server, '/books')),
   'open-without-credentials': async (server) => {
@@ -218,9 +289,12 @@ const SHOWN_BY: { readonly [D in LibraryDefect]: (server: LibraryServer) => Prom
     return read.status === 404 ? ['the created book is not found'] : [];
   },
   hang: async (server) => {
-    const answered = await fetch(`${server.url}/authors/${crypto.randomUUID()}`, { signal: AbortSignal.timeout(500) }).then(
+    const answered = await fetch(`${server.url}/authors/${crypto.randomUUID()}`, {
+      signal: AbortSignal.timeout(500),
+    }).then(
       () => true,
-      (error: unknown) => (error instanceof DOMException && error.name === 'TimeoutError' ? false : Promise.reject(error)),
+      (error: unknown) =>
+        error instanceof DOMException && error.name === 'TimeoutError' ? false : Promise.reject(error),
     );
     return answered ? [] : ['getAuthor does not answer'];
   },

@@ -51,11 +51,19 @@ function operationOf(document: Json, name: string): Json {
 function documentDefect(document: Json, finding: FindingReport): string | undefined {
   const declared = Object.keys((operationOf(document, finding.operation)['responses'] ?? {}) as Json);
   if (finding.kind === 'undeclared-status' && finding.status !== null && !declared.includes(String(finding.status))) {
-    if (finding.requestKind === 'invalid' && [400, 415].includes(finding.status)) return `refuses invalid input with an undeclared ${finding.status}`;
-    if (finding.requestKind === 'no-credentials' && finding.status === 401) return 'refuses a missing credential with an undeclared 401';
+    if (finding.requestKind === 'invalid' && [400, 415].includes(finding.status))
+      return `refuses invalid input with an undeclared ${finding.status}`;
+    if (finding.requestKind === 'no-credentials' && finding.status === 401)
+      return 'refuses a missing credential with an undeclared 401';
   }
   const success = declared.some((code) => /^2(?:\d\d|XX)$/i.test(code) || code === 'default');
-  if (finding.status === 501 && declared.length > 0 && !success && ['server-error', 'undeclared-status'].includes(finding.kind)) return 'declares no success answer';
+  if (
+    finding.status === 501 &&
+    declared.length > 0 &&
+    !success &&
+    ['server-error', 'undeclared-status'].includes(finding.kind)
+  )
+    return 'declares no success answer';
   return undefined;
 }
 
@@ -72,7 +80,10 @@ describe.each(Object.keys(DOCUMENTS))('npm run check against npm run serve of %s
 
   it('finds only defects of the document', async () => {
     const report = await runCheck({ input, baseUrl: serving.url, cases: 8, seed: 1, headers: DOCUMENTS[file] ?? [] });
-    const defects = report.findings.map((finding) => ({ finding: `${finding.kind} ${finding.operation} ${finding.status ?? ''}`, defect: documentDefect(document, finding) }));
+    const defects = report.findings.map((finding) => ({
+      finding: `${finding.kind} ${finding.operation} ${finding.status ?? ''}`,
+      defect: documentDefect(document, finding),
+    }));
     expect(defects.filter((found) => found.defect === undefined)).toEqual([]);
   }, 60_000);
 });

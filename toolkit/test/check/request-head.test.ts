@@ -20,9 +20,14 @@ const DOCUMENT = {
     '/codes/{code}': {
       get: {
         operationId: 'getCode',
-        parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 100_000 } }],
+        parameters: [
+          { name: 'code', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 100_000 } },
+        ],
         responses: {
-          '200': { description: 'The code.', content: { 'application/json': { schema: { type: 'object' }, example: { found: true } } } },
+          '200': {
+            description: 'The code.',
+            content: { 'application/json': { schema: { type: 'object' }, example: { found: true } } },
+          },
           '4XX': { description: 'Refused.', content: { 'application/json': { schema: { type: 'object' } } } },
         },
       },
@@ -49,19 +54,34 @@ describe('request heads the checker sends', () => {
       const url = new URL(`${serving.url}/codes/`);
       // GET <path> HTTP/1.1, the blank line, and the Host field.
       const fixed = `GET ${url.pathname} HTTP/1.1\r\n\r\nHost: ${url.host}\r\n`.length;
-      const request = (length: number) => ({ method: 'GET', url: `${url.href}${'c'.repeat(length)}`, headers: {}, body: null });
+      const request = (length: number) => ({
+        method: 'GET',
+        url: `${url.href}${'c'.repeat(length)}`,
+        headers: {},
+        body: null,
+      });
       const longest = await sender.send(request(MAX_HEAD_OCTETS - fixed));
       expect(longest.kind === 'answer' ? longest.answer.status : longest).toBe(200);
       const longer = await sender.send(request(MAX_HEAD_OCTETS - fixed + 1));
-      expect(longer).toEqual({ kind: 'unsendable', message: expect.stringContaining(`the checker sends at most ${MAX_HEAD_OCTETS}`) as unknown });
+      expect(longer).toEqual({
+        kind: 'unsendable',
+        message: expect.stringContaining(`the checker sends at most ${MAX_HEAD_OCTETS}`) as unknown,
+      });
     } finally {
       sender.close();
     }
   });
 
   it('finds nothing where the only longer requests would meet the HTTP layer', async () => {
-    const { report, statistics } = await runCheckDetailed({ input: path.join(directory, 'codes.json'), baseUrl: serving.url, cases: 20, seed: 1 });
-    expect(report.findings.map((finding) => `${finding.kind} ${finding.status ?? ''}: ${finding.message.slice(0, 200)}`)).toEqual([]);
+    const { report, statistics } = await runCheckDetailed({
+      input: path.join(directory, 'codes.json'),
+      baseUrl: serving.url,
+      cases: 20,
+      seed: 1,
+    });
+    expect(
+      report.findings.map((finding) => `${finding.kind} ${finding.status ?? ''}: ${finding.message.slice(0, 200)}`),
+    ).toEqual([]);
     // The code one character past its maxLength, and the longest valid one, were drawn and not sent.
     expect(statistics.skipped).toBeGreaterThan(0);
   }, 60_000);

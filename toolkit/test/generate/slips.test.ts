@@ -14,7 +14,8 @@ import { sampleRequestWithAnyCredentials } from '../../src/testing/sample-reques
  * the others' in third-party.test.ts.
  */
 const SLIPS = fileURLToPath(new URL('../fixtures/generator/slips.yaml', import.meta.url));
-const offSchema = (why: string): string => `the example does not match its schema (${why}): it is not used to build answers or requests`;
+const offSchema = (why: string): string =>
+  `the example does not match its schema (${why}): it is not used to build answers or requests`;
 
 let generation: Generation;
 let work = '';
@@ -29,25 +30,51 @@ afterAll(async () => {
 describe('the generator on a document with slips', () => {
   it('warns of each slip, naming its JSON pointer', () => {
     expect(generation.warnings).toEqual([
-      { pointer: '#/security/0', message: 'names the security scheme "session", which components.securitySchemes does not define: this alternative is left out' },
+      {
+        pointer: '#/security/0',
+        message:
+          'names the security scheme "session", which components.securitySchemes does not define: this alternative is left out',
+      },
       {
         pointer: '#/paths/~1pets~1{petId}/delete/security/0',
         message:
           'names the security scheme "petstore_auth", which components.securitySchemes does not define, and no other alternative is left: no request can meet it, so every request to DELETE /pets/{petId} is refused (never served open)',
       },
-      { pointer: '#/components/schemas/Pet/properties/tag', message: 'nullable is an OpenAPI 3.0 keyword; 3.1 ignores it: write type: [string, "null"]' },
-      { pointer: '#/components/schemas/NewPet/properties/tag', message: 'nullable is an OpenAPI 3.0 keyword; 3.1 ignores it: write type: [string, "null"]' },
+      {
+        pointer: '#/components/schemas/Pet/properties/tag',
+        message: 'nullable is an OpenAPI 3.0 keyword; 3.1 ignores it: write type: [string, "null"]',
+      },
+      {
+        pointer: '#/components/schemas/NewPet/properties/tag',
+        message: 'nullable is an OpenAPI 3.0 keyword; 3.1 ignores it: write type: [string, "null"]',
+      },
       { pointer: '#/paths/~1pets/get/parameters/0/example', message: offSchema('/ must be integer') },
-      { pointer: '#/paths/~1pets/get/responses/200/content/application~1json/examples/wrong', message: offSchema('/0/id must be integer') },
-      { pointer: '#/paths/~1pets/post/requestBody/content/application~1json/example', message: offSchema('/name must be string') },
-      { pointer: '#/paths/~1pets/post/responses/201/content/application~1json/example', message: offSchema("/ must have required property 'name'") },
+      {
+        pointer: '#/paths/~1pets/get/responses/200/content/application~1json/examples/wrong',
+        message: offSchema('/0/id must be integer'),
+      },
+      {
+        pointer: '#/paths/~1pets/post/requestBody/content/application~1json/example',
+        message: offSchema('/name must be string'),
+      },
+      {
+        pointer: '#/paths/~1pets/post/responses/201/content/application~1json/example',
+        message: offSchema("/ must have required property 'name'"),
+      },
       { pointer: '#/components/schemas/Pet/examples/0', message: offSchema('/id must be integer') },
     ]);
   });
 
   it('keeps the security alternatives that can be met, and the one that cannot where there is no other', () => {
-    const security = Object.fromEntries(generation.model.operations.map((operation) => [operation.key, operation.security]));
-    expect(security).toEqual({ listPets: [], createPet: [], getPet: [{ api_key: [] }], deletePet: [{ petstore_auth: ['write:pets'] }] });
+    const security = Object.fromEntries(
+      generation.model.operations.map((operation) => [operation.key, operation.security]),
+    );
+    expect(security).toEqual({
+      listPets: [],
+      createPet: [],
+      getPet: [{ api_key: [] }],
+      deletePet: [{ petstore_auth: ['write:pets'] }],
+    });
   });
 
   it('types and validates a 3.0 nullable alike: as 3.1 reads it, without null', () => {
@@ -61,14 +88,21 @@ describe('the generator on a document with slips', () => {
     const handlers = path.join(work, 'handlers');
     await scaffoldHandlers(generation, handlers, path.join(work, 'out'));
     expect(await readFile(path.join(handlers, 'list-pets.ts'), 'utf8')).toContain('"tag": "dog"');
-    expect(await readFile(path.join(handlers, 'create-pet.ts'), 'utf8')).toContain('throw new NotImplementedError("createPet")');
+    expect(await readFile(path.join(handlers, 'create-pet.ts'), 'utf8')).toContain(
+      'throw new NotImplementedError("createPet")',
+    );
   });
 
   it('builds sample requests from the valid examples only', () => {
     const sample = (key: string) => {
       const operation = generation.model.operations.find((candidate) => candidate.key === key);
       if (operation === undefined) throw new Error(`${key} is missing`);
-      return sampleRequestWithAnyCredentials(generation.document, operation, generation.model.securitySchemes, generation.rejectedExamples);
+      return sampleRequestWithAnyCredentials(
+        generation.document,
+        operation,
+        generation.model.securitySchemes,
+        generation.rejectedExamples,
+      );
     };
     expect(sample('listPets')?.target).toBe('/pets?limit=1');
     expect(sample('createPet')?.body).toBe('{"name":"Rex"}');
@@ -79,13 +113,22 @@ describe('the generator on a document with slips', () => {
 describe('the document with slips, served', () => {
   let serving: Serving;
   beforeAll(async () => {
-    serving = await serve({ input: SLIPS, port: 0, handlersDir: path.join(work, 'served-handlers'), log: () => undefined });
+    serving = await serve({
+      input: SLIPS,
+      port: 0,
+      handlersDir: path.join(work, 'served-handlers'),
+      log: () => undefined,
+    });
   }, 60_000);
   afterAll(async () => {
     await serving.close();
   });
 
-  const send = async (method: string, target: string, init: { headers?: Record<string, string>; body?: unknown } = {}) => {
+  const send = async (
+    method: string,
+    target: string,
+    init: { headers?: Record<string, string>; body?: unknown } = {},
+  ) => {
     const response = await fetch(`${serving.url}${target}`, {
       method,
       headers: { ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }), ...init.headers },

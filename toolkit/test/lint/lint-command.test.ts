@@ -33,8 +33,15 @@ afterAll(async () => {
 function lint(args: readonly string[]): Promise<{ code: number; output: string }> {
   const program = `import(${JSON.stringify(COMMAND)}).then((m) => m.runCommand(process.argv.slice(1)))`;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', TSX, '--input-type=module', '-e', program, 'lint', ...args], { cwd: project, env: { ...process.env, INIT_CWD: project, NO_COLOR: '1' } }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, output: `${stdout}${stderr}` }),
+    execFile(
+      process.execPath,
+      ['--import', TSX, '--input-type=module', '-e', program, 'lint', ...args],
+      { cwd: project, env: { ...process.env, INIT_CWD: project, NO_COLOR: '1' } },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
+          output: `${stdout}${stderr}`,
+        }),
     );
   });
 }

@@ -28,7 +28,12 @@ async function contentsUnder(root: string, folders: readonly string[]): Promise<
     for (const entry of entries) {
       if (!entry.isFile() || entry.parentPath.split(path.sep).includes('node_modules')) continue;
       const file = path.join(entry.parentPath, entry.name);
-      contents.set(createHash('sha256').update(await readFile(file)).digest('hex'), path.relative(root, file));
+      contents.set(
+        createHash('sha256')
+          .update(await readFile(file))
+          .digest('hex'),
+        path.relative(root, file),
+      );
     }
   }
   return contents;
@@ -75,7 +80,12 @@ export interface DocumentRun {
 }
 
 /** The whole story for one document; `install` is `npm ci`'s extra flags. */
-export async function exerciseDocument(input: string, name: string, install: readonly string[], checks: ProjectChecks = {}): Promise<DocumentRun> {
+export async function exerciseDocument(
+  input: string,
+  name: string,
+  install: readonly string[],
+  checks: ProjectChecks = {},
+): Promise<DocumentRun> {
   const project = await createProject(input, name);
   const installed = await project.npm(['ci', '--no-audit', '--no-fund', ...install]);
   expect(installed.code, installed.output).toBe(0);
@@ -84,7 +94,12 @@ export async function exerciseDocument(input: string, name: string, install: rea
   // The project holds its own files only: none is a copy of a file of the package.
   expect(await copiesOfPackageFiles(project.root)).toEqual([]);
   // The library fixes came with the package: the validator it installed is the fixed one.
-  expect(await readFile(path.join(project.root, 'node_modules/contract-first/node_modules/fast-deep-equal/index.js'), 'utf8')).toContain("typeof a.valueOf === 'function'");
+  expect(
+    await readFile(
+      path.join(project.root, 'node_modules/contract-first/node_modules/fast-deep-equal/index.js'),
+      'utf8',
+    ),
+  ).toContain("typeof a.valueOf === 'function'");
 
   const tested = await project.npm(['test']);
   expect(tested.code, tested.output).toBe(0);
@@ -113,16 +128,33 @@ export async function exerciseDocument(input: string, name: string, install: rea
     const base = model.serverBases[0] ?? '';
     for (const operation of model.operations) {
       const example = successAnswer(document as OpenApiDocument, operation.path, operation.method, rejectedExamples);
-      const chosen = operation.security.find((requirement) => Object.keys(requirement).every((scheme) => credentials[scheme] !== undefined));
-      const sample = chosen === undefined && operation.security.length > 0 ? undefined : sampleRequest(document, operation, Object.fromEntries(Object.keys(chosen ?? {}).map((scheme) => [scheme, credentials[scheme] ?? {}])), rejectedExamples);
+      const chosen = operation.security.find((requirement) =>
+        Object.keys(requirement).every((scheme) => credentials[scheme] !== undefined),
+      );
+      const sample =
+        chosen === undefined && operation.security.length > 0
+          ? undefined
+          : sampleRequest(
+              document,
+              operation,
+              Object.fromEntries(Object.keys(chosen ?? {}).map((scheme) => [scheme, credentials[scheme] ?? {}])),
+              rejectedExamples,
+            );
       if (example === undefined || !example.hasValue || sample === undefined) continue;
       const send = (target: string) =>
-        fetch(`${server.baseUrl}${base}${target}`, { method: sample.method, headers: sample.headers, ...(sample.body === undefined ? {} : { body: sample.body }) });
+        fetch(`${server.baseUrl}${base}${target}`, {
+          method: sample.method,
+          headers: sample.headers,
+          ...(sample.body === undefined ? {} : { body: sample.body }),
+        });
       const answer = await send(sample.target);
       const text = await answer.text();
       expect([operation.key, answer.status], text).toEqual([operation.key, example.status]);
-      if (example.contentType !== undefined && /json/i.test(example.contentType)) expect(JSON.parse(text), operation.key).toEqual(example.value);
-      const invalid = await send(`${sample.target}${sample.target.includes('?') ? '&' : '?'}not_a_parameter_of_the_operation=1`);
+      if (example.contentType !== undefined && /json/i.test(example.contentType))
+        expect(JSON.parse(text), operation.key).toEqual(example.value);
+      const invalid = await send(
+        `${sample.target}${sample.target.includes('?') ? '&' : '?'}not_a_parameter_of_the_operation=1`,
+      );
       expect([operation.key, invalid.status], await invalid.text()).toEqual([operation.key, 400]);
       answered.push(operation.key);
     }

@@ -25,15 +25,25 @@ afterAll(async () => {
 
 function run(command: string, args: readonly string[], cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(command, [...args], { cwd, env: projectEnv(), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, output: `${stdout}${stderr}` }),
+    execFile(
+      command,
+      [...args],
+      { cwd, env: projectEnv(), timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1,
+          output: `${stdout}${stderr}`,
+        }),
     );
   });
 }
 
 describe('the packed package in an empty folder', () => {
   it('installs, prints its commands, and makes a project that installs it packed', async () => {
-    await writeFile(path.join(folder, 'package.json'), '{ "name": "trying", "private": true, "allowScripts": { "esbuild": false } }\n');
+    await writeFile(
+      path.join(folder, 'package.json'),
+      '{ "name": "trying", "private": true, "allowScripts": { "esbuild": false } }\n',
+    );
     const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', packed], folder);
     expect(installed.code, installed.output).toBe(0);
     expect(installed.output).not.toContain('install-scripts');
@@ -41,7 +51,8 @@ describe('the packed package in an empty folder', () => {
     const help = await run('npx', ['contract-first', '--help'], folder);
     expect(help.code, help.output).toBe(0);
     expect(help.output).toContain('Usage: contract-first <command> [options]');
-    for (const command of ['new', 'generate', 'lint', 'serve', 'dev', 'check', 'diff', 'release', 'docs']) expect(help.output).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['new', 'generate', 'lint', 'serve', 'dev', 'check', 'diff', 'release', 'docs'])
+      expect(help.output).toMatch(new RegExp(`^  ${command} `, 'm'));
 
     const made = await run('npx', ['contract-first', 'new', '--input', MUSEUM, '--out', 'museum'], folder);
     expect(made.code, made.output).toBe(0);
@@ -52,7 +63,11 @@ describe('the packed package in an empty folder', () => {
   }, 300_000);
 
   it('runs from the packed file with npx', async () => {
-    const help = await run('npx', ['--yes', '--prefer-offline', '--package', packed, 'contract-first', 'generate', '--help'], folder);
+    const help = await run(
+      'npx',
+      ['--yes', '--prefer-offline', '--package', packed, 'contract-first', 'generate', '--help'],
+      folder,
+    );
     expect(help.code, help.output).toBe(0);
     expect(help.output).toContain('Usage: contract-first generate');
   }, 300_000);

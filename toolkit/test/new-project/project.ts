@@ -54,18 +54,29 @@ export async function createProject(input: string, prefix: string): Promise<Proj
   const parent = await mkdtemp(path.join(os.tmpdir(), `new-project-${prefix}-`));
   const root = path.join(parent, prefix);
   const printed: string[] = [];
-  const created = await newApi({ input, out: root, toolkit: await packedToolkit() }, { say: (line) => printed.push(line), warn: (line) => printed.push(line) });
+  const created = await newApi(
+    { input, out: root, toolkit: await packedToolkit() },
+    { say: (line) => printed.push(line), warn: (line) => printed.push(line) },
+  );
   return {
     root,
     created,
     printed,
     async npm(args, timeoutMs = 180_000) {
       try {
-        const { stdout, stderr } = await run('npm', [...args], { cwd: root, env: projectEnv(), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+        const { stdout, stderr } = await run('npm', [...args], {
+          cwd: root,
+          env: projectEnv(),
+          timeout: timeoutMs,
+          maxBuffer: 64 * 1024 * 1024,
+        });
         return { code: 0, output: `${stdout}${stderr}` };
       } catch (error) {
         const failed = error as { code?: unknown; stdout?: string; stderr?: string };
-        return { code: typeof failed.code === 'number' ? failed.code : 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+        return {
+          code: typeof failed.code === 'number' ? failed.code : 1,
+          output: `${failed.stdout ?? ''}${failed.stderr ?? ''}`,
+        };
       }
     },
     write: (file, content) => writeFile(path.join(root, file), content),
@@ -83,12 +94,20 @@ export interface Started {
 
 /** `npm start` on a free port; resolves once the server logs `listening`. */
 export async function startProject(project: Project, timeoutMs = 60_000): Promise<Started> {
-  const child: ChildProcess = spawn('npm', ['start', '--silent'], { cwd: project.root, env: { ...projectEnv(), PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child: ChildProcess = spawn('npm', ['start', '--silent'], {
+    cwd: project.root,
+    env: { ...projectEnv(), PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const lines: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (line) => lines.push(line));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not listen in ${timeoutMs} ms:\n${lines.join('\n')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`npm start did not listen in ${timeoutMs} ms:\n${lines.join('\n')}`)),
+      timeoutMs,
+    );
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       lines.push(line);
       try {
@@ -101,7 +120,9 @@ export async function startProject(project: Project, timeoutMs = 60_000): Promis
         // not a log line
       }
     });
-    void exited.then((code) => reject(new Error(`npm start exited (${code}) before it listened:\n${lines.join('\n')}`)));
+    void exited.then((code) =>
+      reject(new Error(`npm start exited (${code}) before it listened:\n${lines.join('\n')}`)),
+    );
   });
   return {
     baseUrl: `http://127.0.0.1:${port}`,

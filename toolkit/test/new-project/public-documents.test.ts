@@ -23,9 +23,14 @@ const DOCUMENTS: ReadonlyArray<readonly [string, number]> = [
   ['readme-webhooks', 0],
 ];
 
-const asked = process.env['NEW_PROJECT_DOCUMENTS']?.split(',').map((name) => name.trim()).filter((name) => name !== '') ?? [];
+const asked =
+  process.env['NEW_PROJECT_DOCUMENTS']
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '') ?? [];
 const unknown = asked.filter((name) => !DOCUMENTS.some(([document]) => document === name));
-if (unknown.length > 0) throw new Error(`NEW_PROJECT_DOCUMENTS names no document of test/fixtures/third-party/: ${unknown.join(', ')}`);
+if (unknown.length > 0)
+  throw new Error(`NEW_PROJECT_DOCUMENTS names no document of test/fixtures/third-party/: ${unknown.join(', ')}`);
 const chosen = DOCUMENTS.filter(([name]) => asked.length === 0 || asked.includes(name));
 
 const runs: DocumentRun[] = [];
@@ -34,9 +39,17 @@ afterAll(async () => {
 });
 
 describe('contract-first new on public documents', () => {
-  it.each(chosen)('%s: installs, passes its tests, and serves its examples', async (name, examples) => {
-    const run = await exerciseDocument(fileURLToPath(new URL(`../fixtures/third-party/${name}.yaml`, import.meta.url)), name, ['--prefer-offline']);
-    runs.push(run);
-    expect(run.answered).toHaveLength(examples);
-  }, 300_000);
+  it.each(chosen)(
+    '%s: installs, passes its tests, and serves its examples',
+    async (name, examples) => {
+      const run = await exerciseDocument(
+        fileURLToPath(new URL(`../fixtures/third-party/${name}.yaml`, import.meta.url)),
+        name,
+        ['--prefer-offline'],
+      );
+      runs.push(run);
+      expect(run.answered).toHaveLength(examples);
+    },
+    300_000,
+  );
 });

@@ -46,7 +46,12 @@ const SHAPES_CHECKS: ProjectChecks = {
 
 describe('contract-first new on a document of the shapes public APIs use', () => {
   it('a discriminated oneOf, multipart, server-sent events, an API key in a cookie, a callback and a webhook', async () => {
-    const run = await exerciseDocument(fileURLToPath(new URL('../fixtures/generator/shapes.yaml', import.meta.url)), 'shapes', [], SHAPES_CHECKS);
+    const run = await exerciseDocument(
+      fileURLToPath(new URL('../fixtures/generator/shapes.yaml', import.meta.url)),
+      'shapes',
+      [],
+      SHAPES_CHECKS,
+    );
     runs.push(run);
     // The created pet (JSON, behind the cookie's key) and the event stream (text/event-stream) answer their examples.
     expect(run.answered).toEqual(['createPet', 'streamEvents']);

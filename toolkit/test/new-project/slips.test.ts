@@ -22,7 +22,8 @@ describe('contract-first new on a document with slips', () => {
     expect(errors.length).toBeGreaterThan(0);
     project = await createProject(SLIPS, 'slips');
     const config = await project.read('redocly.yaml');
-    for (const rule of new Set(errors.map((finding) => finding.ruleId))) expect(config).toMatch(new RegExp(`^  ${rule}: warn$`, 'm'));
+    for (const rule of new Set(errors.map((finding) => finding.ruleId)))
+      expect(config).toMatch(new RegExp(`^  ${rule}: warn$`, 'm'));
     for (const finding of errors) expect(config).toContain(finding.pointer);
     expect(project.printed.join('\n')).toContain("the new project's redocly.yaml makes");
 

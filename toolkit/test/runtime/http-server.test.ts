@@ -26,18 +26,28 @@ async function start(app: Express, serve: (app: Express) => Server): Promise<{ u
   const seen: Seen[] = [];
   server = serve(app);
   server.prependListener('request', (req: IncomingMessage, res) => {
-    seen.push({ built: { request: Object.getPrototypeOf(req) === app.request, response: Object.getPrototypeOf(res) === app.response } });
+    seen.push({
+      built: {
+        request: Object.getPrototypeOf(req) === app.request,
+        response: Object.getPrototypeOf(res) === app.response,
+      },
+    });
   });
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -49,7 +59,10 @@ function appWithRoutes(): Express {
   app.set('etag', false);
   // Express's own request and response methods, and a parameter.
   app.get('/items/:id', (req, res) => {
-    res.set('X-Seen-Header', req.get('x-probe') ?? 'none').status(201).json({ id: req.params['id'], path: req.path, json: req.is('json') });
+    res
+      .set('X-Seen-Header', req.get('x-probe') ?? 'none')
+      .status(201)
+      .json({ id: req.params['id'], path: req.path, json: req.is('json') });
   });
   return app;
 }

@@ -18,9 +18,19 @@ const DOCUMENT = {
       post: {
         operationId: 'makeThing',
         parameters: [
-          { name: 'limit', in: 'query', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 10 } },
+          {
+            name: 'limit',
+            in: 'query',
+            schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 10 },
+          },
           { name: 'from', in: 'query', schema: { type: 'integer', format: 'int64', minimum: 0 } },
-          { name: 'kinds', in: 'query', style: 'form', explode: false, schema: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Kind' } } },
+          {
+            name: 'kinds',
+            in: 'query',
+            style: 'form',
+            explode: false,
+            schema: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Kind' } },
+          },
           { name: 'note', in: 'query', schema: { type: 'string', maxLength: 40 } },
           { name: 'text', in: 'query', allowReserved: true, schema: { type: 'string', maxLength: 40 } },
           { name: 'X-Count', in: 'header', required: true, schema: { type: 'integer', minimum: 0 } },
@@ -33,7 +43,10 @@ const DOCUMENT = {
           },
         },
         responses: {
-          '200': { description: 'made', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+          '200': {
+            description: 'made',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+          },
           '400': PROBLEM,
           '404': PROBLEM,
           '405': PROBLEM,
@@ -43,7 +56,10 @@ const DOCUMENT = {
       get: {
         operationId: 'getThing',
         responses: {
-          '200': { description: 'the thing', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+          '200': {
+            description: 'the thing',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+          },
           '400': PROBLEM,
         },
       },
@@ -56,7 +72,12 @@ const DOCUMENT = {
         description: 'what is wrong',
         content: {
           'application/json': {
-            schema: { type: 'object', required: ['message'], additionalProperties: false, properties: { message: { type: 'string' }, field: { type: 'string' } } },
+            schema: {
+              type: 'object',
+              required: ['message'],
+              additionalProperties: false,
+              properties: { message: { type: 'string' }, field: { type: 'string' } },
+            },
           },
         },
       },
@@ -64,7 +85,11 @@ const DOCUMENT = {
     schemas: {
       Kind: { type: 'string', enum: ['a', 'b'] },
       Label: { type: 'string', minLength: 1 },
-      Base: { type: 'object', required: ['cents'], properties: { cents: { type: 'integer', format: 'int64', minimum: 0 } } },
+      Base: {
+        type: 'object',
+        required: ['cents'],
+        properties: { cents: { type: 'integer', format: 'int64', minimum: 0 } },
+      },
       // unevaluatedProperties: false closes an object composed with allOf (additionalProperties cannot).
       Thing: {
         allOf: [{ $ref: '#/components/schemas/Base' }],
@@ -113,16 +138,27 @@ interface Sent {
   readonly headers?: Record<string, string>;
 }
 
-async function post(target: string, sent: Sent = {}): Promise<{ status: number; body: Record<string, unknown> | undefined; headers: Headers }> {
+async function post(
+  target: string,
+  sent: Sent = {},
+): Promise<{ status: number; body: Record<string, unknown> | undefined; headers: Headers }> {
   const headers: Record<string, string> = {
     'X-Count': '3',
     ...(sent.contentType === null ? {} : { 'Content-Type': sent.contentType ?? 'application/json' }),
     ...sent.headers,
   };
   const body = sent.rawBody ?? (sent.body === undefined ? undefined : JSON.stringify(sent.body));
-  const response = await fetch(`${server.baseUrl}${target}`, { method: 'POST', headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(`${server.baseUrl}${target}`, {
+    method: 'POST',
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>), headers: response.headers };
+  return {
+    status: response.status,
+    body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
+    headers: response.headers,
+  };
 }
 
 const THING = { cents: 5, version: 1 };
@@ -198,7 +234,11 @@ describe('bodies', () => {
     ['const refuses another value', { ...THING, version: 2 }, 400],
     ['a $ref applies its target (minLength 1)', { ...THING, label: '' }, 400],
     ['a sibling of $ref applies too (maxLength 5)', { ...THING, label: 'sixsix' }, 400],
-    ['unevaluatedProperties: false sees properties of allOf members as evaluated', { cents: 5, version: 1, label: 'ok' }, 200],
+    [
+      'unevaluatedProperties: false sees properties of allOf members as evaluated',
+      { cents: 5, version: 1, label: 'ok' },
+      200,
+    ],
     ['unevaluatedProperties: false refuses a property nobody declares', { ...THING, extra: true }, 400],
     ['a required property of an allOf member is required', { version: 1 }, 400],
     ['int64 takes the largest safe integer', { ...THING, cents: 9007199254740991 }, 200],
@@ -294,7 +334,11 @@ describe('a body serialized already', () => {
     try {
       const read = async () => {
         const response = await fetch(`${unvalidated.baseUrl}/things/abc`);
-        return { type: response.headers.get('content-type'), length: response.headers.get('content-length'), bytes: Buffer.from(await response.arrayBuffer()) };
+        return {
+          type: response.headers.get('content-type'),
+          length: response.headers.get('content-length'),
+          bytes: Buffer.from(await response.arrayBuffer()),
+        };
       };
       const body = { cents: 2, version: 1, note: 'ünïcode "quoted" \\ text' };
       unvalidated.answer = { status: 200, body: { ...body } };
@@ -316,7 +360,11 @@ describe('a body given as its JSON text', () => {
   it('is parsed and validated where responses are validated', async () => {
     server.answer = { status: 200, body: jsonText('{"cents":2,"version":1,"note":"stored"}') };
     const response = await fetch(`${server.baseUrl}/things/abc`);
-    expect([response.status, response.headers.get('content-type'), await response.json()]).toEqual([200, 'application/json; charset=utf-8', { cents: 2, version: 1, note: 'stored' }]);
+    expect([response.status, response.headers.get('content-type'), await response.json()]).toEqual([
+      200,
+      'application/json; charset=utf-8',
+      { cents: 2, version: 1, note: 'stored' },
+    ]);
     server.answer = { status: 200, body: jsonText('{"cents":-1,"version":1}') };
     expect((await fetch(`${server.baseUrl}/things/abc`)).status).toBe(500);
     expect(server.failures.at(-1)).toMatchObject({ status: 500, of: 'response' });
@@ -348,7 +396,14 @@ describe('formats the validator does not check', () => {
         get: {
           parameters: [{ name: 'n', in: 'query', schema: { type: 'integer', format: 'uint32' } }],
           responses: {
-            '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string', format: 'snowflake' } } } } } },
+            '200': {
+              description: 'ok',
+              content: {
+                'application/json': {
+                  schema: { type: 'object', properties: { id: { type: 'string', format: 'snowflake' } } },
+                },
+              },
+            },
             '400': PROBLEM,
           },
         },

@@ -98,6 +98,8 @@ describe('createHttpServer with referencePages', () => {
   });
 
   it.each(['docs', '/docs/', ''])('refuses the path %j when the server is built', (page) => {
-    expect(() => createHttpServer(app(), { referencePages: { [page]: path.join(directory, 'index.html') } })).toThrow(/referencePages: .* must be a path starting with \//);
+    expect(() => createHttpServer(app(), { referencePages: { [page]: path.join(directory, 'index.html') } })).toThrow(
+      /referencePages: .* must be a path starting with \//,
+    );
   });
 });

@@ -12,7 +12,11 @@ import { createContractApp, type ContractResult, type ContractRoute, type Refusa
  * the project (`refusalBody`, server/refusals.ts of a new project) as its document's errors are:
  * here `{ code, message }`, which the document declares for 4XX.
  */
-const ERROR = { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } };
+const ERROR = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: { type: 'integer' }, message: { type: 'string' } },
+};
 const DOCUMENT = {
   openapi: '3.1.0',
   info: { title: 'Refusals', version: '1' },
@@ -90,8 +94,15 @@ const get = async (target: string, key = 'k'): Promise<{ status: number; type: s
 
 describe("the server's own refusals", () => {
   it('take the body the project writes, in the JSON media type the document declares', async () => {
-    expect(await get('/things/many')).toEqual({ status: 400, type: 'application/json; charset=utf-8', body: expect.stringMatching(/^\{"code":400,"message":".+"\}$/) as unknown });
-    expect(JSON.parse((await get('/things/1', 'wrong')).body)).toEqual({ code: 401, message: expect.any(String) as unknown });
+    expect(await get('/things/many')).toEqual({
+      status: 400,
+      type: 'application/json; charset=utf-8',
+      body: expect.stringMatching(/^\{"code":400,"message":".+"\}$/) as unknown,
+    });
+    expect(JSON.parse((await get('/things/1', 'wrong')).body)).toEqual({
+      code: 401,
+      message: expect.any(String) as unknown,
+    });
     expect(refusals.slice(0, 2)).toEqual([
       { status: 400, message: expect.any(String) as unknown, field: 'path.id', operationId: 'getThing' },
       { status: 401, message: expect.any(String) as unknown, operationId: 'getThing' },
@@ -100,6 +111,10 @@ describe("the server's own refusals", () => {
   });
 
   it('stay words where the document declares text for their status', async () => {
-    expect(await get('/things/13')).toEqual({ status: 500, type: 'text/plain; charset=utf-8', body: 'The handler failed.' });
+    expect(await get('/things/13')).toEqual({
+      status: 500,
+      type: 'text/plain; charset=utf-8',
+      body: 'The handler failed.',
+    });
   });
 });

@@ -43,7 +43,10 @@ export interface ValidatedServerOptions {
   readonly routes: ReadonlyArray<readonly ['get' | 'post' | 'put' | 'patch' | 'delete', string]>;
 }
 
-export async function startValidatedServer(document: object, options: ValidatedServerOptions): Promise<ValidatedServer> {
+export async function startValidatedServer(
+  document: object,
+  options: ValidatedServerOptions,
+): Promise<ValidatedServer> {
   const dir = mkdtempSync(join(tmpdir(), 'validated-server-'));
   const apiSpec = join(dir, 'openapi.json');
   writeFileSync(apiSpec, JSON.stringify(document));
@@ -76,7 +79,9 @@ export async function startValidatedServer(document: object, options: ValidatedS
     }
     failures.push(failure);
     res.set(failure.headers);
-    res.status(failure.status).json({ message: failure.message, ...(failure.field === undefined ? {} : { field: failure.field }) });
+    res
+      .status(failure.status)
+      .json({ message: failure.message, ...(failure.field === undefined ? {} : { field: failure.field }) });
   };
   app.use(errors, errors);
 

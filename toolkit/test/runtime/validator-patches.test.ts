@@ -19,10 +19,26 @@ const DOCUMENT = {
   openapi: '3.1.0',
   info: { title: 'Patched', version: '1' },
   paths: {
-    '/a/{id}': { get: { operationId: 'getA', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
-    '/b/{id}': { get: { operationId: 'getB', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
+    '/a/{id}': {
+      get: {
+        operationId: 'getA',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    '/b/{id}': {
+      get: {
+        operationId: 'getB',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/e/{pet-id}': {
-      get: { operationId: 'getE', parameters: [{ name: 'pet-id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } },
+      get: {
+        operationId: 'getE',
+        parameters: [{ name: 'pet-id', in: 'path', required: true, schema: { type: 'integer' } }],
+        responses: { '200': { description: 'ok' } },
+      },
     },
     '/f': {
       post: {
@@ -36,7 +52,16 @@ const DOCUMENT = {
         operationId: 'postG',
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Named' }, { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 3 } } }] } } },
+          content: {
+            'application/json': {
+              schema: {
+                oneOf: [
+                  { $ref: '#/components/schemas/Named' },
+                  { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 3 } } },
+                ],
+              },
+            },
+          },
         },
         responses: { '204': { description: 'taken' } },
       },
@@ -47,15 +72,30 @@ const DOCUMENT = {
     '/t': {
       post: {
         operationId: 'postT',
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', prefixItems: [{ type: 'string' }], items: false } } } },
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', prefixItems: [{ type: 'integer' }], items: false } } } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { type: 'array', prefixItems: [{ type: 'string' }], items: false } },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': { schema: { type: 'array', prefixItems: [{ type: 'integer' }], items: false } },
+            },
+          },
+        },
       },
     },
     // Ajv compares objects with fast-deep-equal (uniqueItems, enum, const).
     '/u': {
       post: {
         operationId: 'postU',
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', uniqueItems: true, items: { type: 'object' } } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'array', uniqueItems: true, items: { type: 'object' } } } },
+        },
         responses: { '200': { description: 'ok' } },
       },
     },
@@ -68,7 +108,11 @@ const DOCUMENT = {
             'application/json': {
               schema: {
                 type: 'object',
-                properties: { state: { type: 'string', readOnly: true, default: 'new' }, id: { type: 'string', readOnly: true }, name: { type: 'string' } },
+                properties: {
+                  state: { type: 'string', readOnly: true, default: 'new' },
+                  id: { type: 'string', readOnly: true },
+                  name: { type: 'string' },
+                },
               },
             },
           },
@@ -89,7 +133,10 @@ const DOCUMENT = {
             },
             content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
           },
-          '304': { description: 'no content, one required header', headers: { ETag: { required: true, schema: { type: 'string', minLength: 3 } } } },
+          '304': {
+            description: 'no content, one required header',
+            headers: { ETag: { required: true, schema: { type: 'string', minLength: 3 } } },
+          },
           '401': {
             description: 'a referenced header, required',
             headers: { 'WWW-Authenticate': { $ref: '#/components/headers/Challenge' } },
@@ -112,7 +159,13 @@ let server: ValidatedServer;
 
 /** POSTs `body` as JSON to `path` of the server; answers the status. */
 async function postJson(path: string, body: unknown): Promise<number> {
-  return (await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).status;
+  return (
+    await fetch(`${server.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+  ).status;
 }
 beforeAll(async () => {
   server = await startValidatedServer(DOCUMENT, {
@@ -135,7 +188,9 @@ describe('route matchers compiled once (cdimascio/express-openapi-validator#1217
   it('compiles no route matcher while serving requests', async () => {
     // The path-to-regexp the validator loads: the released 5.6.2 calls its pathToRegexp for every
     // documented route on every request.
-    const pathToRegexp = require(require.resolve('path-to-regexp', { paths: [dirname(require.resolve('express-openapi-validator'))] })) as {
+    const pathToRegexp = require(
+      require.resolve('path-to-regexp', { paths: [dirname(require.resolve('express-openapi-validator'))] }),
+    ) as {
       pathToRegexp: (...args: unknown[]) => unknown;
     };
     server.answer = { status: 200 };
@@ -181,7 +236,14 @@ describe('Ajv’s schemaPath and params kept on each error', () => {
     const apiSpec = join(dir, 'openapi.json');
     writeFileSync(apiSpec, JSON.stringify(DOCUMENT));
     const app = express();
-    app.use(express.json(), ...(OpenApiValidator.middleware({ apiSpec, validateRequests: { allErrors: true }, validateResponses: false }) as unknown as express.RequestHandler[]));
+    app.use(
+      express.json(),
+      ...(OpenApiValidator.middleware({
+        apiSpec,
+        validateRequests: { allErrors: true },
+        validateResponses: false,
+      }) as unknown as express.RequestHandler[]),
+    );
     app.post('/g', (_req, res) => {
       res.status(204).end();
     });
@@ -195,13 +257,29 @@ describe('Ajv’s schemaPath and params kept on each error', () => {
     await new Promise<void>((resolve) => listening.once('listening', () => resolve()));
     try {
       const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/g`;
-      const sent = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: 'ABCD' }) });
+      const sent = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ code: 'ABCD' }),
+      });
       expect(sent.status).toBe(400);
       // A `$ref` branch's error names the schema it references; a branch written in place, its index.
       expect((refused[0] as { errors?: unknown }).errors).toEqual([
-        expect.objectContaining({ path: '/body/name', schemaPath: '#/components/schemas/Named/required', params: { missingProperty: 'name' } }),
-        expect.objectContaining({ path: '/body/code', schemaPath: '#/properties/body/oneOf/1/properties/code/maxLength', params: { limit: 3 } }),
-        expect.objectContaining({ path: '/body', schemaPath: '#/properties/body/oneOf', params: { passingSchemas: null } }),
+        expect.objectContaining({
+          path: '/body/name',
+          schemaPath: '#/components/schemas/Named/required',
+          params: { missingProperty: 'name' },
+        }),
+        expect.objectContaining({
+          path: '/body/code',
+          schemaPath: '#/properties/body/oneOf/1/properties/code/maxLength',
+          params: { limit: 3 },
+        }),
+        expect.objectContaining({
+          path: '/body',
+          schemaPath: '#/properties/body/oneOf',
+          params: { passingSchemas: null },
+        }),
       ]);
     } finally {
       listening.closeAllConnections();
@@ -226,7 +304,11 @@ describe('response headers validated (cdimascio/express-openapi-validator#308)',
   it.each([
     ['a required header missing', { 'X-Count': '2' }, "must have required property 'x-trace'"],
     ['a header off its schema', { 'X-Trace': 'nope' }, 'must match pattern'],
-    ['an optional header by $ref off its schema (text read as its type)', { 'X-Trace': 't-1', 'X-Count': '-1' }, 'must be >= 0'],
+    [
+      'an optional header by $ref off its schema (text read as its type)',
+      { 'X-Trace': 't-1', 'X-Count': '-1' },
+      'must be >= 0',
+    ],
   ])('refuses %s with a 500 reported as off the contract', async (_name, headers, message) => {
     server.answer = { status: 200, body: { ok: true }, headers };
     expect(await get()).toBe(500);
@@ -281,7 +363,9 @@ describe('a readOnly property with a default (cdimascio/express-openapi-validato
     await post({ name: 'a', state: 'done' });
     await post({ name: 'a', id: 'x' });
     // Each refusal is followed by a 500 for answering it, as the document declares no 400.
-    expect(server.failures.filter((failure) => failure.of === 'request').map((failure) => [failure.status, failure.field])).toEqual([
+    expect(
+      server.failures.filter((failure) => failure.of === 'request').map((failure) => [failure.status, failure.field]),
+    ).toEqual([
       [400, 'body.state'],
       [400, 'body.id'],
     ]);
@@ -346,7 +430,13 @@ describe('validateApiSpec: false compiles no validator of the OpenAPI schema', (
       }
       // Asked to validate the document, it does (so this spy would see the released behaviour).
       const app = express();
-      app.use(OpenApiValidator.middleware({ apiSpec: structuredClone(DOCUMENT) as never, validateApiSpec: true, validateRequests: true }));
+      app.use(
+        OpenApiValidator.middleware({
+          apiSpec: structuredClone(DOCUMENT) as never,
+          validateApiSpec: true,
+          validateRequests: true,
+        }),
+      );
       app.get('/a/:id', (_req, res) => void res.status(200).end());
       const listening = app.listen(0, '127.0.0.1');
       await new Promise<void>((resolve) => listening.once('listening', () => resolve()));
