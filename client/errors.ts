@@ -38,7 +38,7 @@ export class PartnerApiError extends Error {
   /** The parsed error body (the service's Error shape, or text when it was not JSON). */
   readonly body: unknown;
   readonly type: ErrorType | undefined;
-  /** `X-Request-Id` of the failed answer: quote it to support. */
+  /** `X-Request-Id` of the failed response: quote it to support. */
   readonly requestId: string | undefined;
 
   constructor(status: number, body: unknown, requestId?: string | null) {

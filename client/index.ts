@@ -49,7 +49,7 @@ export interface PartnerClient extends Client<PartnerPaths> {
    * `nextCursor`; throws PartnerApiError on an error page.
    */
   paginate<P extends ListPath>(path: P, options?: PaginateOptions<P>): AsyncGenerator<ListItem<P>, void, undefined>;
-  /** The current access token, fetched or refreshed when needed (throws PartnerApiError on refusal). */
+  /** The current access token, fetched or refreshed when needed (throws PartnerApiError on error response). */
   accessToken(): Promise<string>;
 }
 

@@ -52,7 +52,7 @@ interface CallPlan {
 
 type Outcome = { response: Response; final?: boolean } | { error: unknown };
 
-/** Frees the connection of an answer we are about to replace. */
+/** Frees the connection of a response we are about to replace. */
 async function discard(response: Response): Promise<void> {
   try {
     await response.body?.cancel();
@@ -76,7 +76,7 @@ async function isBearerRejection(response: Response): Promise<boolean> {
   }
 }
 
-/** The token endpoint's refusal, handed to the caller as the call's own `{ error, response }`. */
+/** The token endpoint's error response, handed to the caller as the call's own `{ error, response }`. */
 function tokenFailureResponse(error: PartnerApiError): Response {
   const headers = new Headers({ 'Content-Type': 'application/json' });
   if (error.requestId !== undefined) headers.set('X-Request-Id', error.requestId);
@@ -107,13 +107,13 @@ export function retryMiddleware(options: RetryOptions): Middleware {
 /**
  * The one retry loop of the SDK. `onRequest` keeps the call's parts; `onResponse` and `onError`
  * decide what happens next, asking `shouldRetry` after each failed attempt and sleeping for the
- * delay it answers before sending the call again. The caller sees only the last answer, as
+ * delay it answers before sending the call again. The caller sees only the last response, as
  * openapi-fetch's `{ data } | { error }`, or the last network error thrown.
  */
 function callMiddleware(options: RetryOptions, credentials: CallCredentials | undefined): Middleware {
   const plans = new Map<string, CallPlan>();
 
-  /** A ready-to-send Request for one attempt, or the token endpoint's refusal. */
+  /** A ready-to-send Request for one attempt, or the token endpoint's error response. */
   async function prepare(plan: CallPlan): Promise<Request | Response> {
     const headers = new Headers(plan.headers);
     if (plan.tokens !== undefined) {
@@ -152,7 +152,7 @@ function callMiddleware(options: RetryOptions, credentials: CallCredentials | un
     }
   }
 
-  /** Follows one call from its first outcome to the answer the caller gets. */
+  /** Follows one call from its first outcome to the response the caller gets. */
   async function settle(plan: CallPlan, first: Outcome): Promise<Outcome> {
     let outcome = first;
     let refreshed = false;

@@ -11,7 +11,7 @@ export interface RetryPolicy {
   readonly maxDelayMs: number;
   /**
    * The longest `Retry-After` the client will sit through (60 s, stripe-node's MAX_RETRY_AFTER_WAIT).
-   * A server asking for longer gets its answer handed to the caller instead of a silent wait.
+   * A server asking for longer gets its response handed to the caller instead of a silent wait.
    */
   readonly maxRetryAfterMs: number;
 }
@@ -27,9 +27,9 @@ export interface RetryInput {
   readonly maxRetries: number;
   /** HTTP method of the request (any case). */
   readonly method: string;
-  /** Status of the answer, when there was one. */
+  /** Status of the response, when there was one. */
   readonly status?: number | undefined;
-  /** True when no answer came back at all (connection refused or reset, DNS, timeout). */
+  /** True when no response came back at all (connection refused or reset, DNS, timeout). */
   readonly networkError?: boolean | undefined;
   /** The server's `Retry-After`, already turned into milliseconds (see `parseRetryAfter`). */
   readonly retryAfterMs?: number | undefined;

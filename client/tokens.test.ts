@@ -92,7 +92,7 @@ describe('createTokenCache', () => {
 });
 
 describe('tokenRequester', () => {
-  /** The token client as the SDK builds it, over a fetch that answers from a script. */
+  /** The token client as the SDK builds it, over a fetch that responds from a script. */
   function tokenClient(answers: (() => Response)[]) {
     const sent: { method: string; url: string; headers: Headers; body: string }[] = [];
     const delays: number[] = [];

@@ -93,7 +93,7 @@ function formEncode(value: string): string {
 
 /**
  * A client-credentials token request (RFC 6749 §4.4) with `client_secret_basic`, through
- * openapi-fetch so that the body and the answers are typed by the document, and the form body is
+ * openapi-fetch so that the body and the responses are typed by the document, and the form body is
  * serialized by openapi-fetch for its `application/x-www-form-urlencoded` Content-Type. The
  * client's middleware retries network errors, 429 and 5xx (asking for a token twice does no
  * harm); any other failure (wrong secret, scope not granted) throws a PartnerApiError with the

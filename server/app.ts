@@ -132,7 +132,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // A path the document does not have is 404, and a method it does not declare on the path 405
   // with Allow, before anything else looks at the request (no authentication, no validation), as
   // the ErrorType table says. OPTIONS and HEAD are methods like any other: the document declares neither.
-  // In development and tests every answer to an operation is checked from here on.
+  // In development and tests every response to an operation is checked from here on.
   app.use(...validation.routing);
 
   // Each operation's own chain, in the order of the document's "Signed write requests":
@@ -167,8 +167,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     throw noSuchPath(referenceUrl);
   });
   const errors = errorHandler({ logger, tokenPath: routes.createToken.path, referenceUrl });
-  // Twice: when response validation refuses the first one's answer (an error answer off the
-  // contract), the refusal goes on to the next error handler, which answers 500 InternalError.
+  // Twice: when response validation refuses the first one's answer (an error response off the
+  // contract), the error response goes on to the next error handler, which responds 500 InternalError.
   app.use(errors, errors);
   return app;
 }

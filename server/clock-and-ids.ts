@@ -17,7 +17,7 @@ export type IdPrefix = 'org' | 'cli' | 'key' | 'trf' | 'crd' | 'chd' | 'dep' | '
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /**
- * Random bytes drawn from a pool refilled 4 KiB at a time: a system call per id would cost more
+ * Random bytes taken from a pool refilled 4 KiB at a time: a system call per id would cost more
  * than the rest of a small request's id work (Node's randomUUID keeps a pool the same way).
  */
 const POOL_SIZE = 4096;

@@ -275,7 +275,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   const database = await openDatabase({
     url: config.databaseUrl,
     maxConnections: config.databasePoolSize,
-    // Every call of a request is bounded: one past its bound is answered 503 (store/bounds.ts).
+    // Every call of a request is bounded: one past its bound is responded 503 (store/bounds.ts).
     bounds: SERVER_BOUNDS,
     ...config.mechanisms,
     // Without its database the server could only answer 500s: it exits, and a restart recovers
@@ -344,7 +344,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   /**
    * Installed before the start is announced, so that a signal right after it is a graceful stop.
    * SIGTERM / SIGINT: stop accepting connections, let the requests in flight finish (their
-   * connections close after the answer; idle kept-alive ones close at once), let the settlement
+   * connections close after the response; idle kept-alive ones close at once), let the settlement
    * pass in progress commit, then close the database (which releases the embedded database's
    * lock) and exit 0. Anything still running after 10 s is abandoned with exit code 1; its
    * transactions roll back and idempotency locks expire, so a retry elsewhere is safe.

@@ -55,7 +55,7 @@ export function describeError(error: ApiError | undefined, response: Response): 
   return error?.message ?? `The request failed (HTTP ${response.status}).`;
 }
 
-/** Called when any request answers 401: the pages go back to the login form. */
+/** Called when any request responds 401: the pages go back to the login form. */
 let onSessionEnded: (() => void) | undefined;
 export function whenSessionEnds(handler: () => void): void {
   onSessionEnded = handler;

@@ -3,7 +3,7 @@
  * the project (scripts/project-copy.ts): for a document change (a new optional query parameter
  * of GET /v1/bank, a new name each run, so that the types change each time) and for a change to
  * the server's code alone (the bank list's Cache-Control). Each run is timed from just before the
- * file is saved to the first answer that shows the change; the dev process's own split of the time
+ * file is saved to the first response that shows the change; the dev process's own split of the time
  * (lint, generate, typecheck, restart) is read from its `server ready` line. Between runs it waits
  * for the reference to be rebuilt and for the dev process to go quiet.
  *
@@ -32,7 +32,7 @@ const STEP_MS = 60_000;
 
 interface Run {
   readonly kind: 'document' | 'code';
-  /** From just before the save to the answer that shows it. */
+  /** From just before the save to the response that shows it. */
   readonly milliseconds: number;
   /** The dev process's own split, in ms: lint, generate, typecheck, restart. */
   readonly steps: Readonly<Record<string, number>>;

@@ -41,7 +41,7 @@ export interface ConnectionRequest {
   readonly request: autocannon.Request;
   /**
    * The operation of the request this connection has in flight (set by its setupRequest), for
-   * latencies per operation: a connection sends its next request only after the answer to the last.
+   * latencies per operation: a connection sends its next request only after the response to the last.
    */
   readonly operation?: () => string;
 }

@@ -5,7 +5,7 @@
  * The service runs as a child process (server/main.ts, NODE_ENV=production so that responses are
  * not validated, LOG_LEVEL=warn) on a fresh database onboarded before it starts: a new
  * PostgreSQL database on the server of DATABASE_URL, or an embedded one in a temporary
- * directory. The baselines answer the exact bytes GET /v1/bank answered, each in its own process.
+ * directory. The baselines respond with the exact bytes GET /v1/bank answered, each in its own process.
  * Progress goes to stderr; stdout holds the table, or with --json only the JSON.
  *
  * The spread runs (cards of several organizations, ledger walks, the mixed run) add organizations
@@ -42,7 +42,7 @@ import {
   type BenchOptions,
   type RunName,
 } from './options.js';
-import { cardStatementScript, findPgbench, runPgbench, walkStatementScript } from './pgbench.js';
+import { cardStatementScript, findPgbench, runPgbench, paginationStatementScript } from './pgbench.js';
 import {
   PROJECT_ROOT,
   buildService,
@@ -77,7 +77,7 @@ import {
   createTransferReplayRequest,
   createTransferRequest,
   executeTransferRequest,
-  freshWalkPlan,
+  freshPaginationPlan,
   getCardRequest,
   getCardSpreadRequest,
   listBanksRequest,
@@ -88,8 +88,8 @@ import {
   openSession,
   presignExecutes,
   signingCostUs,
-  walkConnection,
-  walkSampleRequest,
+  paginationConnection,
+  paginationSampleRequest,
   type ExecutePool,
   type MixedOperation,
   type Session,
@@ -197,7 +197,7 @@ async function sampleAnswer(baseUrl: string, request: autocannon.Request): Promi
   }
 }
 
-/** Waits until `url` answers 200 (the server has worked off what the warm-up queued). */
+/** Waits until `url` responds 200 (the server has worked off what the warm-up queued). */
 async function settle(url: string, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -326,7 +326,7 @@ async function openTraffic(
   const sessions: Session[] = [];
   for (const credentials of organizations)
     sessions.push(await openSession(baseUrl, credentials, { signEachRequest: options.signEachRequest }));
-  if (options.previous !== undefined) return { ...options.previous, sessions, walkers: [] };
+  if (options.previous !== undefined) return { ...options.previous, sessions, paginators: [] };
   const byOrganization: string[][] = [];
   for (const session of sessions) byOrganization.push(await listCardIds(baseUrl, session));
   const cards = interleaveCards(byOrganization);
@@ -334,8 +334,8 @@ async function openTraffic(
     sessions,
     cards: new Rotation(cards),
     cardCount: cards.length,
-    walkPlans: [],
-    walkers: [],
+    paginationPlans: [],
+    paginators: [],
     now: options.now,
   };
 }
@@ -345,19 +345,19 @@ function needTraffic(traffic: Traffic | undefined, name: RunName): Traffic {
   return traffic;
 }
 
-/** Pages and walks the walkers created since `from` covered, for the report's notes. */
-function walkNote(name: string, traffic: Traffic, from: number): string {
-  const walkers = traffic.walkers.slice(from);
-  const pages = walkers.reduce((sum, walker) => sum + walker.pagesAsked, 0);
-  const finished = walkers.reduce((sum, walker) => sum + walker.walksFinished, 0);
-  const rounds = traffic.walkPlans.at(-1)?.nextFreeRound ?? 0;
+/** Pages and walks the paginators created since `from` covered, for the report's notes. */
+function paginationNote(name: string, traffic: Traffic, from: number): string {
+  const paginators = traffic.paginators.slice(from);
+  const pages = paginators.reduce((sum, paginator) => sum + paginator.pagesAsked, 0);
+  const finished = paginators.reduce((sum, paginator) => sum + paginator.paginationsFinished, 0);
+  const rounds = traffic.paginationPlans.at(-1)?.nextFreeRound ?? 0;
   return `${name}: ${pages} walk pages asked (warm-up included), ${finished} walks finished; ${rounds} rounds of walks started so far`;
 }
 
 /** The run measuring each of the mixed run's operations alone. */
 const RUN_OF_OPERATION: Readonly<Record<MixedOperation, RunName>> = {
   getCard: 'getCardSpread',
-  listTransactions: 'listTransactionsWalk',
+  listTransactions: 'listTransactionsPages',
   createTransfer: 'createTransfer',
   executeTransfer: 'executeTransfer',
 };
@@ -403,14 +403,14 @@ async function measureServiceRun(
       return measure(bench, name, target, () => ({ request: listTransactionsRequest(session.token, now) }));
     case 'listTransactionsUnkept':
       return measure(bench, name, target, () => ({ request: listTransactionsUnkeptRequest(session.token, now) }));
-    case 'listTransactionsWalk': {
+    case 'listTransactionsPages': {
       const traffic = needTraffic(runs.traffic, name);
-      const from = traffic.walkers.length;
+      const from = traffic.paginators.length;
       const m = await measure(bench, name, target, () => {
-        const plan = freshWalkPlan(traffic);
-        return { request: walkSampleRequest(traffic), connection: () => walkConnection(traffic, plan) };
+        const plan = freshPaginationPlan(traffic);
+        return { request: paginationSampleRequest(traffic), connection: () => paginationConnection(traffic, plan) };
       });
-      notes.push(walkNote(name, traffic, from));
+      notes.push(paginationNote(name, traffic, from));
       return m;
     }
     case 'createTransfer':
@@ -481,9 +481,9 @@ async function measureServiceRun(
         .flat()
         .filter((entry) => entry !== undefined);
       const pool: ExecutePool = { entries, next: 0, spentTurns: 0 };
-      const from = traffic.walkers.length;
+      const from = traffic.paginators.length;
       const m = await measure(bench, name, target, () => {
-        const plan = freshWalkPlan(traffic);
+        const plan = freshPaginationPlan(traffic);
         return {
           request: getCardSpreadRequest(traffic),
           connection: (index) => mixedConnection(traffic, plan, pool, index),
@@ -496,7 +496,7 @@ async function measureServiceRun(
           );
         }
       }
-      notes.push(walkNote(`${name} (listTransactions)`, traffic, from));
+      notes.push(paginationNote(`${name} (listTransactions)`, traffic, from));
       if (pool.spentTurns > 0)
         notes.push(
           `${name}: the ${pool.entries.length} pending transfers ran out; ${pool.spentTurns} execute turns sent a create instead`,
@@ -628,7 +628,7 @@ async function measureStatementsAlone(
 ): Promise<StatementRate[]> {
   const { options } = bench;
   const rates: StatementRate[] = [];
-  const reads = (['getCardSpread', 'listTransactionsWalk'] as const).filter((name) => measurements.has(name));
+  const reads = (['getCardSpread', 'listTransactionsPages'] as const).filter((name) => measurements.has(name));
   if (reads.length === 0) return rates;
   const dir = await mkdtemp(path.join(tmpdir(), 'pps-bench-statements-'));
   const removeDir = defer(() => rm(dir, { recursive: true, force: true }));
@@ -685,7 +685,7 @@ async function measureStatementsAlone(
         ? [await cardStatementScript(cards, traffic.now)]
         : await Promise.all(
             WALK_FILTER_SETS.map((filterSet, index) =>
-              walkStatementScript(filterSet, index, {
+              paginationStatementScript(filterSet, index, {
                 organizations: organizationIds,
                 now: traffic.now,
                 ledgerStart: traffic.now - (options.transactions > 0 ? BULK_LEDGER_DAYS : SANDBOX_LEDGER_DAYS) * DAY_MS,
@@ -833,9 +833,9 @@ async function sweepPoint(bench: Bench, serverUrl: string | undefined, rows: num
     now: Date.now(),
   });
   // Each page once: the sweep measures how a walk's pages scale with the ledger.
-  const m = await measure(bench, `listTransactionsWalk@${rows}`, started.target, () => {
-    const plan = freshWalkPlan(traffic);
-    return { request: walkSampleRequest(traffic), connection: () => walkConnection(traffic, plan) };
+  const m = await measure(bench, `listTransactionsPages@${rows}`, started.target, () => {
+    const plan = freshPaginationPlan(traffic);
+    return { request: paginationSampleRequest(traffic), connection: () => paginationConnection(traffic, plan) };
   });
   await started.stop();
   await dropDatabase();

@@ -12,7 +12,7 @@ export const RUN_NAMES = [
   'getCardSpread',
   'listTransactions',
   'listTransactionsUnkept',
-  'listTransactionsWalk',
+  'listTransactionsPages',
   'createTransfer',
   'createTransferReplay',
   'executeTransfer',
@@ -25,7 +25,7 @@ export type RunName = (typeof RUN_NAMES)[number];
 export const SERVICE_RUNS: readonly RunName[] = RUN_NAMES.filter((name) => !name.startsWith('baseline-'));
 
 /** The runs whose traffic spreads over the organizations of seed-organizations.ts. */
-export const SPREAD_RUNS: readonly RunName[] = ['getCardSpread', 'listTransactionsWalk', 'mixed'];
+export const SPREAD_RUNS: readonly RunName[] = ['getCardSpread', 'listTransactionsPages', 'mixed'];
 
 /** Organizations of the spread runs, and rounds of sandbox data (16 cards each) per organization: 5 × 13 × 16 = 1,040 cards. */
 export const SPREAD_ORGANIZATIONS = 5;
@@ -41,7 +41,7 @@ export const RUN_TRAFFIC: Readonly<Record<RunName, string>> = {
   getCardSpread: `GET /v1/card/{id} over the ${SPREAD_ORGANIZATIONS * SANDBOX_ROUNDS_PER_ORGANIZATION * 16} cards of ${SPREAD_ORGANIZATIONS} organizations in turn, each with its own token`,
   listTransactions: 'the same filtered page of 100 every request: repeated request, no target',
   listTransactionsUnkept: 'the same filtered records with a new fromDate each request, so none is kept: no target',
-  listTransactionsWalk: 'ledger walks by nextCursor, each page once, under 4 filter sets in every organization',
+  listTransactionsPages: 'ledger walks by nextCursor, each page once, under 4 filter sets in every organization',
   createTransfer: 'signed POST /v1/transfer, a new Idempotency-Key each',
   createTransferReplay: 'the same key and body every request, the stored answer replayed: repeated request, no target',
   executeTransfer: 'signed POST /v1/transfer/{id}/execute, each pending transfer once',
@@ -89,7 +89,7 @@ rate of its statements alone (pgbench on PostgreSQL; a loop through the store on
 
   --duration S          seconds per run (default 10; 2 with --quick)
   --connections N       concurrent connections (default 10)
-  --rows [LIST]         also sweep the ledger walk (listTransactionsWalk, one organization) over
+  --rows [LIST]         also sweep the ledger walk (listTransactionsPages, one organization) over
                         ledger sizes, re-seeding a fresh database for each (default list
                         10000,100000,1000000)
   --transactions N      bulk ledger records of each organization (default 100000)

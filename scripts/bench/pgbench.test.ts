@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { WALK_FILTER_SETS } from './traffic.js';
-import { cardStatementScript, parsePgbenchOutput, pgbenchScript, textArray, walkStatementScript } from './pgbench.js';
+import {
+  cardStatementScript,
+  parsePgbenchOutput,
+  pgbenchScript,
+  textArray,
+  paginationStatementScript,
+} from './pgbench.js';
 
 const NOW = Date.UTC(2026, 10, 27, 13, 30);
 
@@ -66,7 +72,7 @@ describe("the spread reads' statements, as the store builds them", () => {
   it('listTransactions: a page after a random position in a random organization, under the filter set', async () => {
     const filterSet = WALK_FILTER_SETS[1];
     if (filterSet === undefined) throw new Error('no second filter set');
-    const script = await walkStatementScript(filterSet, 1, {
+    const script = await paginationStatementScript(filterSet, 1, {
       organizations: ['org_a', 'org_b'],
       now: NOW,
       ledgerStart: NOW - 1000,

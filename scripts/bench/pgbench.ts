@@ -19,7 +19,7 @@ import { cairoPeriods } from '../../server/domain/available-balance.js';
 import { findCardWithUsage } from '../../server/store/cards.js';
 import type { DB } from '../../server/database/schema.js';
 import { listTransactions } from '../../server/store/transactions.js';
-import { storeFiltersOf, type WalkFilterSet } from './traffic.js';
+import { storeFiltersOf, type PageFilterSet } from './traffic.js';
 
 export interface CapturedStatement {
   readonly sql: string;
@@ -43,7 +43,7 @@ export async function captureStatements(run: (db: Kysely<DB>) => Promise<unknown
   try {
     await run(db);
   } catch {
-    // A read that expects a row throws on the empty answer, after its statement was recorded.
+    // A read that expects a row throws on the empty response, after its statement was recorded.
   } finally {
     await db.destroy();
   }
@@ -128,8 +128,8 @@ export async function cardStatementScript(
  * an organization at random (`:o`) from a keyset position at a random date of its ledger (`:d`,
  * from `ledgerStart`, or the filter's fromDate, to `now`): a page of a walk somewhere in it.
  */
-export async function walkStatementScript(
-  filterSet: WalkFilterSet,
+export async function paginationStatementScript(
+  filterSet: PageFilterSet,
   index: number,
   options: { organizations: readonly string[]; now: number; ledgerStart: number; limit: number },
 ): Promise<PgbenchScript> {

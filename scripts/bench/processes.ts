@@ -90,7 +90,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Polls `url` until it answers 200, the child exits, or `timeoutMs` passes. */
+/** Polls `url` until it responds 200, the child exits, or `timeoutMs` passes. */
 export async function waitUntilReady(child: NodeChild, url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exitedWith: number | string | undefined;

@@ -27,7 +27,7 @@ const statusOf = (targets: ReturnType<typeof evaluateTargets>, start: string) =>
 
 describe('evaluateTargets', () => {
   it("checks each database's own ratios: a walk at 0.1 × Express passes on PGlite and misses on PostgreSQL", () => {
-    const runs = [run('listTransactionsWalk', 0.1)];
+    const runs = [run('listTransactionsPages', 0.1)];
     expect(statusOf(evaluateTargets(runs, [], 'pglite', 10), 'ledger walk')).toBe('PASS');
     expect(statusOf(evaluateTargets(runs, [], 'postgres', 10), 'ledger walk')).toBe('MISS');
   });
@@ -85,10 +85,10 @@ describe('evaluateTargets', () => {
     const targets = evaluateTargets([run('listBanks', 1, 3, 210)], sweep, 'postgres', 10);
     expect(statusOf(targets, 'card reads over')).toBe('n/a');
     expect(statusOf(targets, 'bank list')).toBe('PASS');
-    expect(statusOf(targets, 'listTransactionsWalk p99 at 1M')).toBe('MISS');
+    expect(statusOf(targets, 'listTransactionsPages p99 at 1M')).toBe('MISS');
     expect(statusOf(targets, 'server RSS')).toBe('MISS');
     // The walk's growth is a PostgreSQL target: on PGlite it is shown, not scored.
-    expect(statusOf(evaluateTargets([], sweep, 'pglite', 10), 'listTransactionsWalk p99 at 1M')).toBe('n/a');
+    expect(statusOf(evaluateTargets([], sweep, 'pglite', 10), 'listTransactionsPages p99 at 1M')).toBe('n/a');
   });
 });
 

@@ -199,7 +199,7 @@ interface RatioTarget {
 const RUN_LABELS: Readonly<Partial<Record<RunName, string>>> = {
   listBanks: 'bank list (listBanks)',
   getCardSpread: 'card reads over 1,000+ cards (getCardSpread)',
-  listTransactionsWalk: 'ledger walk, each page once (listTransactionsWalk)',
+  listTransactionsPages: 'ledger walk, each page once (listTransactionsPages)',
   createTransfer: 'signed transfer create (createTransfer)',
 };
 
@@ -215,7 +215,7 @@ interface DatabaseTargets {
   /** Every operation of the mixed run answers within this at the 99th percentile. */
   readonly mixedMaxP99Ms: number;
   /** The walk's p99 at 1M ledger records at most this many times its p99 at 10k; undefined: no such target on this database. */
-  readonly walkGrowth: number | undefined;
+  readonly paginationGrowth: number | undefined;
 }
 
 /**
@@ -229,7 +229,7 @@ export const SPEED_TARGETS: Readonly<Record<DatabaseKind, DatabaseTargets>> = {
     ratios: [
       { run: 'listBanks', minimum: 0.9 },
       { run: 'getCardSpread', minimum: 0.6 },
-      { run: 'listTransactionsWalk', minimum: 0.12 },
+      { run: 'listTransactionsPages', minimum: 0.12 },
       { run: 'createTransfer', minimum: 0.3 },
     ],
     latencies: [
@@ -237,13 +237,13 @@ export const SPEED_TARGETS: Readonly<Record<DatabaseKind, DatabaseTargets>> = {
       { run: 'executeTransfer', maxP99Ms: 50 },
     ],
     mixedMaxP99Ms: 50,
-    walkGrowth: 1.5,
+    paginationGrowth: 1.5,
   },
   pglite: {
     ratios: [
       { run: 'listBanks', minimum: 0.7 },
       { run: 'getCardSpread', minimum: 0.4 },
-      { run: 'listTransactionsWalk', minimum: 0.08 },
+      { run: 'listTransactionsPages', minimum: 0.08 },
       { run: 'createTransfer', minimum: 0.3 },
     ],
     latencies: [
@@ -251,7 +251,7 @@ export const SPEED_TARGETS: Readonly<Record<DatabaseKind, DatabaseTargets>> = {
       { run: 'executeTransfer', maxP99Ms: 50 },
     ],
     mixedMaxP99Ms: 50,
-    walkGrowth: undefined,
+    paginationGrowth: undefined,
   },
 };
 
@@ -264,7 +264,7 @@ export function evaluateTargets(
   operations: readonly OperationResult[] = [],
 ): TargetResult[] {
   const byName = new Map(runs.map((run) => [run.name, run]));
-  const { ratios, latencies, mixedMaxP99Ms, walkGrowth } = SPEED_TARGETS[database];
+  const { ratios, latencies, mixedMaxP99Ms, paginationGrowth } = SPEED_TARGETS[database];
   const targets: TargetResult[] = ratios.map(({ run, minimum }) => {
     const label = RUN_LABELS[run] ?? run;
     const ratio = byName.get(run)?.ratioToExpress;
@@ -300,8 +300,8 @@ export function evaluateTargets(
     );
   }
 
-  const growthLimit = walkGrowth ?? 1.5;
-  const sweepLabel = `listTransactionsWalk p99 at 1M rows ≤ ${growthLimit} × p99 at 10k rows${walkGrowth === undefined ? ' (a PostgreSQL target)' : ''}`;
+  const growthLimit = paginationGrowth ?? 1.5;
+  const sweepLabel = `listTransactionsPages p99 at 1M rows ≤ ${growthLimit} × p99 at 10k rows${paginationGrowth === undefined ? ' (a PostgreSQL target)' : ''}`;
   const small = sweep.find((point) => point.rows === 10_000);
   const large = sweep.find((point) => point.rows === 1_000_000);
   if (small === undefined || large === undefined) {
@@ -310,7 +310,7 @@ export function evaluateTargets(
     targets.push({
       target: sweepLabel,
       measured: 'a size completed no request within the run',
-      status: walkGrowth === undefined ? 'n/a' : 'MISS',
+      status: paginationGrowth === undefined ? 'n/a' : 'MISS',
     });
   } else {
     const growth = small.p99Ms === 0 ? Number.POSITIVE_INFINITY : large.p99Ms / small.p99Ms;
@@ -318,7 +318,7 @@ export function evaluateTargets(
     targets.push({
       target: sweepLabel,
       measured,
-      status: walkGrowth === undefined ? 'n/a' : growth <= walkGrowth ? 'PASS' : 'MISS',
+      status: paginationGrowth === undefined ? 'n/a' : growth <= paginationGrowth ? 'PASS' : 'MISS',
     });
   }
 
@@ -501,7 +501,7 @@ export function formatReport(report: BenchReport): string {
   if (report.details.sweep.length > 0) {
     out.push(
       '',
-      'Ledger walk (listTransactionsWalk, each page once), by ledger size of one organization, a fresh database each:',
+      'Ledger walk (listTransactionsPages, each page once), by ledger size of one organization, a fresh database each:',
       table(
         ['rows', 'req/s', 'p50 ms', 'p99 ms', 'server µs/req', 'db µs/req', 'other CPU %', 'seed s'],
         report.details.sweep.map((point) => [

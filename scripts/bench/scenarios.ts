@@ -13,7 +13,7 @@ import { createPrivateKey, createSign, randomUUID, type KeyObject } from 'node:c
 import type autocannon from 'autocannon';
 import type { Onboarded } from './database.js';
 import type { ConnectionRequest } from './load.js';
-import { WALK_FILTER_SETS, WalkCursor, WalkPlan, mixSchedule, type CardKey, type Rotation } from './traffic.js';
+import { WALK_FILTER_SETS, PageCursor, PaginationPlan, mixSchedule, type CardKey, type Rotation } from './traffic.js';
 
 /** A transfer the sandbox network settles as SUCCEEDED (an account ending in 0002 would fail). */
 export const TRANSFER_BODY = JSON.stringify({
@@ -101,7 +101,7 @@ export function signingCostUs(signer: Signer, rounds = 200): number {
 export interface Session {
   readonly organizationId: string;
   readonly token: string;
-  /** The exact body GET /v1/bank answered (the baselines answer the same). */
+  /** The exact body GET /v1/bank answered (the baselines respond with the same). */
   readonly bankListJson: string;
   readonly cardId: string;
   readonly signer: Signer;
@@ -251,7 +251,7 @@ export function createTransferRequest(session: Session): autocannon.Request {
   };
 }
 
-/** The same key and body each request: the stored answer comes back, replayed. */
+/** The same key and body each request: the stored response comes back, replayed. */
 export function createTransferReplayRequest(session: Session): autocannon.Request {
   return {
     method: 'POST',
@@ -328,10 +328,10 @@ export interface Traffic {
   readonly sessions: readonly Session[];
   readonly cards: Rotation<CardKey>;
   readonly cardCount: number;
-  /** Every run's walk plan so far, the latest last (freshWalkPlan). */
-  readonly walkPlans: WalkPlan[];
+  /** Every run's walk plan so far, the latest last (freshPaginationPlan). */
+  readonly paginationPlans: PaginationPlan[];
   /** Every connection's walk so far, for the pages and walks a run covered. */
-  readonly walkers: WalkCursor[];
+  readonly paginators: PageCursor[];
   /** The benchmark's start: the walks' date bounds. */
   readonly now: number;
 }
@@ -351,14 +351,18 @@ export function getCardSpreadRequest(traffic: Traffic): autocannon.Request {
 }
 
 /** A walk plan for one load, starting at the first round no earlier load has walked. */
-export function freshWalkPlan(traffic: Traffic): WalkPlan {
-  const plan = new WalkPlan(traffic.sessions.length, WALK_FILTER_SETS, traffic.walkPlans.at(-1)?.nextFreeRound ?? 0);
-  traffic.walkPlans.push(plan);
+export function freshPaginationPlan(traffic: Traffic): PaginationPlan {
+  const plan = new PaginationPlan(
+    traffic.sessions.length,
+    WALK_FILTER_SETS,
+    traffic.paginationPlans.at(-1)?.nextFreeRound ?? 0,
+  );
+  traffic.paginationPlans.push(plan);
   return plan;
 }
 
 /** The first page of the first walk: what a failing walk run's sample sends. */
-export function walkSampleRequest(traffic: Traffic): autocannon.Request {
+export function paginationSampleRequest(traffic: Traffic): autocannon.Request {
   return {
     method: 'GET',
     path: '/v1/transaction?limit=100',
@@ -366,21 +370,21 @@ export function walkSampleRequest(traffic: Traffic): autocannon.Request {
   };
 }
 
-/** A connection that walks: each answer's nextCursor asks for the next page, and a walk's last page starts the plan's next walk. */
-export function walkConnection(traffic: Traffic, plan: WalkPlan): ConnectionRequest {
-  const walker = new WalkCursor(plan);
-  traffic.walkers.push(walker);
+/** A connection that walks: each response's nextCursor asks for the next page, and a walk's last page starts the plan's next walk. */
+export function paginationConnection(traffic: Traffic, plan: PaginationPlan): ConnectionRequest {
+  const paginator = new PageCursor(plan);
+  traffic.paginators.push(paginator);
   return {
     request: {
       method: 'GET',
       path: '/v1/transaction',
       setupRequest: (request) => {
-        const page = walker.page(traffic.now);
+        const page = paginator.page(traffic.now);
         request.path = page.path;
         request.headers = { authorization: `Bearer ${traffic.sessions[page.organization]?.token ?? ''}` };
         return request;
       },
-      onResponse: (status, body) => walker.answered(status, body),
+      onResponse: (status, body) => paginator.answered(status, body),
     },
   };
 }
@@ -418,10 +422,15 @@ export interface ExecutePool {
  * continue this connection's walk, creates go to each organization in turn, and executes spend the
  * pool. `operation` names what is in flight, for the latencies per operation.
  */
-export function mixedConnection(traffic: Traffic, plan: WalkPlan, pool: ExecutePool, index: number): ConnectionRequest {
+export function mixedConnection(
+  traffic: Traffic,
+  plan: PaginationPlan,
+  pool: ExecutePool,
+  index: number,
+): ConnectionRequest {
   const schedule = mixSchedule(MIXED_OPERATIONS);
-  const walker = new WalkCursor(plan);
-  traffic.walkers.push(walker);
+  const paginator = new PageCursor(plan);
+  traffic.paginators.push(paginator);
   // 7 is prime to the 20 slots: ten connections start at ten different places.
   let slot = (index * 7) % schedule.length;
   let creates = index;
@@ -455,7 +464,7 @@ export function mixedConnection(traffic: Traffic, plan: WalkPlan, pool: ExecuteP
             };
           }
           case 'listTransactions': {
-            const page = walker.page(traffic.now);
+            const page = paginator.page(traffic.now);
             return {
               ...request,
               method: 'GET',
@@ -498,7 +507,7 @@ export function mixedConnection(traffic: Traffic, plan: WalkPlan, pool: ExecuteP
         }
       },
       onResponse: (status, body) => {
-        if (inFlight === 'listTransactions') walker.answered(status, body);
+        if (inFlight === 'listTransactions') paginator.answered(status, body);
       },
     },
   };

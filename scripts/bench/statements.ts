@@ -16,7 +16,7 @@ import { createCardReads } from '../../server/store/card-reads.js';
 import { openDatabase } from '../../server/database/open.js';
 import { listTransactions, positionOfRecord } from '../../server/store/transactions.js';
 import { OperationTally } from './latencies.js';
-import { Rotation, WalkPlan, storeFiltersOf, type Walk } from './traffic.js';
+import { Rotation, PaginationPlan, storeFiltersOf, type Pagination } from './traffic.js';
 
 export type StatementRead = 'getCard' | 'listTransactions';
 
@@ -51,7 +51,7 @@ async function main(file: string): Promise<void> {
     const { db } = database;
     const cards = input.read === 'getCard' ? new Rotation(input.cards) : undefined;
     const readCard = createCardReads(db, { batched: true });
-    const plan = new WalkPlan(Math.max(1, input.organizations.length));
+    const plan = new PaginationPlan(Math.max(1, input.organizations.length));
 
     /** One caller's next statement: a card read, or the next page of the caller's walk. */
     const callerOf = (): (() => Promise<unknown>) => {
@@ -61,7 +61,7 @@ async function main(file: string): Promise<void> {
           return readCard(organizationId, cardId, cairoPeriods(Date.now()));
         };
       }
-      let walk: Walk = plan.next();
+      let walk: Pagination = plan.next();
       let after: CursorPosition | undefined;
       return async () => {
         const rows = await listTransactions(db, {

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   Rotation,
   WALK_FILTER_SETS,
-  WalkCursor,
-  WalkPlan,
+  PageCursor,
+  PaginationPlan,
   interleaveCards,
   mixSchedule,
   nextCursorOf,
-  walkPath,
+  pagePath,
 } from './traffic.js';
 
 const NOW = Date.UTC(2026, 10, 27, 13, 30);
@@ -36,9 +36,9 @@ describe('interleaveCards', () => {
   });
 });
 
-describe('WalkPlan', () => {
+describe('PaginationPlan', () => {
   it('walks every filter set in every organization at 100 a page, then all again one record shorter', () => {
-    const plan = new WalkPlan(2);
+    const plan = new PaginationPlan(2);
     const first = Array.from({ length: 2 * WALK_FILTER_SETS.length }, () => plan.next());
     expect(first.map((walk) => [walk.organization, walk.filterSet.name, walk.limit])).toEqual(
       WALK_FILTER_SETS.flatMap((filterSet) => [
@@ -47,11 +47,11 @@ describe('WalkPlan', () => {
       ]),
     );
     expect(plan.next()).toMatchObject({ organization: 0, filterSet: WALK_FILTER_SETS[0], limit: 99 });
-    expect(plan.walksStarted).toBe(2 * WALK_FILTER_SETS.length + 1);
+    expect(plan.paginationsStarted).toBe(2 * WALK_FILTER_SETS.length + 1);
   });
 
   it('after the round at 51 a page, walks at 100 again with a toDate bound that excludes nothing', () => {
-    const plan = new WalkPlan(1, [{ name: 'whole ledger' }]);
+    const plan = new PaginationPlan(1, [{ name: 'whole ledger' }]);
     const walks = Array.from({ length: 52 }, () => plan.next());
     expect(walks.slice(0, 3).map((walk) => walk.limit)).toEqual([100, 99, 98]);
     expect(walks[49]).toEqual({ organization: 0, filterSet: { name: 'whole ledger' }, limit: 51 });
@@ -65,29 +65,29 @@ describe('WalkPlan', () => {
   });
 
   it('starts where the plan before it stopped, so that no two plans share a round', () => {
-    const first = new WalkPlan(2);
+    const first = new PaginationPlan(2);
     for (let i = 0; i < 9; i += 1) first.next();
     // Nine walks of eight a round: the second round was started.
     expect(first.nextFreeRound).toBe(2);
-    const second = new WalkPlan(2, WALK_FILTER_SETS, first.nextFreeRound);
+    const second = new PaginationPlan(2, WALK_FILTER_SETS, first.nextFreeRound);
     expect(second.next()).toMatchObject({ organization: 0, filterSet: WALK_FILTER_SETS[0], limit: 98 });
-    expect(new WalkPlan(2).nextFreeRound).toBe(0);
+    expect(new PaginationPlan(2).nextFreeRound).toBe(0);
   });
 });
 
-describe('walkPath', () => {
+describe('pagePath', () => {
   it('sends the filter set, the limit and, after the first page, the cursor', () => {
     const filterSet = WALK_FILTER_SETS[3];
     if (filterSet === undefined) throw new Error('no fourth filter set');
     const fromDate = Math.floor((NOW - 180 * 86_400_000) / 86_400_000) * 86_400_000;
-    expect(walkPath({ organization: 0, filterSet, limit: 100 }, NOW)).toBe(
+    expect(pagePath({ organization: 0, filterSet, limit: 100 }, NOW)).toBe(
       `/v1/transaction?limit=100&categories=FOOD_BEVERAGE,TRANSPORTATION,TRAVEL&fromDate=${fromDate}`,
     );
     const exceptions = { name: 'exceptions', statuses: ['DECLINED'] } as const;
-    expect(walkPath({ organization: 0, filterSet: exceptions, limit: 99 }, NOW, 'a+b/c')).toBe(
+    expect(pagePath({ organization: 0, filterSet: exceptions, limit: 99 }, NOW, 'a+b/c')).toBe(
       '/v1/transaction?limit=99&statuses=DECLINED&cursor=a%2Bb%2Fc',
     );
-    expect(walkPath({ organization: 0, filterSet: exceptions, limit: 99, toDate: 42 }, NOW)).toBe(
+    expect(pagePath({ organization: 0, filterSet: exceptions, limit: 99, toDate: 42 }, NOW)).toBe(
       '/v1/transaction?limit=99&statuses=DECLINED&toDate=42',
     );
   });
@@ -105,37 +105,37 @@ describe('nextCursorOf', () => {
   });
 });
 
-describe('WalkCursor', () => {
+describe('PageCursor', () => {
   const page = (cursor?: string): string =>
     `{"transactions":[{"id":"txn_1"}]${cursor === undefined ? '' : `,"nextCursor":"${cursor}"`}}`;
 
   it("follows each answer's cursor, and starts the next walk after the last page", () => {
-    const plan = new WalkPlan(2, [{ name: 'whole ledger' }]);
-    const walker = new WalkCursor(plan);
-    expect(walker.page(NOW)).toEqual({ organization: 0, path: '/v1/transaction?limit=100' });
-    walker.answered(200, page('c1'));
-    expect(walker.page(NOW)).toEqual({ organization: 0, path: '/v1/transaction?limit=100&cursor=c1' });
-    walker.answered(200, page());
-    expect(walker.page(NOW)).toEqual({ organization: 1, path: '/v1/transaction?limit=100' });
-    expect(walker.walksFinished).toBe(1);
-    expect(walker.pagesAsked).toBe(3);
+    const plan = new PaginationPlan(2, [{ name: 'whole ledger' }]);
+    const paginator = new PageCursor(plan);
+    expect(paginator.page(NOW)).toEqual({ organization: 0, path: '/v1/transaction?limit=100' });
+    paginator.answered(200, page('c1'));
+    expect(paginator.page(NOW)).toEqual({ organization: 0, path: '/v1/transaction?limit=100&cursor=c1' });
+    paginator.answered(200, page());
+    expect(paginator.page(NOW)).toEqual({ organization: 1, path: '/v1/transaction?limit=100' });
+    expect(paginator.paginationsFinished).toBe(1);
+    expect(paginator.pagesAsked).toBe(3);
   });
 
   it('gives up a walk whose page failed, without counting it finished', () => {
-    const plan = new WalkPlan(2, [{ name: 'whole ledger' }]);
-    const walker = new WalkCursor(plan);
-    walker.page(NOW);
-    walker.answered(200, page('c1'));
-    walker.page(NOW);
-    walker.answered(400, '{"message":"The cursor is not valid for this request.","type":"InvalidRequest"}');
-    expect(walker.page(NOW).path).toBe('/v1/transaction?limit=100');
-    expect(walker.walksFinished).toBe(0);
+    const plan = new PaginationPlan(2, [{ name: 'whole ledger' }]);
+    const paginator = new PageCursor(plan);
+    paginator.page(NOW);
+    paginator.answered(200, page('c1'));
+    paginator.page(NOW);
+    paginator.answered(400, '{"message":"The cursor is not valid for this request.","type":"InvalidRequest"}');
+    expect(paginator.page(NOW).path).toBe('/v1/transaction?limit=100');
+    expect(paginator.paginationsFinished).toBe(0);
   });
 
   it('shares the plan: two connections never walk the same walk', () => {
-    const plan = new WalkPlan(3, [{ name: 'whole ledger' }]);
-    const a = new WalkCursor(plan);
-    const b = new WalkCursor(plan);
+    const plan = new PaginationPlan(3, [{ name: 'whole ledger' }]);
+    const a = new PageCursor(plan);
+    const b = new PageCursor(plan);
     expect(a.page(NOW).organization).toBe(0);
     expect(b.page(NOW).organization).toBe(1);
     a.answered(200, page());

@@ -48,7 +48,7 @@ export class Rotation<T> {
 }
 
 /** One set of listTransactions filters a walk runs under (the document's listTransactions parameters). */
-export interface WalkFilterSet {
+export interface PageFilterSet {
   readonly name: string;
   readonly statuses?: readonly TransactionStatus[];
   readonly categories?: readonly Category[];
@@ -63,7 +63,7 @@ export interface WalkFilterSet {
  * 180 days, the filtered page the repeated-request run sends. The first matches nearly every
  * record and the second few, so the walks cover both ends of how much of the ledger a page reads.
  */
-export const WALK_FILTER_SETS: readonly WalkFilterSet[] = [
+export const WALK_FILTER_SETS: readonly PageFilterSet[] = [
   { name: 'whole ledger' },
   { name: 'statuses=DECLINED,REVERSED', statuses: ['DECLINED', 'REVERSED'] },
   { name: 'reviewStatuses=NOT_REVIEWED,UNDER_REVIEW', reviewStatuses: ['NOT_REVIEWED', 'UNDER_REVIEW'] },
@@ -75,14 +75,14 @@ export const WALK_FILTER_SETS: readonly WalkFilterSet[] = [
 ];
 
 /** The fromDate a filter set sends in a run that started at `now` (a day's start, UTC). */
-export function fromDateOf(filterSet: WalkFilterSet, now: number): number | undefined {
+export function fromDateOf(filterSet: PageFilterSet, now: number): number | undefined {
   return filterSet.fromDaysAgo === undefined
     ? undefined
     : Math.floor((now - filterSet.fromDaysAgo * DAY_MS) / DAY_MS) * DAY_MS;
 }
 
 /** The filters the store is given for the filter set: what the handler makes of its query. */
-export function storeFiltersOf(filterSet: WalkFilterSet, now: number): TransactionFilters {
+export function storeFiltersOf(filterSet: PageFilterSet, now: number): TransactionFilters {
   return {
     fromDate: fromDateOf(filterSet, now),
     statuses: filterSet.statuses,
@@ -92,9 +92,9 @@ export function storeFiltersOf(filterSet: WalkFilterSet, now: number): Transacti
 }
 
 /** One walk: an organization's ledger under one filter set, page by page at one page size. */
-export interface Walk {
+export interface Pagination {
   readonly organization: number;
-  readonly filterSet: WalkFilterSet;
+  readonly filterSet: PageFilterSet;
   readonly limit: number;
   /**
    * Once every page size has had its round: a toDate bound that excludes no record (the largest
@@ -104,7 +104,7 @@ export interface Walk {
 }
 
 /** GET /v1/transaction for a page of the walk: the filter set, the page size and, after the first page, the cursor. */
-export function walkPath(walk: Walk, now: number, cursor?: string): string {
+export function pagePath(walk: Pagination, now: number, cursor?: string): string {
   const { filterSet } = walk;
   const query = [`limit=${walk.limit}`];
   if (filterSet.statuses !== undefined) query.push(`statuses=${filterSet.statuses.join(',')}`);
@@ -131,19 +131,19 @@ const LATEST_TO_DATE = Number.MAX_SAFE_INTEGER;
  * twice. Each run starts a plan of its own at the first round no plan has used (nextFreeRound):
  * every run then walks the same filter sets and organizations in the same order, and runs compare.
  */
-export class WalkPlan {
+export class PaginationPlan {
   private started = 0;
 
   constructor(
     private readonly organizations: number,
-    private readonly filterSets: readonly WalkFilterSet[] = WALK_FILTER_SETS,
+    private readonly filterSets: readonly PageFilterSet[] = WALK_FILTER_SETS,
     private readonly firstRound = 0,
   ) {
     if (organizations < 1 || filterSets.length === 0)
-      throw new RangeError('WalkPlan: needs an organization and a filter set');
+      throw new RangeError('PaginationPlan: needs an organization and a filter set');
   }
 
-  next(): Walk {
+  next(): Pagination {
     const perRound = this.organizations * this.filterSets.length;
     const round = this.firstRound + Math.floor(this.started / perRound);
     const inRound = this.started % perRound;
@@ -151,14 +151,14 @@ export class WalkPlan {
     const cycle = Math.floor(round / PAGE_SIZES);
     return {
       organization: inRound % this.organizations,
-      filterSet: this.filterSets[Math.floor(inRound / this.organizations)] as WalkFilterSet,
+      filterSet: this.filterSets[Math.floor(inRound / this.organizations)] as PageFilterSet,
       limit: FIRST_LIMIT - (round % PAGE_SIZES),
       ...(cycle === 0 ? {} : { toDate: LATEST_TO_DATE - cycle }),
     };
   }
 
-  /** Walks handed out so far. */
-  get walksStarted(): number {
+  /** Paginations handed out so far. */
+  get paginationsStarted(): number {
     return this.started;
   }
 
@@ -183,31 +183,31 @@ export function nextCursorOf(body: string): string | undefined {
   return end < 0 ? undefined : body.slice(start, end);
 }
 
-/** One connection's place in its walk: the page to ask for next, moved on by each answer. */
-export class WalkCursor {
-  private walk: Walk;
+/** One connection's place in its walk: the page to ask for next, moved on by each response. */
+export class PageCursor {
+  private walk: Pagination;
   private cursor: string | undefined;
   pagesAsked = 0;
-  walksFinished = 0;
+  paginationsFinished = 0;
 
-  constructor(private readonly plan: WalkPlan) {
+  constructor(private readonly plan: PaginationPlan) {
     this.walk = plan.next();
   }
 
   /** The next page: its organization and its path. */
   page(now: number): { organization: number; path: string } {
     this.pagesAsked += 1;
-    return { organization: this.walk.organization, path: walkPath(this.walk, now, this.cursor) };
+    return { organization: this.walk.organization, path: pagePath(this.walk, now, this.cursor) };
   }
 
-  /** The answer to the page last asked for: the walk goes on by its cursor, or the next walk starts (also after a failure). */
+  /** The response to the page last asked for: the walk goes on by its cursor, or the next walk starts (also after a failure). */
   answered(status: number, body: string): void {
     const cursor = status === 200 ? nextCursorOf(body) : undefined;
     if (cursor !== undefined) {
       this.cursor = cursor;
       return;
     }
-    if (status === 200) this.walksFinished += 1;
+    if (status === 200) this.paginationsFinished += 1;
     this.walk = this.plan.next();
     this.cursor = undefined;
   }

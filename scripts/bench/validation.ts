@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { routeList } from '../../generated/server.js';
 import { createOpenApiValidation } from 'contract-first/runtime';
 import type { OpenApiDocument } from 'contract-first';
-import { successAnswer } from 'contract-first';
+import { successExample } from 'contract-first';
 import { parseFlags, refuseUsage, runAsMain, wholeNumberFlag } from '../cli.js';
 
 const USAGE = `Usage: npx tsx scripts/bench/validation.ts [--requests N] [--rounds N] [--responses] [--only NAME]
@@ -45,8 +45,8 @@ function buildApp(document: Json, validation: ReturnType<typeof createOpenApiVal
     express.urlencoded({ extended: false }),
   ];
   for (const route of routeList) {
-    // The document's example of the operation's first success answer, as a scaffolded stub answers.
-    const answer = successAnswer(document as unknown as OpenApiDocument, route.path, route.method) ?? {
+    // The document's example of the operation's first success response, as a scaffolded stub answers.
+    const answer = successExample(document as unknown as OpenApiDocument, route.path, route.method) ?? {
       status: 204,
       value: undefined,
       headers: {},

@@ -16,12 +16,12 @@ import { freePort, startServerProcess, type ServerProcess } from './server-proce
 // seeded schedule picks (under load, and now and then while it is still starting), while
 // clients create, execute and cancel transfers and retry with their idempotency keys. After
 // the last kill the server is started once more, every unanswered request is retried with its
-// key until it has an answer, the payment network settles, and then:
+// key until it has a response, the payment network settles, and then:
 // - the invariants of invariants.ts hold (money, states, one transfer per key, each change
-//   committed with its stored answer);
-// - every 2xx a client saw is reflected in the database, and every other answer too;
-// - every key converged: exactly one transfer for a create answered 200, none otherwise;
-// - a replay with the same key gives the same answer, marked Idempotent-Replayed.
+//   committed with its stored response);
+// - every 2xx a client saw is reflected in the database, and every other response too;
+// - every key converged: exactly one transfer for a create responded 200, none otherwise;
+// - a replay with the same key gives the same response, marked Idempotent-Replayed.
 // The seed fixes the kill schedule and the clients' choices (amounts, kinds, which transfer);
 // the interleaving with the server is the operating system's, so a seed replays the schedule,
 // not every byte.
@@ -51,9 +51,9 @@ export interface CrashReport {
   readonly killsDuringStartup: number;
   readonly killsUnderLoad: number;
   readonly requests: number;
-  /** Requests that got no answer: the connection broke at a kill (then retried with their key). */
+  /** Requests that got no response: the connection broke at a kill (then retried with their key). */
   readonly interrupted: number;
-  readonly answersByStatus: Record<string, number>;
+  readonly responsesByStatus: Record<string, number>;
   readonly replaysChecked: number;
   /** Embedded database: kills that left the killed server's pid lock behind, which the next start took over. */
   readonly staleLocksTakenOver: number;
@@ -72,7 +72,7 @@ interface Operation {
   readonly body?: Record<string, unknown>;
   /** Index into the planned transfers. */
   readonly transfer: number;
-  /** The first definitive answer (not a broken connection, not 409). */
+  /** The first definitive response (not a broken connection, not 409). */
   answer?: Answer;
 }
 
@@ -164,7 +164,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
   const [minLife, maxLife] = options.lifeMs ?? [100, 900];
   const startupShare = options.startupKillShare ?? 0.15;
   const violations: string[] = [];
-  const answersByStatus: Record<string, number> = {};
+  const responsesByStatus: Record<string, number> = {};
   let requests = 0;
   let interrupted = 0;
   let replaysChecked = 0;
@@ -200,7 +200,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     let generating = true;
     let serial = 0;
 
-    /** Sends an operation once; records its first definitive answer. */
+    /** Sends an operation once; records its first definitive response. */
     const attempt = async (operation: Operation, replay = false): Promise<'answered' | 'busy' | 'broken'> => {
       requests += 1;
       let answer: Answer;
@@ -214,7 +214,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
         interrupted += 1;
         return 'broken';
       }
-      answersByStatus[answer.status] = (answersByStatus[answer.status] ?? 0) + 1;
+      responsesByStatus[answer.status] = (responsesByStatus[answer.status] ?? 0) + 1;
       if (answer.status === 409) return 'busy';
       if (answer.status >= 500)
         violations.push(`${operation.kind} ${operation.key}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
@@ -275,7 +275,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     const client = async (index: number): Promise<void> => {
       const clientPrng = picker(mulberry32((options.seed ^ ((index + 1) * 0x9e3779b1)) >>> 0));
       // `pending`: cut off by a kill, retried with its key as soon as a server is up again.
-      // `parked`: answered 409 (its key is held, perhaps by a killed request for up to the lock
+      // `parked`: responded 409 (its key is held, perhaps by a killed request for up to the lock
       // timeout): set aside and retried now and then, while the client goes on with new work.
       let pending: Operation | undefined;
       const parked: Operation[] = [];
@@ -360,7 +360,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     gate.up();
     const unanswered = (): Operation[] => operations.filter((operation) => operation.answer === undefined);
     // A killed request's transaction rolled back and stored nothing: its retry runs as new, or
-    // replays the answer of a request that committed before the kill. Retried until answered.
+    // replays the response of a request that committed before the kill. Retried until answered.
     const retryDeadline = Date.now() + 30_000;
     while (unanswered().length > 0 && Date.now() < retryDeadline) {
       for (const operation of unanswered()) await attempt(operation);
@@ -452,7 +452,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
       killsUnderLoad,
       requests,
       interrupted,
-      answersByStatus,
+      responsesByStatus,
       replaysChecked,
       staleLocksTakenOver,
       operations: {

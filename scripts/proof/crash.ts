@@ -56,7 +56,7 @@ async function main(argv: readonly string[]): Promise<number> {
       '',
       `${report.kills} kills (${report.killsUnderLoad} under load, ${report.killsDuringStartup} during start-up) in ${(report.durationMs / 1000).toFixed(1)} s`,
       `${report.requests} requests, ${report.interrupted} cut off by a kill and retried with their key`,
-      `answers by status: ${JSON.stringify(report.answersByStatus)}`,
+      `answers by status: ${JSON.stringify(report.responsesByStatus)}`,
       `${report.replaysChecked} replays compared with the first answer`,
       ...(database === 'pglite'
         ? [`${report.staleLocksTakenOver} pid locks of killed servers taken over by the next start`]

@@ -183,7 +183,7 @@ export function baseline(operationId: string, id: IdKind): Outcome[] {
     case 'createToken':
       return [ok, rateLimited];
     default:
-      // An operation added to the document later: any success or a plain refusal.
+      // An operation added to the document later: any success or a plain error response.
       return [ok, invalid, notFound];
   }
 }
@@ -312,7 +312,7 @@ function baseRequest(operation: OperationSpec): fc.Arbitrary<Base> {
 /**
  * The case: `base` with `changes` applied. A success the case expects becomes 400 when the final
  * query holds an inverted range, which is checked after the schema and the write
- * headers, so every earlier refusal stays as it is.
+ * headers, so every earlier error response stays as it is.
  */
 function caseOf(
   base: Base,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Answer } from 'contract-first/check';
+import type { ReceivedResponse } from 'contract-first/check';
 import { OPERATIONS, type FuzzCase } from './fuzz-cases.js';
 import {
-  checkAnswer,
+  checkResponse,
   checkExpected,
   compareSnapshots,
   type HistoryEntry,
@@ -11,7 +11,7 @@ import {
   type WriteSent,
 } from './fuzz-plugin.js';
 
-// Each check of the fuzz proof's plug-in (fuzz-plugin.ts) on an answer that breaks it, and on
+// Each check of the fuzz proof's plug-in (fuzz-plugin.ts) on a response that breaks it, and on
 // one that keeps it: what the proof would report if the service broke the rule.
 
 const operation = (id: string) => {
@@ -23,7 +23,7 @@ const listCards = operation('listCards');
 const createToken = operation('createToken');
 const createTransfer = operation('createTransfer');
 
-const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => ({
+const answer = (status: number, body: unknown, headers: Record<string, string> = {}): ReceivedResponse => ({
   status,
   headers: { 'x-request-id': 'r', 'content-type': 'application/json', ...headers },
   body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -33,8 +33,8 @@ const refusal = { message: 'no', type: 'InvalidRequest' };
 const kinds = (found: readonly { kind: string; detail: string }[]): string[] =>
   found.map((verdict) => `${verdict.kind} ${verdict.detail}`.trim());
 
-describe('checkAnswer', () => {
-  it.each<[string, { answer: Answer; target?: string; op?: typeof listCards; want: string[] }]>([
+describe('checkResponse', () => {
+  it.each<[string, { answer: ReceivedResponse; target?: string; op?: typeof listCards; want: string[] }]>([
     ['a success as it should be', { answer: answer(200, { items: [] }), want: [] }],
     ['a refusal as it should be', { answer: answer(400, refusal), want: [] }],
     [
@@ -119,7 +119,7 @@ describe('checkAnswer', () => {
     ['405 without Allow', { answer: answer(405, refusal), want: ['proof:header allow'] }],
     ['429 without Retry-After', { answer: answer(429, refusal), want: ['proof:header retry-after'] }],
   ])('%s', (_name, { answer: given, target, op, want }) => {
-    expect(kinds(checkAnswer(op ?? listCards, target ?? listCards.path, 'GET', given))).toEqual(want);
+    expect(kinds(checkResponse(op ?? listCards, target ?? listCards.path, 'GET', given))).toEqual(want);
   });
 });
 
@@ -156,7 +156,7 @@ describe('checkExpected', () => {
     auth: 'valid',
     expect: [],
   } satisfies FuzzCase;
-  it.each<[string, { prepared: Prepared; answer: Answer; want: string[] }]>([
+  it.each<[string, { prepared: Prepared; answer: ReceivedResponse; want: string[] }]>([
     [
       'the status and type expected',
       { prepared: prepared([{ status: 400, type: 'InvalidRequest' }]), answer: answer(400, refusal), want: [] },
@@ -218,7 +218,7 @@ describe('compareSnapshots', () => {
     ...before,
     keys: new Map([...before.keys, [key, { status, body }]]),
   });
-  it.each<[string, { after: Snapshot; answer: Answer; want: string[] }]>([
+  it.each<[string, { after: Snapshot; answer: ReceivedResponse; want: string[] }]>([
     ['a refusal that changes nothing', { after: before, answer: answer(400, refusal), want: [] }],
     [
       'a refusal stored with its own key, as sent',

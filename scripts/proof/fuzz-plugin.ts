@@ -10,7 +10,7 @@ import { seedSandboxData } from '../../server/sandbox/demo-organization.js';
 import type { OutgoingRequest } from 'contract-first/check';
 import type { CheckAuth } from 'contract-first/check';
 import type { CaseContext, CheckPlugin, PluginExchange, PluginStream, PluginVerdict } from 'contract-first/check';
-import type { Answer } from 'contract-first/check';
+import type { ReceivedResponse } from 'contract-first/check';
 import { loadDocument, type OperationSpec } from './document.js';
 import { baseline, caseFor, OPERATIONS, type FuzzCase, type Outcome, type TimestampFormat } from './fuzz-cases.js';
 import type { RawRequest } from './raw-http.js';
@@ -24,7 +24,7 @@ import type { RawRequest } from './raw-http.js';
 //   not disturbed by another.
 // - A stream of the service's case families per operation (fuzz-cases.ts), each case resolved on
 //   its lane when it is sent (ids, cursors, tokens, signatures, keys to reuse).
-// - judge, on every answer:
+// - judge, on every response:
 //   proof:request-id     X-Request-Id always; proof:powered-by no X-Powered-By;
 //   proof:error-shape    every error body in the Error shape: `message`, `type`, `details`
 //                        optional, nothing else (the token endpoint adds `error` and
@@ -35,13 +35,13 @@ import type { RawRequest } from './raw-http.js';
 //   proof:leak           no stack trace, SQL, file path, driver or JavaScript error in an error body;
 //   proof:header         WWW-Authenticate on 401 and 403, Allow on 405, Retry-After on 429;
 //   proof:status         the status and type the service gives the case (fuzz-cases.ts);
-//   proof:replay         a replay with a used key answers the stored answer, marked Idempotent-Replayed.
+//   proof:replay         a replay with a used key answers the stored response, marked Idempotent-Replayed.
 // - around each write, a database snapshot before and after:
 //   proof:rejected-write a rejected write changes nothing: the lane's balance, transfers, card
 //                        limits and keys are the same, except the one key that stores the
-//                        operation's own refusal (a key stores its operation's 4xx answers);
-//   proof:stored-answer  that key stores exactly the answer sent (never a 401, 403, 409, 413,
-//                        415, 422 or 5xx), and a 2xx write stores its answer with its key.
+//                        operation's own error response (a key stores its operation's 4xx answers);
+//   proof:stored-answer  that key stores exactly the response sent (never a 401, 403, 409, 413,
+//                        415, 422 or 5xx), and a 2xx write stores its response with its key.
 // The checker itself reports a 5xx (server-error), a hang and a failed connection.
 
 /** The running app the proof checks, and what it reads of it: the database, the clock, onboarding. */
@@ -601,8 +601,13 @@ const verdict = (kind: `proof:${string}`, detail: string, message: string): Plug
   message,
 });
 
-/** What the contract says of every answer, whatever the request (see the header of this file). */
-export function checkAnswer(operation: OperationSpec, target: string, method: string, answer: Answer): PluginVerdict[] {
+/** What the contract says of every response, whatever the request (see the header of this file). */
+export function checkResponse(
+  operation: OperationSpec,
+  target: string,
+  method: string,
+  answer: ReceivedResponse,
+): PluginVerdict[] {
   const problems: PluginVerdict[] = [];
   const { status } = answer;
   const header = (name: string): string | undefined => answer.headers[name.toLowerCase()];
@@ -677,8 +682,8 @@ export function checkAnswer(operation: OperationSpec, target: string, method: st
   return problems;
 }
 
-/** What the case's family says of its answer: its statuses and types, and a replay's stored answer. */
-export function checkExpected(testCase: FuzzCase, prepared: Prepared, answer: Answer): PluginVerdict[] {
+/** What the case's family says of its response: its statuses and types, and a replay's stored response. */
+export function checkExpected(testCase: FuzzCase, prepared: Prepared, answer: ReceivedResponse): PluginVerdict[] {
   const problems: PluginVerdict[] = [];
   const { status } = answer;
   const json = parseJson(answer.body);
@@ -752,7 +757,7 @@ async function snapshot(db: Kysely<DB>, lane: Lane): Promise<Snapshot> {
   };
 }
 
-/** A write as the database check reads it: its key, whether it replays a stored answer, and whether it is the operation's own method. */
+/** A write as the database check reads it: its key, whether it replays a stored response, and whether it is the operation's own method. */
 export interface WriteSent {
   readonly key: string | undefined;
   readonly replay: boolean;
@@ -760,7 +765,12 @@ export interface WriteSent {
 }
 
 /** The write's effect on the database (see the header of this file). */
-export function compareSnapshots(before: Snapshot, after: Snapshot, write: WriteSent, answer: Answer): PluginVerdict[] {
+export function compareSnapshots(
+  before: Snapshot,
+  after: Snapshot,
+  write: WriteSent,
+  answer: ReceivedResponse,
+): PluginVerdict[] {
   const problems: PluginVerdict[] = [];
   const json = parseJson(answer.body);
   const added = [...after.keys.keys()].filter((key) => !before.keys.has(key));
@@ -791,7 +801,7 @@ export function compareSnapshots(before: Snapshot, after: Snapshot, write: Write
       );
     const own = write.key === undefined ? undefined : after.keys.get(write.key);
     if (own !== undefined && added.includes(write.key ?? '')) {
-      // Only the operation's own refusal is stored, and exactly as sent.
+      // Only the operation's own error response is stored, and exactly as sent.
       if (own.status !== answer.status || !isDeepStrictEqual(own.body, json))
         problems.push(
           verdict(
@@ -839,7 +849,7 @@ function outgoing(baseUrl: string, request: RawRequest): OutgoingRequest {
 /** The methods whose requests the service asks to be signed and keyed. */
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);
 
-/** What a case of the fuzz stream hands back with its answer. */
+/** What a case of the fuzz stream hands back with its response. */
 interface CaseExpectation {
   readonly testCase: FuzzCase;
   readonly prepared: Prepared;
@@ -906,8 +916,8 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
     },
   });
 
-  /** Remember answered writes whose key now stores the answer: later cases replay or reuse them. */
-  const remember = async (expectation: CaseExpectation, answer: Answer): Promise<void> => {
+  /** Remember answered writes whose key now stores the response: later cases replay or reuse them. */
+  const remember = async (expectation: CaseExpectation, answer: ReceivedResponse): Promise<void> => {
     const { prepared, lane } = expectation;
     if (prepared.key === undefined || prepared.replayOf !== undefined || answer.status >= 500) return;
     const stored = await app.db
@@ -987,8 +997,8 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       const lane = laneOf(context.key);
       const before = isWrite ? await snapshot(app.db, lane) : undefined;
       const exchange: PluginExchange = await send();
-      if (exchange.outcome.kind !== 'answer') return [];
-      const { answer } = exchange.outcome;
+      if (exchange.outcome.kind !== 'response') return [];
+      const { response: answer } = exchange.outcome;
       const expectation = isExpectation(exchange.expect) ? exchange.expect : undefined;
       const problems: PluginVerdict[] = [];
       if (before !== undefined) {
@@ -1010,8 +1020,8 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       return problems;
     },
     judge: (exchange) => {
-      if (exchange.outcome.kind !== 'answer') return [];
-      const { answer } = exchange.outcome;
+      if (exchange.outcome.kind !== 'response') return [];
+      const { response: answer } = exchange.outcome;
       const operation = proofOperation(exchange.operation.key);
       if (operation === undefined) return [];
       const expectation = isExpectation(exchange.expect) ? exchange.expect : undefined;
@@ -1021,7 +1031,7 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       count(counts.byFamily, expectation?.testCase.family ?? `check:${exchange.intent}`);
       const target = exchange.request.target ?? new URL(exchange.request.url).pathname;
       return [
-        ...checkAnswer(operation, target, exchange.request.method, answer),
+        ...checkResponse(operation, target, exchange.request.method, answer),
         ...(expectation === undefined ? [] : checkExpected(expectation.testCase, expectation.prepared, answer)),
       ];
     },

@@ -7,7 +7,7 @@ import { fuzzPlugin, type FuzzApp } from './fuzz-plugin.js';
 // with the service's plug-in (fuzz-plugin.ts): the checker draws each operation's cases from the
 // plug-in's stream (the case families of fuzz-cases.ts) with fast-check from one seed, sends them,
 // reports a 5xx, a hang or a failed connection, and shrinks a failure; the plug-in runs each case on
-// a lane, checks every answer and every write's effect on the database. Any finding fails the run.
+// a lane, checks every response and every write's effect on the database. Any finding fails the run.
 
 export type { FuzzApp } from './fuzz-plugin.js';
 
@@ -57,7 +57,7 @@ export async function runFuzz(app: FuzzApp, options: FuzzOptions): Promise<FuzzR
     input: DOCUMENT,
     baseUrl: app.baseUrl,
     seed: options.seed,
-    // The checker's own streams besides: valid requests drawn from each operation's schemas,
+    // The checker's own streams besides: valid requests generated from each operation's schemas,
     // invalid ones, ones without credentials, create-then-use sequences, one in ten cases.
     cases: Math.ceil(options.runs / OPERATIONS.length / 10),
     auth: plugin.auth,

@@ -9,7 +9,7 @@ import { TRANSFER_STATUSES, type DB, type TransferStatus } from '../../server/da
 //   an operator of its own organization, with a reason (only the dashboard rejects), and only a
 //   decided transfer names an operator;
 // - every idempotency key maps to at most one transfer, and every transfer has its key with the
-//   stored answer that created it (the change and its answer commit together).
+//   stored response that created it (the change and its response commit together).
 
 export interface OrganizationStart {
   readonly id: string;

@@ -117,8 +117,8 @@ export function field(answer: Answer, name: string): unknown {
     : undefined;
 }
 
-/** A short description of an answer, for failure messages. */
-export function describeAnswer(answer: Answer): string {
+/** A short description of a response, for failure messages. */
+export function describeResponse(answer: Answer): string {
   return `${answer.status} ${JSON.stringify(answer.body)?.slice(0, 300) ?? ''}`;
 }
 

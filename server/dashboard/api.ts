@@ -82,7 +82,7 @@ export async function createDashboardApi(deps: DashboardApiDeps): Promise<Reques
     throw noSuchPath(deps.referenceUrl);
   });
   const errors = errorHandler({ logger: deps.logger, referenceUrl: deps.referenceUrl });
-  // Twice, as for the partner API: an error answer off the contract becomes a 500 in the second.
+  // Twice, as for the partner API: an error response off the contract becomes a 500 in the second.
   router.use(errors, errors);
 
   return (req, res, next) => {

@@ -40,7 +40,7 @@ export function sessionOf(ctx: DashboardContext): RequestSession {
 }
 
 /**
- * Runs a dashboard operation and sends its answer. Its writes take no idempotency key (the
+ * Runs a dashboard operation and sends its response. Its writes take no idempotency key (the
  * document's "Transfer decisions"); those that change several rows are transactions of the store
  * (approve, reject) or of the handler (card limits).
  */

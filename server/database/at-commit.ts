@@ -29,7 +29,7 @@ import type { DB } from './schema.js';
 // between them.
 //
 // A statement whose result the write's answer does not need (a create's insert) goes there too,
-// and a statement the write must end with (its stored answer, idempotency.ts) travels inside it
+// and a statement the write must end with (its stored response, idempotency.ts) travels inside it
 // (withAlongside): a write whose handler runs nothing else is then a transaction of one statement,
 // which the connection runs without begin and commit (embedded/dialect.ts, postgres/dialect.ts).
 //
@@ -40,7 +40,7 @@ import type { DB } from './schema.js';
 /**
  * Defers a write's last statement to its commit. A write gets one on its first run, and none on
  * its run after a ConditionNotMet: then it runs every statement in place. The statement may have a
- * WITH of its own; what must go with it (the stored answer) joins it as another CTE
+ * WITH of its own; what must go with it (the stored response) joins it as another CTE
  * (withAlongside), so it must not change the rows that does.
  */
 export type AtCommit = (statement: Compilable<unknown>) => void;

@@ -1,6 +1,6 @@
 /**
  * Statements over rows, run together. A write whose transaction runs nothing but the statement it
- * sends at its commit (at-commit.ts: a create's insert with its stored answer) sends that
+ * sends at its commit (at-commit.ts: a create's insert with its stored response) sends that
  * statement by itself, without begin and commit. It goes at once when no other is under way; the
  * statements that come meanwhile go when that one is done, those of one text as one statement over
  * all their rows (DataLoader, as card-reads.ts batches reads): one round trip, one statement to
@@ -147,7 +147,7 @@ async function runAll(
       try {
         await joinedAlone(joined(members));
       } catch {
-        // One statement fails as a whole: each runs again by itself, for its own answer.
+        // One statement fails as a whole: each runs again by itself, for its own response.
         await Promise.all(places.map((place, index) => outcomeOf(place, alone(members[index] as CompiledQuery))));
       }
     }),

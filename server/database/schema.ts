@@ -57,7 +57,7 @@ export interface IdempotencyKeysTable {
   /** Method, path and SHA-256 of the body. */
   fingerprint: string;
   response_status: number;
-  /** The stored answer's JSON text, verbatim (text rather than jsonb, which reorders keys). */
+  /** The stored response's JSON text, verbatim (text rather than jsonb, which reorders keys). */
   response_body: string;
   created_at: number;
 }

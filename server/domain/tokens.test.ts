@@ -33,7 +33,7 @@ describe('token service', () => {
     const { token, expiresIn } = await service.issue(PRINCIPAL);
     expect(expiresIn).toBe(ACCESS_TOKEN_TTL_SECONDS);
     expect(await service.verify(token)).toEqual({ principal: PRINCIPAL, issuedAt: START / 1000 });
-    // The second time from the cache: the same answer.
+    // The second time from the cache: the same response.
     expect(await service.verify(token)).toEqual({ principal: PRINCIPAL, issuedAt: START / 1000 });
   });
 

@@ -19,7 +19,7 @@ export const ERRORS = {
   missingSignature: { status: 401, type: 'MissingSignature' },
   invalidSignature: { status: 401, type: 'InvalidSignature' },
   insufficientScope: { status: 403, type: 'Unauthorized' },
-  /** The dashboard's refusals of a live session: another origin, no CSRF token, a viewer's write. */
+  /** The dashboard's error responses of a live session: another origin, no CSRF token, a viewer's write. */
   forbidden: { status: 403, type: 'Unauthorized' },
   notFound: { status: 404, type: 'NotFound' },
   methodNotAllowed: { status: 405, type: 'InvalidRequest' },
@@ -187,7 +187,7 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       next(error);
       return;
     }
-    // The validator's: a request it refused, or an answer off the contract (a 500, logged as such).
+    // The validator's: a request it refused, or a response off the contract (a 500, logged as such).
     const failure = error instanceof ApiError ? undefined : validationFailureOf(error);
     const offContract = failure?.of === 'response' ? failure : undefined;
     const known =

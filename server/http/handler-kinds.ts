@@ -10,7 +10,7 @@ import type { WRITE_REQUEST_HEADERS } from './route-policy.js';
 
 /**
  * The two kinds of handler, each declared beside its operation: `operation(...)` runs on the
- * database as it is; `idempotentWrite(...)` runs in one transaction that also stores its answer
+ * database as it is; `idempotentWrite(...)` runs in one transaction that also stores its response
  * under the request's Idempotency-Key (server/http/unit-of-work.ts). Which kind an operation
  * needs is read from the document: a signed write (one that declares the write-request headers)
  * must be an idempotent write, and any other operation must not; `ServiceHandlers` makes a wrong
@@ -69,7 +69,7 @@ export interface WriteContext extends RequestContext<WriteServices> {
    * Sends a statement after the handler returns, as the transaction's last, with the stored
    * answer and the commit in one round trip (server/database/at-commit.ts): the statement that takes
    * a row every write of its kind needs, so that the row is held only inside the database, or one
-   * whose result the answer does not need (a create's insert). The handler answers as if the
+   * whose result the response does not need (a create's insert). The handler answers as if the
    * statement does its part, which the statement makes sure of by failing when it cannot
    * (conditionHolds); then nothing commits and the handler runs once more, in a new transaction,
    * with `atCommit` undefined: it runs that statement in place and answers from what it finds.
@@ -99,7 +99,7 @@ export function operation<K extends OperationId>(
   });
 }
 
-/** Declares a handler whose statements and stored answer commit in one transaction. */
+/** Declares a handler whose statements and stored response commit in one transaction. */
 export function idempotentWrite<K extends OperationId>(
   handler: OperationHandler<K, WriteContext>,
 ): KindedHandler<K, 'idempotentWrite'> {

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import type { AnyOperationResult, Invoke } from '../../generated/server.js';
 import { inTransactionWithStatementAtCommit } from '../database/index.js';
-import { findAnswer, idempotencyKeyTakenOf, storedAnswerStatement } from '../store/idempotency.js';
+import { findStoredResponse, idempotencyKeyTakenOf, storedResponseStatement } from '../store/idempotency.js';
 import { PRINCIPAL, type AuthenticatedLocals } from './authenticate.js';
 import { RAW_BODY, type RawBodyRequest } from './body-parsers.js';
 import { ApiError } from './errors.js';
@@ -25,7 +25,7 @@ export function requestFingerprint(method: string, path: string, body: Uint8Arra
 }
 
 /** Rolls the write's transaction back and is answered as is: a 5xx stores nothing, so a retry runs again. */
-class UnstoredAnswer extends Error {
+class UnstoredResponse extends Error {
   constructor(readonly answer: AnyOperationResult) {
     super(`operation answered ${answer.status}`);
   }
@@ -39,11 +39,11 @@ const inFlight = (): ApiError =>
 
 /**
  * Runs one operation for a request with the kind of unit of work its handler declares, and sends
- * the answer. An idempotent write is one transaction: the handler's statements, then its answer
- * stored under the request's key (storedAnswerStatement) with the commit, inside the statement the
- * handler deferred to the commit if it did (atCommit); a 5xx answer or a thrown error
+ * the response. An idempotent write is one transaction: the handler's statements, then its response
+ * stored under the request's key (storedResponseStatement) with the commit, inside the statement the
+ * handler deferred to the commit if it did (atCommit); a 5xx response or a thrown error
  * rolls everything back. When the key turns out to be answered already, the write rolls back too
- * and the stored answer is sent (a replay, marked Idempotent-Replayed) or the request is refused
+ * and the stored response is sent (a replay, marked Idempotent-Replayed) or the request is refused
  * (422 when it differs from the key's first request, 409 while another request is committing one).
  */
 export function createInvoke(services: Services): Invoke<UnitOfWork> {
@@ -80,33 +80,33 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
             services.db,
             (tx, atCommit) => handler({ tx, now, principal, services: forWrites, header, atCommit }),
             (answer) => {
-              if (answer.status >= 500) throw new UnstoredAnswer(answer);
+              if (answer.status >= 500) throw new UnstoredResponse(answer);
               // Sent with the commit, inside the statement the handler deferred to the commit if it
               // did. It fails when the key is taken, and then nothing commits.
               const body = JSON.stringify(answer.body ?? null);
               serializedAs(answer.body, body);
-              return storedAnswerStatement({ ...key, status: answer.status, body });
+              return storedResponseStatement({ ...key, status: answer.status, body });
             },
             services.runOverRows,
           );
         } catch (error) {
-          if (error instanceof UnstoredAnswer) return error.answer as R;
-          // A taken key fails the statement that stores the answer, whichever statement carried it.
+          if (error instanceof UnstoredResponse) return error.answer as R;
+          // A taken key fails the statement that stores the response, whichever statement carried it.
           if (idempotencyKeyTakenOf(error) === undefined) throw error;
         }
-        // The key is taken. Whether it was held by a transaction still storing an answer or by
-        // one committed before, a committed answer is what this request gets: a transaction
-        // holding the key beside a committed answer is another retry of this request, which
+        // The key is taken. Whether it was held by a transaction still storing a response or by
+        // one committed before, a committed response is what this request gets: a transaction
+        // holding the key beside a committed response is another retry of this request, which
         // rolls back just as this one did. No committed answer means the first request is still
         // running (or the key expired and was purged in the moment between): 409, retry shortly.
-        const found = await findAnswer(services.db, key);
+        const found = await findStoredResponse(services.db, key);
         if (found === undefined) throw inFlight();
         if (found.kind === 'mismatch') {
           throw new ApiError('idempotencyKeyReused', 'This Idempotency-Key was used for a different request.', {
             details: 'A key fixes the method, path and body of its first request; use a new key for a new request.',
           });
         }
-        // The stored answer of this same operation: the type its handler declared.
+        // The stored response of this same operation: the type its handler declared.
         const replay: AnyOperationResult = {
           status: found.status,
           body: JSON.parse(found.body) as unknown,

@@ -63,7 +63,7 @@ const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 /** The ledger covers the 90 days before now. */
 export const SANDBOX_LEDGER_DAYS = 90;
-/** Randomly drawn ledger records; fees and the near-limit records come on top. */
+/** Randomly generated ledger records; fees and the near-limit records come on top. */
 const RANDOM_RECORDS = 300;
 /** Records more recent than this may still be uncleared. */
 const CLEARING_DELAY_MS = 2 * DAY_MS;

@@ -222,7 +222,7 @@ export interface CardKey {
 }
 
 /**
- * The cards `keys` ask for, with their usage in `periods`, in one statement: the answer at each
+ * The cards `keys` ask for, with their usage in `periods`, in one statement: the response at each
  * key's place, undefined where the organization has no such card (another organization's card
  * is as absent as an unknown one). A key may come more than once. Two arrays are its only
  * parameters whatever their length, so every batch runs the same prepared statement.

@@ -1,47 +1,47 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { type DB, type IdempotencyKeyRow, overRows, rowsParameter } from '../database/index.js';
 
-// Idempotency keys in the database. A key is stored only with its answer, by the last statement
-// of the write it answers, in that write's own transaction: the change, the key and its answer
+// Idempotency keys in the database. A key is stored only with its response, by the last statement
+// of the write it answers, in that write's own transaction: the change, the key and its response
 // commit together or not at all, and a request that dies (or answers 5xx) leaves nothing behind
 // (its transaction rolls back), so a retry runs as new.
 //
-// While the write runs, nothing marks the key; from the statement that stores its answer until
+// While the write runs, nothing marks the key; from the statement that stores its response until
 // its commit the transaction holds the key's advisory lock (pg_try_advisory_xact_lock on a 64-bit
 // hash of the client and the key), which a transaction releases however it ends. A second request
 // with the key that reaches that statement meanwhile does not wait: it is told 'in-flight' and
-// rolls back, then reads the key (findAnswer): 409 while no answer is committed, the stored answer
+// rolls back, then reads the key (findStoredResponse): 409 while no response is committed, the stored response
 // when the holder was only another retry of an answered request. One that comes after the commit
-// finds the stored answer (a replay, or 422 when its request differs). Two writes with one key can
+// finds the stored response (a replay, or 422 when its request differs). Two writes with one key can
 // therefore both run their handlers, but only one of them commits. The unit of work sends the
-// answer with the commit, inside the statement the write sends at its commit when it defers one
+// respond with the commit, inside the statement the write sends at its commit when it defers one
 // (at-commit.ts), so on PostgreSQL that window is a single round trip. On the embedded database
 // transactions run one at a time, so a second request always comes after the commit.
 
 /** 24 hours: a key's answer is kept this long; after it the key is forgotten and may be used as new. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-export interface StoreAnswerInput {
+export interface StoreResponseInput {
   clientId: string;
   key: string;
   /** Method, path and SHA-256 of the body: what makes two requests the same request. */
   fingerprint: string;
   nowMs: number;
   status: number;
-  /** The answer's JSON text, stored verbatim so that a replay sends the same bytes. */
+  /** The response's JSON text, stored verbatim so that a replay sends the same bytes. */
   body: string;
   retentionMs?: number;
 }
 
 /**
- * - 'in-flight': another transaction is storing an answer for the key right now;
- * - 'exists': the key holds an answer already (committed before this statement ran).
+ * - 'in-flight': another transaction is storing a response for the key right now;
+ * - 'exists': the key holds a response already (committed before this statement ran).
  */
 export type KeyTakenOutcome = 'in-flight' | 'exists';
 
 /**
  * The answer could not be stored: the key is taken. Its transaction is aborted (the
- * statement failed); the caller rolls it back, then reads the key with findAnswer.
+ * statement failed); the caller rolls it back, then reads the key with findStoredResponse.
  */
 export class IdempotencyKeyTaken extends Error {
   constructor(readonly outcome: KeyTakenOutcome) {
@@ -53,7 +53,7 @@ export class IdempotencyKeyTaken extends Error {
 /** The SQLSTATE of idempotency_key_taken (migrations/007-idempotency-key-taken.ts); its detail is the outcome. */
 const IDEMPOTENCY_KEY_TAKEN = 'PK001';
 
-/** The IdempotencyKeyTaken a failed statement stands for: storedAnswerStatement's, however it travelled; undefined for any other error. */
+/** The IdempotencyKeyTaken a failed statement stands for: storedResponseStatement's, however it travelled; undefined for any other error. */
 export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | undefined {
   if (error instanceof IdempotencyKeyTaken) return error;
   const e = error as { code?: unknown; detail?: unknown } | null;
@@ -63,16 +63,16 @@ export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | und
 }
 
 /**
- * The statement that stores the answer of a write, as that write's last statement: it takes the
- * key's advisory lock without waiting and inserts the key with its answer, replacing a row older
+ * The statement that stores the response of a write, as that write's last statement: it takes the
+ * key's advisory lock without waiting and inserts the key with its response, replacing a row older
  * than the retention. When the key is taken it fails with the error idempotencyKeyTakenOf
  * recognizes, so that nothing of the write can commit. A data-modifying statement with no WITH of
  * its own and no `$` but its parameters' placeholders, so that it can also travel inside the
  * statement a write sends at its commit (withAlongside in at-commit.ts). A statement over rows
- * (rows-together.ts), the answer its one row: its text is the same for every answer, so it is
- * written once, not built each time, and the answers of writes of the same moment can go in one.
+ * (rows-together.ts), the response its one row: its text is the same for every response, so it is
+ * written once, not built each time, and the responses of writes of the same moment can go in one.
  */
-export function storedAnswerStatement(input: StoreAnswerInput): CompiledQuery {
+export function storedResponseStatement(input: StoreResponseInput): CompiledQuery {
   const answer = {
     client_id: input.clientId,
     key: input.key,
@@ -87,7 +87,7 @@ export function storedAnswerStatement(input: StoreAnswerInput): CompiledQuery {
   );
 }
 
-// One insert over the answers ($1): a row exists only when its key's advisory lock was free (a
+// One insert over the responses ($1): a row exists only when its key's advisory lock was free (a
 // CASE evaluates its branches in order, so the lock is tried first and the statement fails at once
 // when another transaction holds it, never waiting on the key's index entry); a row already there
 // is replaced only when older than the retention ($2) at the new row's time, and otherwise fails
@@ -104,17 +104,17 @@ const STORE_ANSWERS = `insert into idempotency_keys (client_id, key, fingerprint
           response_body = excluded.response_body, created_at = excluded.created_at
       where idempotency_keys.created_at <= excluded.created_at - $2::bigint or idempotency_key_taken('exists')`;
 
-export type FoundAnswer =
+export type FoundResponse =
   /** `body` is the stored JSON text, byte for byte as first sent. */
   | { kind: 'replay'; status: number; body: string }
   /** The key was first used for another request. */
   | { kind: 'mismatch' };
 
 /** The answer a key holds for this request; undefined when the key holds none within the retention. */
-export async function findAnswer(
+export async function findStoredResponse(
   db: Kysely<DB>,
   input: { clientId: string; key: string; fingerprint: string; nowMs: number; retentionMs?: number },
-): Promise<FoundAnswer | undefined> {
+): Promise<FoundResponse | undefined> {
   const row = await db
     .selectFrom('idempotency_keys')
     .select(['fingerprint', 'response_status', 'response_body'])

@@ -127,7 +127,7 @@ function newTransferRow(transfer: NewTransfer): TransferRow {
  * (rows-together.ts), the transfer its one row, so that the creates of the same moment can go in one.
  *
  * Given `atCommit`, the insert is the transaction's last statement, sent with its commit
- * (at-commit.ts): nothing the answer holds comes from the database, so a create is one round trip
+ * (at-commit.ts): nothing the response holds comes from the database, so a create is one round trip
  * on PostgreSQL. It has no condition: when it fails (a foreign key, a duplicate id) nothing of the
  * transaction commits and the error is the request's.
  */
@@ -216,7 +216,7 @@ export async function listTransfers(
 /**
  * PENDING → CANCELLED, setting cancelledAt. Locks the transfer row, so a
  * concurrent execute or cancel waits and then sees the new state. Runs in the caller's
- * transaction when given one (to store the idempotent answer with it), else in its own.
+ * transaction when given one (to store the idempotent response with it), else in its own.
  */
 export async function cancelTransfer(
   db: Kysely<DB>,
@@ -274,7 +274,7 @@ export async function rejectTransfer(
  * (`settleAfter`, Unix ms: now + PAYMENT_NETWORK_DELAY_MS). Insufficient funds change nothing:
  * the transfer stays PENDING.
  *
- * Must run in a transaction (the caller's, so that the stored idempotent answer commits with
+ * Must run in a transaction (the caller's, so that the stored idempotent response commits with
  * it; otherwise one of its own): the transfer row is locked FOR UPDATE, then the balance is
  * taken with one conditional update (`balance_cents >= amount`), in the statement that moves
  * the transfer to PROCESSING, so that no two executes ever spend the same cents, on any number

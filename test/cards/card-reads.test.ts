@@ -7,7 +7,7 @@ import { counted } from '../helpers/statement-count.js';
 import { addCard, addHolder, addOrganization, addRecords } from '../helpers/ledger.js';
 
 // Card reads of one turn of the event loop go to the database as one statement
-// (server/store/card-reads.ts): each answer must be the one a read of its own gives, whatever
+// (server/store/card-reads.ts): each response must be the one a read of its own gives, whatever
 // else shares its statement.
 
 const MARCH_12 = Date.parse('2025-03-12T10:00:00Z');

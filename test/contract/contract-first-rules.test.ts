@@ -34,7 +34,7 @@ describe("the toolkit's lint rules", () => {
         ruleId: 'contract-first/operation-400-for-input',
         line: 33,
         message:
-          'Operation getWidget takes input (parameters or a request body) but declares no 400 response, which the server answers to a ' +
+          'Operation getWidget takes input (parameters or a request body) but declares no 400 response, which the server sends for a ' +
           "request off the contract: add a `'400'` response with the document's error body",
       },
     ]);
@@ -45,7 +45,7 @@ describe("the toolkit's lint rules", () => {
         ruleId: 'contract-first/operation-401-when-secured',
         line: 34,
         message:
-          'Operation getWidget is secured (oauth2) but declares no 401 response, which the server answers to a request without valid ' +
+          'Operation getWidget is secured (oauth2) but declares no 401 response, which the server sends for a request without valid ' +
           "credentials: add a `'401'` response with the document's error body",
       },
     ]);

@@ -85,7 +85,7 @@ const EXPECTED: Record<string, Finding[]> = {
       col: 7,
       ruleId: 'contract-first/operation-400-for-input',
       message:
-        'Operation getWidget takes input (parameters or a request body) but declares no 400 response, which the server answers to a ' +
+        'Operation getWidget takes input (parameters or a request body) but declares no 400 response, which the server sends for a ' +
         "request off the contract: add a `'400'` response " +
         'with an `Error` body (`$ref: ../components/schemas/Error.yaml`) and an `InvalidRequest` example of the input it refuses.',
     },
@@ -97,7 +97,7 @@ const EXPECTED: Record<string, Finding[]> = {
       col: 7,
       ruleId: 'contract-first/operation-401-when-secured',
       message:
-        'Operation getWidget is secured (oauth2) but declares no 401 response, which the server answers to a request without valid ' +
+        'Operation getWidget is secured (oauth2) but declares no 401 response, which the server sends for a request without valid ' +
         "credentials: add `'401': $ref: ../components/responses/Unauthorized.yaml` (`WriteUnauthorized.yaml` for a signed write).",
     },
   ],
@@ -156,7 +156,7 @@ const EXPECTED: Record<string, Finding[]> = {
       col: 11,
       ruleId: 'contract-first/closed-allof-member',
       message:
-        'Member 0 of this allOf is closed (additionalProperties: false), so it refuses `id`, `count`, which the rest of the composition ' +
+        'Member 0 of this allOf is closed (additionalProperties: false), so it rejects `id`, `count`, which the rest of the composition ' +
         'declares: no object satisfies it. Leave the member open and close the composition with `unevaluatedProperties: false` beside its allOf.',
     },
     // What follows from it: the document's own example of a widget fails its schema.

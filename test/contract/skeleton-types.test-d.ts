@@ -7,7 +7,7 @@
 import { assertType, describe, expectTypeOf, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import type {
-  AnswerBody,
+  ResponseBody,
   Handlers,
   OperationHandler,
   OperationId,
@@ -50,7 +50,7 @@ describe('Handlers', () => {
   it('refuses an undeclared success status', () => {
     assertType<Handlers<Ctx>>({
       ...complete,
-      // @ts-expect-error createTransfer answers 200, never 201
+      // @ts-expect-error createTransfer responds 200, never 201
       createTransfer: async () => ({ status: 201, body: {} as Schemas['Transfer'] }),
     });
   });
@@ -92,10 +92,10 @@ describe('OperationResult', () => {
   });
 
   it('pairs each status with its body', () => {
-    expectTypeOf<AnswerBody<'getTransfer', 200, 'application/json'>>().toEqualTypeOf<Schemas['Transfer']>();
-    expectTypeOf<AnswerBody<'getTransfer', 404, 'application/json'>>().toEqualTypeOf<Schemas['Error']>();
-    expectTypeOf<AnswerBody<'listBanks', 200, 'application/json'>>().toEqualTypeOf<Schemas['Bank'][]>();
-    expectTypeOf<AnswerBody<'getTransfer', 201, 'application/json'>>().toBeNever();
+    expectTypeOf<ResponseBody<'getTransfer', 200, 'application/json'>>().toEqualTypeOf<Schemas['Transfer']>();
+    expectTypeOf<ResponseBody<'getTransfer', 404, 'application/json'>>().toEqualTypeOf<Schemas['Error']>();
+    expectTypeOf<ResponseBody<'listBanks', 200, 'application/json'>>().toEqualTypeOf<Schemas['Bank'][]>();
+    expectTypeOf<ResponseBody<'getTransfer', 201, 'application/json'>>().toBeNever();
   });
 
   it('takes a JSON body as its text only when the text claims the body the status declares', () => {

@@ -2,7 +2,7 @@
  * Type-level tests of what the compiler says of a handler off the contract, checked by the compiler
  * (the `types` project of vitest, and `npm run typecheck`) and never run. A handler's answer is
  * checked against the operation's declared responses plus one member that no value has,
- * `UndeclaredStatus`, whose type names the operation and its statuses: an answer with a status the
+ * `UndeclaredStatus`, whose type names the operation and its statuses: a response with a status the
  * operation does not declare is reported against it, so that text is in the message. The text of
  * the messages themselves is asserted by test/contract/teaching-errors.test.ts, which compiles
  * such handlers with the TypeScript compiler.
@@ -26,11 +26,13 @@ describe('the message of an undeclared status', () => {
   it('names the operation and the statuses it declares, in order', () => {
     expectTypeOf<
       MessageOf<'getTransfer'>
-    >().toEqualTypeOf<'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503'>();
-    expectTypeOf<MessageOf<'listBanks'>>().toEqualTypeOf<'listBanks answers one of 200 | 304 | 400 | 500 | 503'>();
+    >().toEqualTypeOf<'getTransfer responds with one of 200 | 400 | 401 | 403 | 404 | 500 | 503'>();
+    expectTypeOf<
+      MessageOf<'listBanks'>
+    >().toEqualTypeOf<'listBanks responds with one of 200 | 304 | 400 | 500 | 503'>();
     expectTypeOf<
       MessageOf<'createTransfer'>
-    >().toEqualTypeOf<'createTransfer answers one of 200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500 | 503'>();
+    >().toEqualTypeOf<'createTransfer responds with one of 200 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 500 | 503'>();
   });
 
   it('is reached by the statuses the operation does not declare, and by no other', () => {
@@ -57,7 +59,7 @@ describe('handlers', () => {
   });
 
   it('refuses an undeclared status', () => {
-    // @ts-expect-error getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503, not 201
+    // @ts-expect-error getTransfer responds with one of 200 | 400 | 401 | 403 | 404 | 500 | 503, not 201
     operation<'getTransfer'>(async () => ({ status: 201, body: transfer }));
     operation<'getTransfer'>(async () =>
       // @ts-expect-error 202 is not declared either, whatever the other branch answers
@@ -83,7 +85,7 @@ describe('handlers', () => {
     // @ts-expect-error its key is a symbol the generated file does not export
     operation<'getTransfer'>(async () => ({
       status: 201,
-      undeclaredStatus: 'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503',
+      undeclaredStatus: 'getTransfer responds with one of 200 | 400 | 401 | 403 | 404 | 500 | 503',
     }));
   });
 });

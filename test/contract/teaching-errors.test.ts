@@ -12,8 +12,8 @@ import { PROJECT_ROOT } from '../helpers/project-root.js';
  * teaching-errors.test-d.ts; README.md, "Compile errors and what they mean", shows the messages.
  */
 
-const GET_TRANSFER = 'getTransfer answers one of 200 | 400 | 401 | 403 | 404 | 500 | 503';
-const GET_TRANSFER_ANSWER = 'OperationAnswer<"getTransfer", "200 | 400 | 401 | 403 | 404 | 500 | 503">';
+const GET_TRANSFER = 'getTransfer responds with one of 200 | 400 | 401 | 403 | 404 | 500 | 503';
+const GET_TRANSFER_RESPONSE = 'OperationResponse<"getTransfer", "200 | 400 | 401 | 403 | 404 | 500 | 503">';
 
 const imports = `
 import type { components } from ${JSON.stringify(path.join(PROJECT_ROOT, 'generated/openapi-types.js'))};
@@ -82,13 +82,13 @@ describe('a handler off the contract fails to compile with a message that names 
   ] as const)('an undeclared status (%s): the statuses getTransfer declares, and the 201 it answered', (name) => {
     const message = only(name);
     expect(message).toContain(GET_TRANSFER);
-    expect(message).toContain(GET_TRANSFER_ANSWER);
+    expect(message).toContain(GET_TRANSFER_RESPONSE);
     expect(message).toMatch(/Property '\[undeclaredStatus\]' is missing in type '\{ status: 201;/);
   });
 
   it('names the operation in the first line: the answer of an arrow that returns it, else the handler', () => {
     expect(only('undeclaredStatus').split('\n')[0]).toContain(
-      `is not assignable to type 'Promise<${GET_TRANSFER_ANSWER}>'`,
+      `is not assignable to type 'Promise<${GET_TRANSFER_RESPONSE}>'`,
     );
     expect(only('undeclaredStatusOfTwo').split('\n')[0]).toContain(
       `is not assignable to parameter of type 'OperationHandler<"getTransfer", OperationContext>'`,
@@ -97,14 +97,14 @@ describe('a handler off the contract fails to compile with a message that names 
 
   it('a body field of the wrong type: the operation, its statuses, and the field', () => {
     const message = only('wrongBodyField');
-    expect(message).toContain(GET_TRANSFER_ANSWER);
+    expect(message).toContain(GET_TRANSFER_RESPONSE);
     expect(message).toContain("The types of 'body.amountCents' are incompatible between these types.");
     expect(message).toContain("Type 'string' is not assignable to type 'number'.");
   });
 
   it('a body value off its enum: the operation, its statuses, and the value', () => {
     const message = only('wrongBodyValue');
-    expect(message).toContain(GET_TRANSFER_ANSWER);
+    expect(message).toContain(GET_TRANSFER_RESPONSE);
     expect(message).toContain("The types of 'body.type' are incompatible between these types.");
     expect(message).toContain(`Type '"Oops"' is not assignable to type`);
   });

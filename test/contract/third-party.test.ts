@@ -16,11 +16,11 @@ import { rawRequest } from '../../scripts/proof/raw-http.js';
 
 /**
  * Public OpenAPI 3.1 documents that are not ours (toolkit/test/fixtures/third-party/, with their sources and
- * licences in SOURCES.md), and the generator's own edge cases and slips (toolkit/test/fixtures/generator/):
+ * licences in SOURCES.md), and the generator's own edge cases and mistakes (toolkit/test/fixtures/generator/):
  * each is generated and scaffolded, the output type-checks with the project's strict settings, and
  * served (at the paths as the document writes them, serve's default), each operation the document
  * gives enough valid examples for answers a valid request from its stub
- * (with an answer that passes response validation) and refuses an invalid one with 400 before the
+ * (with a response that passes response validation) and refuses an invalid one with 400 before the
  * stub runs.
  */
 const FIXTURES = [
@@ -32,7 +32,7 @@ const FIXTURES = [
     'readme-parameters-style',
     'readme-webhooks',
   ].map((name) => path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party', `${name}.yaml`)),
-  path.join(PROJECT_ROOT, 'toolkit/test/fixtures/generator/slips.yaml'),
+  path.join(PROJECT_ROOT, 'toolkit/test/fixtures/generator/mistakes.yaml'),
   path.join(PROJECT_ROOT, 'toolkit/test/fixtures/generator/edge-cases.yaml'),
 ];
 
@@ -258,7 +258,7 @@ describe('the generator on documents that are not ours', () => {
             return { status: response.status, text: response.body.toString() };
           };
           const valid = await send(sample.target);
-          // Reached the stub: its example answer (which passed response validation) or its 501.
+          // Reached the stub: its example response (which passed response validation) or its 501.
           expect([operation.key, valid.status < 300 || valid.status === 501], valid.text).toEqual([
             operation.key,
             true,

@@ -48,7 +48,7 @@ describe('the embedded database in its own thread', () => {
       { id: 1, note: 'one', amount: 9_007_199_254_740_991 },
     ]);
     await expect(pglite.query('select 9007199254740993::int8 as too_big')).rejects.toThrow(/not a safe integer/);
-    // The same text again, now sent as its id: the answer is the same.
+    // The same text again, now sent as its id: the response is the same.
     expect((await pglite.query('select id, note, amount from t where id = $1', [1])).rows).toHaveLength(1);
   });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { inTransactionWithStatementAtCommit, withAlongside } from '../../server/database/at-commit.js';
-import { idempotencyKeyTakenOf, storedAnswerStatement } from '../../server/store/idempotency.js';
+import { idempotencyKeyTakenOf, storedResponseStatement } from '../../server/store/idempotency.js';
 import { createRowsTogether, type RunOverRows } from '../../server/database/rows-together.js';
 import { insertTransfer, type NewTransfer } from '../../server/store/transfers.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
@@ -52,7 +52,7 @@ describe('writes run together', () => {
   });
 
   const answerOf = (transfer: NewTransfer, body: string, options: { retentionMs?: number } = {}) =>
-    storedAnswerStatement({
+    storedResponseStatement({
       clientId: transfer.clientId,
       key: transfer.idempotencyKey,
       fingerprint: `POST /v1/transfer ${transfer.idempotencyKey}`,
@@ -62,7 +62,7 @@ describe('writes run together', () => {
       ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
     });
 
-  /** A create's statement as the unit of work sends it at the commit: the insert with its answer alongside. */
+  /** A create's statement as the unit of work sends it at the commit: the insert with its response alongside. */
   const createStatement = async (
     transfer: NewTransfer,
     options: { retentionMs?: number } = {},

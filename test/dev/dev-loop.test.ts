@@ -151,7 +151,7 @@ describe('npm run dev', () => {
       const generated = await readFile(file('generated/openapi.json'), 'utf8');
       const after = await saveBankDocument(`${COUNTRY}${CURRENCY_UNDESCRIBED}`);
       const { index, line } = await dev.waitFor(/^dev: lint failed/, { after, timeoutMs: STEP_MS });
-      expect(line).toContain('the last good server answers as before');
+      expect(line).toContain('the last good server responds as before');
       const report = dev.lines.slice(after, index).join('\n');
       expect(report).toMatch(/openapi\/paths\/v1_bank\.yaml:\d+:\d+/);
       expect(report).toContain('parameter-description');

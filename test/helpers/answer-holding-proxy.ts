@@ -2,7 +2,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 /**
  * A TCP proxy in front of a PostgreSQL server that can hold the server's answers back: what a
- * client sends while its answers are held, it sent without waiting for them. It tells what the
+ * client sends while its responses are held, it sent without waiting for them. It tells what the
  * clients sent (`sent`, `whenSent`) and when the server has answered given text (`whenAnswered`).
  */
 export interface AnswerHoldingProxy {
@@ -10,7 +10,7 @@ export interface AnswerHoldingProxy {
   readonly url: string;
   /** From now on, the server's answers wait in the proxy. */
   hold(): void;
-  /** Sends the answers held so far; with `holdAgain`, those that come after them wait again. */
+  /** Sends the responses held so far; with `holdAgain`, those that come after them wait again. */
   release(options?: { holdAgain?: boolean }): void;
   /** Everything the clients sent, as Latin-1 text. */
   sent(): string;

@@ -51,7 +51,7 @@ export async function openPage(
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (entry) => {
-    // Chromium logs each answer of 400 and above as "Failed to load resource"; the pages expect some (401 before login).
+    // Chromium logs each response of 400 and above as "Failed to load resource"; the pages expect some (401 before login).
     if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource'))
       problems.push(`console: ${entry.text()}`);
   });

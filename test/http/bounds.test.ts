@@ -8,7 +8,7 @@ import { createTransfer, expectError, gate } from './support.js';
 
 /**
  * Every database call of a request is bounded (server/database/bounds.ts): a write that cannot take
- * the row it needs, because another transaction holds it, is answered 503 in the Error shape once
+ * the row it needs, because another transaction holds it, is responded 503 in the Error shape once
  * its bound has passed, with nothing done and nothing stored under its key, and nothing left
  * locked: once the other transaction ends, the same request with the same key executes.
  * On PostgreSQL the holder is another connection with the transfer's row locked (lock_timeout);

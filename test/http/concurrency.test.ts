@@ -102,7 +102,7 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
     expect(executed).toBeGreaterThan(0);
     expect(await balanceOf(partner)).toBe(start - executed);
 
-    // The database agrees with the answers: PROCESSING exactly for the 200s, PENDING for the rest.
+    // The database agrees with the responses: PROCESSING exactly for the 200s, PENDING for the rest.
     const processing = await app.db
       .selectFrom('transfers')
       .select((eb) => eb.fn.sum<string>('amount_cents').as('sum'))
@@ -152,9 +152,9 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
       release();
       await holder;
       expect(waiting).toHaveLength(1);
-      // The reservation with its funds check, and through the API the stored answer, which only
+      // The reservation with its funds check, and through the API the stored response, which only
       // the last statement carries (pg_stat_activity shows a statement's first 1,024 bytes, which
-      // with the answer end before the condition).
+      // with the response end before the condition).
       const query = waiting[0]?.query ?? '';
       expect(query).toMatch(
         /update organizations set balance_cents = balance_cents - \$1\s+where id = \$2 and balance_cents >= \$3/,

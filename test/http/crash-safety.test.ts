@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestFingerprint } from '../../server/http/unit-of-work.js';
 import { SETTLEMENT_BATCH, settleDueTransfers, startSettlementWorker } from '../../server/settlement-worker.js';
 import { openDatabase } from '../../server/database/open.js';
-import { storeAnswer } from '../helpers/store-answer.js';
+import { storeResponse } from '../helpers/store-response.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { claimDueSettlements, executeTransfer, type NewTransfer } from '../../server/store/transfers.js';
 import { insertTransfer } from '../../server/store/transfers.js';
@@ -22,7 +22,7 @@ import {
 } from './support.js';
 
 // Crash safety: an operation interrupted before its commit leaves neither a stored key nor a
-// change without its answer or its money; settlement resumes after a restart and
+// change without its response or its money; settlement resumes after a restart and
 // settles every transfer exactly once, also with two workers at once.
 
 const DELAY_MS = 2_000;
@@ -70,13 +70,13 @@ describe('an interrupted write', () => {
     const body = JSON.stringify(bodyJson);
     const key = randomUUID();
     const crashed = await app.startInstance();
-    // The crashed instance got as far as its transfer and its stored answer, then went away
+    // The crashed instance got as far as its transfer and its stored response, then went away
     // before its commit: its transaction rolls back, whatever its connection does next.
     await expect(
       crashed.db.transaction().execute(async (tx) => {
         const row = await insertTransfer(tx, newTransferOf(partner, key, bodyJson, app.clock.now()));
         const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
-        await storeAnswer(tx, {
+        await storeResponse(tx, {
           clientId: partner.clientId,
           key,
           fingerprint,
@@ -110,7 +110,7 @@ describe('an interrupted write', () => {
         stored = resolve;
       });
       const dying = lost.db.transaction().execute(async (tx) => {
-        await storeAnswer(tx, {
+        await storeResponse(tx, {
           clientId: partner.clientId,
           key,
           fingerprint,

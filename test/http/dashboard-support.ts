@@ -5,7 +5,7 @@ import type { OperatorRole } from '../../server/database/schema.js';
 import type { Partner, TestApp } from '../../scripts/proof/app.js';
 
 // A dashboard operator talking to a test app the way the dashboard's pages do: the session
-// cookie the login set, the CSRF token of its answer on every write, and the page's own Origin.
+// cookie the login set, the CSRF token of its response on every write, and the page's own Origin.
 
 export interface DashboardRequestOptions {
   readonly body?: unknown;

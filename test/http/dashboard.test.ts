@@ -290,7 +290,7 @@ describe('the checks, in the order of the document', () => {
       404,
       'NotFound',
     );
-    // The same answer, the id asked for aside: nothing tells an existing id of another organization from none.
+    // The same response, the id asked for aside: nothing tells an existing id of another organization from none.
     expect({ ...foreign, message: foreign.message.replace(theirs.id, unknownId) }).toEqual(unknown);
     expect(
       (await okJson<DashboardTransferJson>(await outsider.request('GET', `/dashboard/api/transfer/${theirs.id}`)))

@@ -8,7 +8,7 @@ import { insertTransfer } from '../../server/store/transfers.js';
 import { startSettlementWorker } from '../../server/settlement-worker.js';
 import { getBalance, recordAuthFailure } from '../../server/store/organizations.js';
 import { IDEMPOTENCY_RETENTION_MS } from '../../server/store/idempotency.js';
-import { storeAnswer } from '../helpers/store-answer.js';
+import { storeResponse } from '../helpers/store-response.js';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import {
   createTransfer,
@@ -124,7 +124,7 @@ describe('replay', () => {
     expect(JSON.parse(firstText)).toMatchObject({ type: 'InsufficientFunds' });
 
     // Before the balance grows the retry's reservation fails again, and after it the reservation
-    // would hold: either way the stored answer is sent and nothing of the retry is kept.
+    // would hold: either way the stored response is sent and nothing of the retry is kept.
     let balance = 10;
     const unchanged = async () => {
       expect(await getBalance(app.db, poor.organizationId)).toBe(balance);
@@ -281,11 +281,11 @@ describe('in flight', () => {
     const fingerprint = requestFingerprint('POST', '/v1/transfer', Buffer.from(body));
     const { open: release, opened: released } = gate();
     const { open: holding, opened: held } = gate();
-    // A request of another instance, between its stored answer and its commit.
+    // A request of another instance, between its stored response and its commit.
     const holder = app.db.transaction().execute(async (tx) => {
       const row = await insertTransfer(tx, newTransferOf(partner, key, bodyJson, app.clock.now()));
       const answer = toTransfer(row);
-      await storeAnswer(tx, {
+      await storeResponse(tx, {
         clientId: partner.clientId,
         key,
         fingerprint,

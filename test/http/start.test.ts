@@ -285,7 +285,7 @@ describe('npm start', () => {
     });
 
     // A request in flight when SIGTERM arrives. `Expect: 100-continue` makes the server confirm it
-    // has taken the request (it answers 100 Continue before the body is sent), so the signal
+    // has taken the request (it responds 100 Continue before the body is sent), so the signal
     // certainly finds it in flight; the body follows only after the server has begun to shut down.
     const form = `grant_type=client_credentials&client_id=${credentials.clientId}&client_secret=${credentials.clientSecret}`;
     const inFlight = new Promise<{ status: number; body: string; connection: string | undefined }>((done, fail) => {

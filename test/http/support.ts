@@ -5,7 +5,7 @@ import type { Logger } from '../../server/logger.js';
 import type { NewTransfer } from '../../server/store/transfers.js';
 import type { Partner } from '../../scripts/proof/app.js';
 
-// Shared pieces of the HTTP suites: the error-shape check every error answer goes through, a raw
+// Shared pieces of the HTTP suites: the error-shape check every error response goes through, a raw
 // client for what fetch cannot send (repeated headers), and transfer bodies.
 
 /** Valid 29-character Egyptian IBANs (mod-97 checked): one the sandbox settles, one it fails (ends 0002). */
@@ -111,7 +111,7 @@ export interface ErrorJson {
 }
 
 /**
- * Checks an error answer: the status and `type`, the Error shape and nothing more (plus the OAuth
+ * Checks an error response: the status and `type`, the Error shape and nothing more (plus the OAuth
  * fields on the token endpoint), JSON, an X-Request-Id, and nothing leaked. Returns the body.
  */
 export async function expectError(response: Response, status: number, type: string): Promise<ErrorJson> {

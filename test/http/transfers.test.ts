@@ -379,7 +379,7 @@ describe('tenancy', () => {
 
     for (const transfer of [pending, processing]) {
       const body = await expectError(await intruder.request('GET', `/v1/transfer/${transfer.id}`), 404, 'NotFound');
-      // The same answer as for an id that does not exist at all.
+      // The same response as for an id that does not exist at all.
       const unknown = await expectError(
         await intruder.request('GET', '/v1/transfer/trf_000000000000000000000000'),
         404,

@@ -16,7 +16,7 @@ import { conditionHolds } from '../../server/database/at-commit.js';
 import { createCardReads } from '../../server/store/card-reads.js';
 import { createRowsTogether } from '../../server/database/rows-together.js';
 
-import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
+import { outcomeOf, storeResponse } from '../helpers/store-response.js';
 import { getBalance } from '../../server/store/organizations.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { gate, recordingLogger } from './support.js';
@@ -193,7 +193,7 @@ describe('an idempotent write', () => {
     const before = await balance();
     const holder = database.db.transaction().execute(async (tx) => {
       const outcome = await outcomeOf(
-        storeAnswer(tx, { clientId, key, fingerprint, nowMs: Date.now(), status: 201, body: '{"held":true}' }),
+        storeResponse(tx, { clientId, key, fingerprint, nowMs: Date.now(), status: 201, body: '{"held":true}' }),
       );
       holding();
       await released;
@@ -223,7 +223,7 @@ describe('an idempotent write', () => {
       const first = await write(key);
       expect(first).toMatchObject({ status: 200, replayed: false });
       const before = await balance();
-      // Another retry of the same request, between its storeAnswer and its rollback: it holds the key's lock.
+      // Another retry of the same request, between its storeResponse and its rollback: it holds the key's lock.
       const { open: release, opened: released } = gate();
       const { open: holding, opened: held } = gate();
       const retry = database.db.transaction().execute(async (tx) => {
@@ -259,7 +259,7 @@ describe('an idempotent write', () => {
 /**
  * A write handler that adds a cent in place, then defers (when it may) a statement adding a cent
  * to `target`'s balance, on the condition that the organization exists, and answers its run and
- * whether it deferred; run in place, it answers 400 when `target` does not exist.
+ * whether it deferred; run in place, it responds 400 when `target` does not exist.
  */
 function deferringCent(
   target: () => string,
@@ -303,7 +303,7 @@ describe('a statement sent at the commit', () => {
     expect(await write('unit-key-0101')).toEqual({ status: 200, body: { run: 1, deferred: true }, replayed: false });
     expect(runs).toEqual([{ atCommit: true }]);
     expect(await balance()).toBe(before + 2);
-    // The stored answer travels inside the deferred statement: the taken key fails that statement.
+    // The stored response travels inside the deferred statement: the taken key fails that statement.
     for (let replay = 0; replay < 3; replay += 1) {
       expect(await write('unit-key-0101')).toEqual({ status: 200, body: { run: 1, deferred: true }, replayed: true });
     }
@@ -320,9 +320,9 @@ describe('a statement sent at the commit', () => {
     // The first run's cent was rolled back with its deferred statement; the second run's committed.
     expect(await balance()).toBe(before + 1);
     expect(await storedKeys('unit-key-0102')).toBe(1);
-    // A replay's deferred statement, which carries its stored answer, fails on its condition first
+    // A replay's deferred statement, which carries its stored response, fails on its condition first
     // (PostgreSQL runs a statement's main query before the data-modifying CTEs it does not read):
-    // the handler runs again in place, the stored answer then fails, and nothing of either run commits.
+    // the handler runs again in place, the stored response then fails, and nothing of either run commits.
     expect(await write('unit-key-0102')).toEqual({ ...refused, replayed: true });
     expect(runs).toEqual([{ atCommit: true }, { atCommit: false }, { atCommit: true }, { atCommit: false }]);
     expect(await balance()).toBe(before + 1);

@@ -7,7 +7,7 @@ import { settleDueTransfers } from '../../server/settlement-worker.js';
 import { partnerAuth } from '../check/partner-auth.js';
 
 // The toolkit's contract checker (`npm run check`, contract-first/check) against this service,
-// as a partner's integration would meet it: requests drawn from openapi/openapi.yaml, signed and
+// as a partner's integration would meet it: requests generated from openapi/openapi.yaml, signed and
 // authorized through the SDK (test/check/partner-auth.ts), on PostgreSQL when DATABASE_URL is set,
 // else on the embedded database. No finding is allowed, and the funds invariants hold afterwards.
 // CHECK_CASES valid requests per operation (default 20; as many invalid ones); the long run:

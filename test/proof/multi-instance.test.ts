@@ -5,7 +5,7 @@ import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { checkInvariants, waitForSettlement, type OrganizationStart } from '../../scripts/proof/invariants.js';
 import {
-  describeAnswer,
+  describeResponse,
   field,
   proofClient,
   transferBody,
@@ -143,18 +143,18 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         return idem.send('POST', '/v1/transfer', { body: bodyAt(k), key: keyAt(k), baseUrl: urlFor(index) });
       });
       for (const answer of answers) {
-        expect([200, 409], describeAnswer(answer)).toContain(answer.status);
+        expect([200, 409], describeResponse(answer)).toContain(answer.status);
         if (answer.status === 409) expect(field(answer, 'type')).toBe('DuplicateIdempotencyKey');
       }
       for (const [k, key] of keys.entries()) {
         const mine = answers.filter((_, index) => index % SAME_KEYS === k);
         const settled = mine.filter((answer) => answer.status === 200);
-        // Ask again until every request has its answer: the same transfer, replayed.
+        // Ask again until every request has its response: the same transfer, replayed.
         for (let waiting = mine.length - settled.length; waiting > 0; waiting -= 1) {
           const retried = await untilAnswered(() =>
             idem.send('POST', '/v1/transfer', { body: bodyAt(k), key, baseUrl: urlFor(k) }),
           );
-          expect(retried.replayed, describeAnswer(retried)).toBe(true);
+          expect(retried.replayed, describeResponse(retried)).toBe(true);
           settled.push(retried);
         }
         expect(new Set(settled.map((answer) => field(answer, 'id'))).size, key).toBe(1);
@@ -176,7 +176,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         key: keyAt(0),
         baseUrl: urlFor(1),
       });
-      expect(reused.status, describeAnswer(reused)).toBe(422);
+      expect(reused.status, describeResponse(reused)).toBe(422);
       expect(field(reused, 'type')).toBe('DuplicateIdempotencyKey');
     });
 
@@ -188,7 +188,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         }),
       );
       const ids = created.map((answer) => {
-        expect(answer.status, describeAnswer(answer)).toBe(200);
+        expect(answer.status, describeResponse(answer)).toBe(200);
         return String(field(answer, 'id'));
       });
       const executed = await spread(ids.length, (index) =>
@@ -198,7 +198,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       const refused = executed.filter(
         (answer) => answer.status === 400 && field(answer, 'type') === 'InsufficientFunds',
       );
-      expect(won.length + refused.length, executed.map(describeAnswer).join('\n')).toBe(executed.length);
+      expect(won.length + refused.length, executed.map(describeResponse).join('\n')).toBe(executed.length);
       // Equal amounts and no failing accounts: exactly as many as the balance covers, to the cent.
       expect(won).toHaveLength(DRAIN_START_CENTS / DRAIN_AMOUNT_CENTS);
       const balance = await database.db
@@ -216,10 +216,10 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       );
       expect(
         storm.filter((answer) => answer.status === 200),
-        storm.map(describeAnswer).join('\n'),
+        storm.map(describeResponse).join('\n'),
       ).toHaveLength(1);
       for (const answer of storm.filter((candidate) => candidate.status !== 200)) {
-        expect(answer.status, describeAnswer(answer)).toBe(400);
+        expect(answer.status, describeResponse(answer)).toBe(400);
         expect(field(answer, 'type')).toBe('InvalidRequest');
       }
     });
@@ -241,9 +241,12 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       });
       for (const { id, cancel, execute } of outcomes) {
         const winners = [cancel, execute].filter((answer) => answer.status === 200);
-        expect(winners, `${id}: cancel ${describeAnswer(cancel)} / execute ${describeAnswer(execute)}`).toHaveLength(1);
+        expect(
+          winners,
+          `${id}: cancel ${describeResponse(cancel)} / execute ${describeResponse(execute)}`,
+        ).toHaveLength(1);
         const loser = cancel.status === 200 ? execute : cancel;
-        expect(loser.status, describeAnswer(loser)).toBe(400);
+        expect(loser.status, describeResponse(loser)).toBe(400);
         expect(field(loser, 'type')).toBe('InvalidRequest');
       }
       await waitForSettlement(database.db, [race.organizationId]);
@@ -268,7 +271,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         }),
       );
       const ids = created.map((answer) => {
-        expect(answer.status, describeAnswer(answer)).toBe(200);
+        expect(answer.status, describeResponse(answer)).toBe(200);
         return String(field(answer, 'id'));
       });
       // The session and its CSRF token work on every instance: both live in the database.

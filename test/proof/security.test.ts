@@ -17,8 +17,8 @@ import { addOperatorAndLogin, dashboardFetch, loginFirstOperator, type Operator 
 // database). Where a test walks "every operation", the list comes from the document, so an
 // operation added later is covered without touching this file. Deviations these proofs found,
 // each now fixed and pinned here: JSON body values coerced to the schema's types (bodies are
-// validated as sent: no body coercion in contract-first/runtime), U+0000 in a text answered 500
-// (server/http/nul-text.ts), OPTIONS answered 200 by Express, requests Node's parser refuses
+// validated as sent: no body coercion in contract-first/runtime), U+0000 in a text responded 500
+// (server/http/nul-text.ts), OPTIONS responded 200 by Express, requests Node's parser refuses
 // answered without a body (server/http/http-parser-errors.ts), paths matched without regard to case,
 // reserved characters left raw in a free-text query value refused (the document's `merchant`
 // says `allowReserved: true`), 408/431 missing from the document's ErrorType table, and a token whose last character

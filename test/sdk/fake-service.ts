@@ -16,7 +16,7 @@ export interface Reply {
   readonly headers?: Record<string, string>;
   /** Sent as JSON unless it is a string. */
   readonly body?: unknown;
-  /** Hold the answer until this promise settles (to keep a request in flight). */
+  /** Hold the response until this promise settles (to keep a request in flight). */
   readonly after?: Promise<unknown>;
 }
 
@@ -49,7 +49,7 @@ export function tokenReply(token: string, expiresIn = 3600): Reply {
 
 /**
  * A real HTTP server on an ephemeral port that plays the service: the SDK runs over a real
- * socket and a real fetch, and each test scripts the answers it needs (a 503, a 429 with
+ * socket and a real fetch, and each test scripts the responses it needs (a 503, a 429 with
  * Retry-After, a 401) that the real app does not give on demand.
  */
 export async function startFakeService(): Promise<FakeService> {

@@ -30,7 +30,7 @@ afterAll(async () => {
 describe('a write retried after a network failure', () => {
   it('creates exactly one transfer', async () => {
     let dropped = 0;
-    // The request reaches the server and is processed; the answer is lost on the way back.
+    // The request reaches the server and is processed; the response is lost on the way back.
     const losesFirstAnswer: Fetch = async (request) => {
       const response = await fetch(request);
       if (request.method === 'POST' && new URL(request.url).pathname === '/v1/transfer' && dropped === 0) {
@@ -48,7 +48,7 @@ describe('a write retried after a network failure', () => {
     expect(error).toBeUndefined();
     expect(dropped).toBe(1);
     expect(counter.requests.filter((entry) => entry === 'POST /v1/transfer')).toHaveLength(2);
-    // The second attempt carried the same key: the service replayed the first answer.
+    // The second attempt carried the same key: the service replayed the first response.
     expect(response.headers.get('idempotent-replayed')).toBe('true');
 
     const listed = await sdk.GET('/v1/transfer', {

@@ -9,11 +9,11 @@ import { DEFAULT_MAX_CONNECTIONS, openDatabase } from '../../server/database/ope
 import { lastOfItsTransaction } from '../../server/database/last-statement.js';
 import {
   IDEMPOTENCY_RETENTION_MS,
-  findAnswer,
+  findStoredResponse,
   purgeExpiredIdempotencyKeys,
-  type StoreAnswerInput,
+  type StoreResponseInput,
 } from '../../server/store/idempotency.js';
-import { outcomeOf, storeAnswer } from '../helpers/store-answer.js';
+import { outcomeOf, storeResponse } from '../helpers/store-response.js';
 import { startAnswerHoldingProxy } from '../helpers/answer-holding-proxy.js';
 import { migrateToLatest, migrations } from '../../server/database/migrate.js';
 import { Migrator } from 'kysely/migration';
@@ -742,30 +742,32 @@ describe.each(databaseKinds())('store on %s', (kind) => {
 
   describe('idempotency keys', () => {
     const key = (): string => newId('key').slice(0, 36);
-    const store = (input: Omit<StoreAnswerInput, 'status' | 'body'> & Partial<StoreAnswerInput>): Promise<string> =>
-      outcomeOf(db.transaction().execute((tx) => storeAnswer(tx, { status: 200, body: '{}', ...input })));
+    const store = (input: Omit<StoreResponseInput, 'status' | 'body'> & Partial<StoreResponseInput>): Promise<string> =>
+      outcomeOf(db.transaction().execute((tx) => storeResponse(tx, { status: 200, body: '{}', ...input })));
 
     it('stores a key with its answer; the same request finds it as a replay, another as a mismatch', async () => {
       const { clientId } = await seedOrganization(db);
       const k = key();
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBeUndefined();
+      expect(await findStoredResponse(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBeUndefined();
       // Key order as sent, which jsonb would not keep.
       const body = JSON.stringify({ id: 'trf_1', amountCents: 99_999_999_999, note: null, tags: ['a'], a: 1 });
       expect(await store({ clientId, key: k, fingerprint: 'A', nowMs: T0, body })).toBe('stored');
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
+      expect(await findStoredResponse(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
         kind: 'replay',
         status: 200,
         body,
       });
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 1 })).toEqual({ kind: 'mismatch' });
-      // A stored answer is replayed however long ago it was stored, within the retention.
+      expect(await findStoredResponse(db, { clientId, key: k, fingerprint: 'B', nowMs: T0 + 1 })).toEqual({
+        kind: 'mismatch',
+      });
+      // A stored response is replayed however long ago it was stored, within the retention.
       expect(
-        await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 }),
+        await findStoredResponse(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 }),
       ).toMatchObject({
         kind: 'replay',
         status: 200,
       });
-      // A second answer for the key is not stored, whatever its request.
+      // A second response for the key is not stored, whatever its request.
       expect(await store({ clientId, key: k, fingerprint: 'A', nowMs: T0 + 2, body: '{"second":true}' })).toBe(
         'exists',
       );
@@ -774,7 +776,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: T0 + IDEMPOTENCY_RETENTION_MS - 1 })).toBe(
         'exists',
       );
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 3 })).toEqual({
+      expect(await findStoredResponse(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 3 })).toEqual({
         kind: 'replay',
         status: 200,
         body,
@@ -790,7 +792,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
           await insertTransfer(tx, transfer);
           expect(
             await outcomeOf(
-              storeAnswer(tx, {
+              storeResponse(tx, {
                 clientId: owner.clientId,
                 key: k,
                 fingerprint: 'A',
@@ -804,11 +806,13 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         }),
       ).rejects.toThrow('the request died before its commit');
       expect(await getTransfer(db, owner.organizationId, transfer.id)).toBeUndefined();
-      expect(await findAnswer(db, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBeUndefined();
+      expect(
+        await findStoredResponse(db, { clientId: owner.clientId, key: k, fingerprint: 'A', nowMs: T0 }),
+      ).toBeUndefined();
 
       const kept = await db.transaction().execute(async (tx) => {
         const row = await insertTransfer(tx, transfer);
-        await storeAnswer(tx, {
+        await storeResponse(tx, {
           clientId: owner.clientId,
           key: k,
           fingerprint: 'A',
@@ -827,9 +831,11 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       const k = key();
       expect(await store({ clientId: a.clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBe('stored');
       expect(await store({ clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).toBe('stored');
-      expect(await findAnswer(db, { clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).toMatchObject({
-        kind: 'replay',
-      });
+      expect(await findStoredResponse(db, { clientId: b.clientId, key: k, fingerprint: 'Z', nowMs: T0 })).toMatchObject(
+        {
+          kind: 'replay',
+        },
+      );
     });
 
     it('stores a 4xx answer verbatim', async () => {
@@ -837,7 +843,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       const k = key();
       const body = '{"message":"Only a PENDING transfer can be executed.","type":"InvalidRequest"}';
       await store({ clientId, key: k, fingerprint: 'A', nowMs: T0, status: 400, body });
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
+      expect(await findStoredResponse(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 + 1 })).toEqual({
         kind: 'replay',
         status: 400,
         body,
@@ -849,9 +855,9 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       const k = key();
       await store({ clientId, key: k, fingerprint: 'A', nowMs: T0, body: '{"n":1}' });
       const later = T0 + IDEMPOTENCY_RETENTION_MS;
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: later })).toBeUndefined();
+      expect(await findStoredResponse(db, { clientId, key: k, fingerprint: 'B', nowMs: later })).toBeUndefined();
       expect(await store({ clientId, key: k, fingerprint: 'B', nowMs: later, body: '{"n":2}' })).toBe('stored');
-      expect(await findAnswer(db, { clientId, key: k, fingerprint: 'B', nowMs: later + 1 })).toEqual({
+      expect(await findStoredResponse(db, { clientId, key: k, fingerprint: 'B', nowMs: later + 1 })).toEqual({
         kind: 'replay',
         status: 200,
         body: '{"n":2}',
@@ -1317,15 +1323,15 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
         await sql`select ${sql.lit(marker)} as first`.execute(tx);
         await committing(set(before + 1)).execute(tx);
       });
-      // The first statement went out after its begin, before the answer to the begin came back...
+      // The first statement went out after its begin, before the response to the begin came back...
       const first = await proxy.whenSent(`'${marker}' as first`, atHold, 5_000);
       expect(proxy.sent().slice(atHold, first)).toContain('begin');
       // Once both are answered (held in the proxy: the first's row, then PostgreSQL's ReadyForQuery
-      // inside a transaction), the answers go and the next ones are held.
+      // inside a transaction), the responses go and the next ones are held.
       await proxy.whenAnswered(READY_IN_TRANSACTION, await proxy.whenAnswered(marker, 0, 5_000), 5_000);
       const atLast = proxy.sent().length;
       proxy.release({ holdAgain: true });
-      // ...and the commit after the last statement, before the answer to the statement came back.
+      // ...and the commit after the last statement, before the response to the statement came back.
       const commit = await proxy.whenSent('commit', atLast, 5_000);
       expect(proxy.sent().slice(atLast, commit)).toContain('update organizations');
       proxy.release();
@@ -1399,7 +1405,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
           .execute(async (tx) => {
             await insertTransfer(tx, transfer);
             const outcome = await outcomeOf(
-              storeAnswer(tx, {
+              storeResponse(tx, {
                 clientId: owner.clientId,
                 key,
                 fingerprint: 'F',
@@ -1409,7 +1415,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
               }),
             );
             if (outcome !== 'stored') throw new Error(outcome);
-            // Hold the lock a moment, as a request between its answer and its commit.
+            // Hold the lock a moment, as a request between its response and its commit.
             await sql`select pg_sleep(0.02)`.execute(tx);
             return outcome;
           })
@@ -1422,7 +1428,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     const winner = transfers[outcomes.indexOf('stored')];
     const rows = await a.selectFrom('transfers').select('id').where('idempotency_key', '=', key).execute();
     expect(rows.map((row) => row.id)).toEqual([winner?.id]);
-    const replay = await findAnswer(b, { clientId: owner.clientId, key, fingerprint: 'F', nowMs: T0 + 30 });
+    const replay = await findStoredResponse(b, { clientId: owner.clientId, key, fingerprint: 'F', nowMs: T0 + 30 });
     expect(replay).toEqual({ kind: 'replay', status: 200, body: JSON.stringify({ id: winner?.id }) });
   });
 

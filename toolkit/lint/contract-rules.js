@@ -9,16 +9,16 @@ import path from 'node:path';
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const operationName = (operation, ctx) => operation.operationId ?? `${String(ctx.key).toUpperCase()} operation`;
 const withFix = (message, options, fallback) => `${message}: ${options?.fix ?? fallback}`;
-/** A webhook's or a callback's operation is a request the server sends, not one it answers. */
+/** A webhook's or a callback's operation is a request the server sends, not one it responds to. */
 const isSentByServer = (ctx) =>
   ctx.location.pointer.startsWith('#/webhooks/') || ctx.location.pointer.includes('/callbacks/');
 
 // ---------------------------------------------------------------------------------------------
-// Answers the toolkit's server gives before a handler runs: the document should declare them.
+// Responses the toolkit's server sends before a handler runs: the document should declare them.
 
 /**
  * An operation that takes input (parameters, its own or its path's, or a request body) declares
- * 400: the server refuses a request off the contract with 400 before its handler runs.
+ * 400: the server rejects a request off the contract with 400 before its handler runs.
  */
 function Operation400ForInput(options) {
   return {
@@ -33,7 +33,7 @@ function Operation400ForInput(options) {
           return;
         ctx.report({
           message: withFix(
-            `Operation ${operationName(operation, ctx)} takes input (parameters or a request body) but declares no 400 response, which the server answers to a request off the contract`,
+            `Operation ${operationName(operation, ctx)} takes input (parameters or a request body) but declares no 400 response, which the server sends for a request off the contract`,
             options,
             "add a `'400'` response with the document's error body",
           ),
@@ -62,7 +62,7 @@ function Operation401WhenSecured(options) {
       const schemes = [...new Set(security.flatMap((requirement) => Object.keys(requirement ?? {})))];
       ctx.report({
         message: withFix(
-          `Operation ${operationName(operation, ctx)} is secured (${schemes.join(', ')}) but declares no 401 response, which the server answers to a request without valid credentials`,
+          `Operation ${operationName(operation, ctx)} is secured (${schemes.join(', ')}) but declares no 401 response, which the server sends for a request without valid credentials`,
           options,
           "add a `'401'` response with the document's error body",
         ),
@@ -118,8 +118,8 @@ function declaredProperties(ctx, schema, seen = new Set()) {
 
 /**
  * A member of an `allOf` closed with `additionalProperties: false` (or `unevaluatedProperties:
- * false`, which within a member sees only the member's own properties) refuses every property the
- * other members declare: no object satisfies the composition, and every answer with one fails
+ * false`, which within a member sees only the member's own properties) rejects every property the
+ * other members declare: no object satisfies the composition, and every response with one fails
  * validation. The composition is closed where it composes, with `unevaluatedProperties: false`.
  */
 function ClosedAllOfMember() {
@@ -141,14 +141,14 @@ function ClosedAllOfMember() {
           ...Object.keys(isObject(schema.properties) ? schema.properties : {}),
           ...schema.allOf.flatMap((sibling, at) => (at === index ? [] : declaredProperties(ctx, sibling))),
         ];
-        const refused = [...new Set(others)].filter(
+        const rejected = [...new Set(others)].filter(
           (name) => !own.has(name) && !patterns.some((pattern) => pattern.test(name)),
         );
-        if (refused.length === 0) return;
+        if (rejected.length === 0) return;
         const keyword = resolved.additionalProperties === false ? 'additionalProperties' : 'unevaluatedProperties';
         ctx.report({
           message:
-            `Member ${index} of this allOf is closed (${keyword}: false), so it refuses ${refused.map((name) => `\`${name}\``).join(', ')}, ` +
+            `Member ${index} of this allOf is closed (${keyword}: false), so it rejects ${rejected.map((name) => `\`${name}\``).join(', ')}, ` +
             'which the rest of the composition declares: no object satisfies it. Leave the member open and close the composition ' +
             'with `unevaluatedProperties: false` beside its allOf.',
           location: ctx.location.child(['allOf', index]),

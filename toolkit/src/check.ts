@@ -1,8 +1,8 @@
 /**
  * `npm run check -- --input FILE --base-url URL`: a property-based contract check of a running
- * server against the OpenAPI 3.1 document it implements. It sends requests drawn from the
+ * server against the OpenAPI 3.1 document it implements. It sends requests generated from the
  * document's schemas (valid ones, invalid ones, ones without credentials, create-then-use
- * sequences), judges every answer against what the document declares, and reports each distinct
+ * sequences), judges every response against what the document declares, and reports each distinct
  * failure once, shrunk to a small request, with a curl line and the command that replays it.
  * The engine is check/ (run.ts runs it; auth.ts says what an --auth module is).
  */
@@ -12,24 +12,24 @@ import { BundleError } from './codegen/bundle.js';
 import { AuthModuleError, loadAuth, parseHeader, type CheckAuth } from './check/auth.js';
 import { jsonReport, junitReport, textReport } from './check/report.js';
 import { CheckUsageError, runCheckDetailed } from './check/run.js';
-import { parseFlags, refuseUsage, runAsMain, type ScriptOutput, type Command } from './cli.js';
+import { parseFlags, reportUsageError, runAsMain, type ScriptOutput, type Command } from './cli.js';
 
 export const USAGE = `Usage: contract-first check --input FILE --base-url URL [options]
 
-Sends requests drawn from the document's schemas to the server at URL and reports where its
-answers break the document: 5xx answers, undeclared statuses, undeclared Content-Types, bodies
-and headers that do not match their schemas, invalid requests or requests without credentials
-answered 2xx, created objects that cannot be read, answers that never come.
+Sends requests generated from the document's schemas to the server at URL and reports where its
+responses break the document: 5xx responses, undeclared statuses, undeclared Content-Types, bodies
+and headers that do not match their schemas, 2xx responses to invalid requests or to requests
+without credentials, created objects that cannot be read, responses that never come.
 
   --input FILE         the OpenAPI 3.1 document (YAML or JSON)
-  --base-url URL       where the server answers; the document's paths are appended to it
+  --base-url URL       where the server listens; the document's paths are appended to it
   --cases N            valid requests per operation, and as many invalid ones (default 50)
   --seed N             the random seed (default: random; always printed, to replay a run)
   --include OPS        only these operations: operationIds, or "METHOD /path" for one without,
                        comma-separated (repeatable)
   --exclude OPS        not these operations (same form; repeatable)
-  --time-limit S       stop drawing new requests after S seconds and report what ran
-  --timeout-ms N       one answer's deadline in milliseconds; past it, the finding is a hang
+  --time-limit S       stop generating new requests after S seconds and report what ran
+  --timeout-ms N       one response's deadline in milliseconds; past it, the finding is a hang
                        (default 5000)
   --concurrency N      requests in flight (default 8)
   --header "N: V"      a header sent with every request, as credentials (repeatable)
@@ -88,10 +88,10 @@ export async function main(
 ): Promise<number> {
   const values = parseFlags(argv, FLAGS, USAGE, output);
   if (typeof values === 'number') return values;
-  const usage = (problem: string): number => refuseUsage(problem, USAGE, output);
+  const usage = (problem: string): number => reportUsageError(problem, USAGE, output);
   if (values.input === undefined) return usage('--input FILE is required: the OpenAPI document to check against');
   if (values['base-url'] === undefined)
-    return usage('--base-url URL is required: where the server answers (for example http://127.0.0.1:4010)');
+    return usage('--base-url URL is required: where the server listens (for example http://127.0.0.1:4010)');
   let baseUrl: URL;
   try {
     baseUrl = new URL(values['base-url']);

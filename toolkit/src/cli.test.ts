@@ -14,15 +14,15 @@ describe('wholeNumberFlag', () => {
     ['1.5', '--top must be a whole number from 0 to 10; got "1.5".'],
     ['1e1', '--top must be a whole number from 0 to 10; got "1e1".'],
     ['', '--top must be a whole number from 0 to 10; got "".'],
-  ])('refuses %j with a UsageError naming the flag and its range', (text, message) => {
+  ])('rejects %j with a UsageError naming the flag and its range', (text, message) => {
     expect(() => wholeNumberFlag('--top', text, 0, 10)).toThrow(new UsageError(message));
   });
 
-  it('refuses a number past the safe integers, whatever the range says', () => {
+  it('rejects a number past the safe integers, whatever the range says', () => {
     expect(() => wholeNumberFlag('--balance', '9007199254740993', 0, Number.MAX_SAFE_INTEGER)).toThrow(UsageError);
   });
 
-  it('refuses a missing flag that has no fallback', () => {
+  it('rejects a missing flag that has no fallback', () => {
     expect(() => wholeNumberFlag('--seeds', undefined, 1, 10)).toThrow(
       new UsageError('--seeds is required: a whole number from 1 to 10.'),
     );

@@ -12,7 +12,7 @@ export interface RunAsMainOptions {
    * output piped to another program be written in full first.
    */
   readonly end?: 'exit' | 'drain';
-  /** Given, a UsageError that escapes `main` is refused with this usage (refuseUsage, exit code 2). */
+  /** Given, a UsageError that escapes `main` is reported with this usage (reportUsageError, exit code 2). */
   readonly usage?: string;
 }
 
@@ -46,7 +46,7 @@ export function runMain(
     },
     (error: unknown) => {
       if (options.usage !== undefined && error instanceof UsageError)
-        process.exit(refuseUsage(error.message, options.usage));
+        process.exit(reportUsageError(error.message, options.usage));
       console.error(describe(error));
       process.exit(1);
     },
@@ -95,7 +95,7 @@ export function parseFlags<const O extends ParseArgsOptionsConfig & { help: { ty
   try {
     ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
   } catch (error) {
-    return refuseUsage(error instanceof Error ? error.message : String(error), usage, output);
+    return reportUsageError(error instanceof Error ? error.message : String(error), usage, output);
   }
   if ((values as { help?: boolean }).help === true) {
     output.stdout(`${usage}\n`);
@@ -104,7 +104,7 @@ export function parseFlags<const O extends ParseArgsOptionsConfig & { help: { ty
   return values;
 }
 
-/** A command line the script cannot run; its message is the reason, printed with refuseUsage. */
+/** A command line the script cannot run; its message is the reason, printed with reportUsageError. */
 export class UsageError extends Error {}
 
 /**
@@ -131,7 +131,11 @@ export function wholeNumberFlag(
  * A command line the script cannot run: the reason, a blank line and the usage on stderr, as
  * parseFlags prints them for a flag it does not know. Returns the exit code, 2.
  */
-export function refuseUsage(reason: string, usage: string, output: Pick<ScriptOutput, 'stderr'> = CONSOLE_OUTPUT): 2 {
+export function reportUsageError(
+  reason: string,
+  usage: string,
+  output: Pick<ScriptOutput, 'stderr'> = CONSOLE_OUTPUT,
+): 2 {
   output.stderr(`${reason}\n\n${usage}\n`);
   return 2;
 }

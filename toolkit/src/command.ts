@@ -29,11 +29,11 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
     load: () => import('./dev.js'),
   },
   check: {
-    summary: 'send requests drawn from a document to a running server and report where it breaks it',
+    summary: 'send requests generated from a document to a running server and report where it breaks it',
     load: () => import('./check.js'),
   },
   diff: {
-    summary: 'compare each document with its last release and refuse unallowed breaking changes',
+    summary: 'compare each document with its last release and reject unallowed breaking changes',
     load: () => import('./diff-api.js'),
   },
   release: {

@@ -12,9 +12,9 @@
  *   client/, tests       typecheck
  *
  * Saves within DEBOUNCE_MS of each other are one change. A failing step prints its findings
- * (Redocly's and tsc's own, with file and line) and the last good server keeps answering.
+ * (Redocly's and tsc's own, with file and line) and the last good server keeps responding.
  *
- * Every document of redocly.yaml's `apis:` goes through it. It answers at one port
+ * Every document of redocly.yaml's `apis:` goes through it. It listens at one port
  * (dev/front.ts): each reference at /docs (the page written to index.html) or /docs/<page>,
  * reloading in the browser when it is rebuilt, and every other request forwarded to the server of
  * the moment, a child process on a port of its own (dev/server-process.ts).
@@ -37,7 +37,7 @@ import {
   type ProjectConfig,
 } from './config.js';
 import { startTypechecker, type TypecheckRun } from './dev/typecheck.js';
-import { parseFlags, refuseUsage, runAsMain, type Command } from './cli.js';
+import { parseFlags, reportUsageError, runAsMain, type Command } from './cli.js';
 
 const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Editors and `git checkout` write several files in a burst: one build for all of them. */
@@ -47,10 +47,10 @@ export const USAGE = `Usage: contract-first dev [--port N] [--root DIR] [--data-
 
   Watches the documents of redocly.yaml, server/ and client/; on each save lints, bundles and
   generates (a document change), type-checks, and restarts the server, keeping its data
-  (./.data/). Answers the API at http://localhost:PORT and each document's reference at
+  (./.data/). Serves the API at http://localhost:PORT and each document's reference at
   ${DOCS_PATH} or ${DOCS_PATH}/<page>, which reload themselves.
 
-  --port N         where it answers (default $PORT, else 3000; 0 picks a free one)
+  --port N         where it listens (default $PORT, else 3000; 0 picks a free one)
   --root DIR       the project to watch and build (default this repository)
   --data-dir DIR   the server's data folder, what ./.data/ is to npm start (default ROOT/.data)
   --help           show this text`;
@@ -112,8 +112,8 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
   /** A restart is owed: the server runs older code than what last passed, or none runs. */
   let serverStale = true;
 
-  const answeringNow = (): string =>
-    servers.answering() ? 'the last good server answers as before' : 'no server answers yet';
+  const respondingNow = (): string =>
+    servers.responding() ? 'the last good server responds as before' : 'no server responds yet';
   const printRest = (run: TypecheckRun): void => {
     void run.rest().then((rest) => {
       print(rest.report);
@@ -139,7 +139,7 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
     outcome: Outcome,
   ): Promise<void> {
     const times: string[] = [];
-    let restartWanted = serverStale || kinds.has('server') || !servers.answering();
+    let restartWanted = serverStale || kinds.has('server') || !servers.responding();
     for (const [index, build] of config.dev.builds.entries()) {
       if (!kinds.has(index)) continue;
       // Run with the server's working directory, where it reads what the build writes.
@@ -151,7 +151,7 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
         restartWanted = true;
       } catch (error) {
         print(error instanceof Error ? error.message : String(error));
-        say(`${name} failed (above); ${answeringNow()}`);
+        say(`${name} failed (above); ${respondingNow()}`);
       }
     }
     let run: TypecheckRun;
@@ -170,7 +170,7 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
       print(linted.report);
       if (!generated.ok) print(`cannot generate: ${generated.message}`);
       if (!linted.ok || !generated.ok) {
-        say(`${linted.ok ? 'generation' : 'lint'} failed (above): nothing generated; ${answeringNow()}`);
+        say(`${linted.ok ? 'generation' : 'lint'} failed (above): nothing generated; ${respondingNow()}`);
         if (!kinds.has('server') && !kinds.has('code')) return;
         run = typechecker.check();
       } else {
@@ -189,7 +189,9 @@ export async function runDev(options: DevOptions): Promise<{ front: Front; stop(
     print(server.report);
     if (server.errors > 0) {
       if (restartWanted) serverStale = true;
-      say(`typecheck failed: ${server.errors} error(s) in the server's code (above); not restarted, ${answeringNow()}`);
+      say(
+        `typecheck failed: ${server.errors} error(s) in the server's code (above); not restarted, ${respondingNow()}`,
+      );
       return;
     }
     if (!restartWanted) {
@@ -314,7 +316,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (typeof values === 'number') return values;
   const port = parsePort(values.port);
   if (port === undefined) {
-    return refuseUsage('--port (or PORT) must be a whole number from 0 to 65535', USAGE);
+    return reportUsageError('--port (or PORT) must be a whole number from 0 to 65535', USAGE);
   }
   // Paths on the command line are read from where it was typed (npm runs scripts at the root).
   const here = process.env['INIT_CWD'] ?? process.cwd();
@@ -324,7 +326,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     config = readProjectConfig(root);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    return refuseUsage(error.message, USAGE);
+    return reportUsageError(error.message, USAGE);
   }
   const missing = [
     config.dev.server,
@@ -333,7 +335,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     path.join(root, 'package.json'),
   ].filter((file) => !existsSync(file));
   if (missing.length > 0) {
-    return refuseUsage(
+    return reportUsageError(
       `${root} is not a project the dev loop can run: it lacks ${missing.map((file) => projectPath(config, file)).join(', ')}`,
       USAGE,
     );

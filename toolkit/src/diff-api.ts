@@ -21,7 +21,7 @@ import {
   type LoadedDocument,
   type ProjectAtRef,
 } from './api-diff/sources.js';
-import { parseFlags, refuseUsage, runAsMain, type Command } from './cli.js';
+import { parseFlags, reportUsageError, runAsMain, type Command } from './cli.js';
 import {
   CONFIG_FILE,
   ConfigError,
@@ -161,12 +161,12 @@ function selectApis(
   if (flags.api !== undefined) {
     const api = apiNamed(config, flags.api);
     if (typeof api !== 'string') return [api];
-    return refuseUsage(`${api}.`, USAGE, io);
+    return reportUsageError(`${api}.`, USAGE, io);
   }
   const oneApiFlag = (['base', 'input', 'allow'] as const).find((flag) => flags[flag] !== undefined);
   if (oneApiFlag === undefined || config.apis.length === 1) return config.apis;
   const names = config.apis.map((api) => api.name).join(', ');
-  return refuseUsage(
+  return reportUsageError(
     `--${oneApiFlag} names a file of one API, and ${CONFIG_FILE} names ${config.apis.length}: say which with --api NAME (${names}).`,
     USAGE,
     io,
@@ -190,7 +190,7 @@ export async function runDiffApi(argv: readonly string[], io: Io): Promise<numbe
   );
   if (typeof values === 'number') return values;
   if (values.base !== undefined && values['base-ref'] !== undefined) {
-    return refuseUsage('--base and --base-ref name two bases: give one.', USAGE, io);
+    return reportUsageError('--base and --base-ref name two bases: give one.', USAGE, io);
   }
   const fromCommandLine = (file: string): string => path.resolve(io.cwd, file);
   const fileOf =

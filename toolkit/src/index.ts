@@ -11,7 +11,7 @@ export {
   type Reference,
 } from './codegen/bundle.js';
 export { scaffoldHandlers } from './codegen/scaffold.js';
-export { successAnswer, type SuccessAnswer } from './codegen/examples.js';
+export { successExample, type SuccessExample } from './codegen/examples.js';
 export {
   GeneratorError,
   readDocument,

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { BundleError } from './codegen/bundle.js';
 import { GeneratorError, type Warning } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
-import { parseFlags, refuseUsage, runAsMain, type Command } from './cli.js';
+import { parseFlags, reportUsageError, runAsMain, type Command } from './cli.js';
 import { generate } from './generate.js';
 import { lintDocument, lintReport, type LintFinding } from './lint/lint-document.js';
 import { pinned, PROJECT_DEPENDENCIES, PROJECT_DEV_DEPENDENCIES, type Manifest } from './new-api/dependencies.js';
@@ -33,7 +33,7 @@ export const USAGE = `Usage: contract-first new --input FILE --out DIR [--name N
                    project); default: this package, packed into the project's vendor/
   --help           show this text`;
 
-/** A refusal the user can act on: the message says what to do. */
+/** An error the user can act on: the message says what to do. */
 export class NewApiError extends Error {
   override readonly name = 'NewApiError';
 }
@@ -91,22 +91,22 @@ export interface NewApiResult {
  * The rules whose errors the generator works around (it carried the document all the same): each
  * rule with its findings as the project's redocly.yaml lists them, the generator's notes included.
  */
-function slipsOf(
+function mistakesOf(
   findings: readonly LintFinding[],
   warnings: readonly Warning[],
   projectPathOf: (file: string) => string,
 ): Record<string, string[]> {
-  const slips: Record<string, string[]> = {};
+  const mistakes: Record<string, string[]> = {};
   for (const finding of findings.filter((found) => found.severity === 'error')) {
-    (slips[finding.ruleId] ??= []).push(
+    (mistakes[finding.ruleId] ??= []).push(
       `${projectPathOf(finding.file)}:${finding.line} ${finding.pointer}: ${finding.message}`,
     );
   }
   const notes = warnings.map((warning) => `${warning.pointer}: ${warning.message}`);
-  const first = Object.keys(slips)[0];
+  const first = Object.keys(mistakes)[0];
   if (first !== undefined && notes.length > 0)
-    slips[first] = [...(slips[first] ?? []), "the generator's notes:", ...notes];
-  return slips;
+    mistakes[first] = [...(mistakes[first] ?? []), "the generator's notes:", ...notes];
+  return mistakes;
 }
 
 /** Runs npm in `cwd`; resolves to its error output when it fails. */
@@ -210,14 +210,14 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
     for (const line of lintReport(path.relative(process.cwd(), copy), findings)) output.warn(line);
     for (const warning of generation.warnings) output.warn(`warning: ${warning.pointer}: ${warning.message}`);
     // Findings name the files as the project holds them.
-    const slips = Array.isArray(findings)
-      ? slipsOf(findings as LintFinding[], generation.warnings, (file) =>
+    const mistakes = Array.isArray(findings)
+      ? mistakesOf(findings as LintFinding[], generation.warnings, (file) =>
           path.relative(out, path.resolve(file)).split(path.sep).join('/'),
         )
       : {};
-    if (Object.keys(slips).length > 0) {
+    if (Object.keys(mistakes).length > 0) {
       output.warn(
-        `lint: the generator works around these errors; the new project's redocly.yaml makes ${Object.keys(slips).join(', ')} warnings until they are mended`,
+        `lint: the generator works around these errors; the new project's redocly.yaml makes ${Object.keys(mistakes).join(', ')} warnings until they are mended`,
       );
     }
     const facts = {
@@ -230,7 +230,7 @@ export async function newApi(options: NewApiOptions, output: Output): Promise<Ne
       dependencies: await dependencies,
       devDependencies,
       engines,
-      slips,
+      mistakes,
     };
     await writeAll(
       out,
@@ -278,7 +278,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const here = process.env['INIT_CWD'] ?? process.cwd();
   const output: Output = { say: (line) => console.log(line), warn: (line) => console.error(line) };
   if (values.input === undefined || values.out === undefined)
-    return refuseUsage('--input and --out are required', USAGE);
+    return reportUsageError('--input and --out are required', USAGE);
   const toolkit =
     values.toolkit === undefined
       ? undefined

@@ -7,8 +7,8 @@
  *   diff:api classifies them) at the top of the API's changelog (Markdown), which the reference
  *   built by `npm run docs` shows as its last section;
  * - empties the API's allow-list, whose entries were about this release.
- * It refuses a version that is released already, one lower than the latest release, and a
- * document the breaking-change gate of diff:api refuses.
+ * It rejects a version that is released already, one lower than the latest release, and a
+ * document the breaking-change gate of diff:api rejects.
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,7 +26,7 @@ import {
 } from './api-diff/releases.js';
 import { buildReport, formatReport } from './api-diff/report.js';
 import { SourceError, loadDocumentFile } from './api-diff/sources.js';
-import { parseFlags, refuseUsage, runAsMain, type Command } from './cli.js';
+import { parseFlags, reportUsageError, runAsMain, type Command } from './cli.js';
 import { CONFIG_FILE, ConfigError, projectPath, readProjectConfig, type ApiConfig } from './config.js';
 
 export const USAGE = `Usage: contract-first release [--api NAME] [--date YYYY-MM-DD]
@@ -34,9 +34,9 @@ export const USAGE = `Usage: contract-first release [--api NAME] [--date YYYY-MM
 Releases one API of the project (apis: in ${CONFIG_FILE}) under its document's info.version:
 writes <version>.json, the bundled document, into the API's released folder (never over an
 existing one), adds the release's entry, with the changes since the latest release, at the
-top of the API's changelog, and empties the API's allow-list. Refuses a version released
+top of the API's changelog, and empties the API's allow-list. Rejects a version released
 already or lower than the latest, and a document with a breaking change that
-\`npm run diff:api\` refuses.
+\`npm run diff:api\` rejects.
 
   --api NAME         the API to release (its key under apis:; default the first one listed)
   --date YYYY-MM-DD  the release's date (default today, UTC)
@@ -58,7 +58,7 @@ export async function runReleaseApi(argv: readonly string[], io: Io): Promise<nu
   if (typeof values === 'number') return values;
   const date = values.date ?? new Date().toISOString().slice(0, 10);
   if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) {
-    return refuseUsage(`--date ${date} is not a date written YYYY-MM-DD.`, USAGE, io);
+    return reportUsageError(`--date ${date} is not a date written YYYY-MM-DD.`, USAGE, io);
   }
   let api: ApiConfig;
   let shown: (file: string) => string;
@@ -66,7 +66,7 @@ export async function runReleaseApi(argv: readonly string[], io: Io): Promise<nu
     const config = readProjectConfig(io.root);
     const named = values.api === undefined ? config.apis[0] : apiNamed(config, values.api);
     if (typeof named === 'string') {
-      return refuseUsage(`${named}.`, USAGE, io);
+      return reportUsageError(`${named}.`, USAGE, io);
     }
     if (named === undefined) throw new ConfigError(`${CONFIG_FILE} names no API`);
     api = named;
@@ -108,7 +108,7 @@ export async function runReleaseApi(argv: readonly string[], io: Io): Promise<nu
       const { stdout, stderr } = formatReport(report, 0);
       io.stdout(stdout);
       io.stderr(stderr);
-      return fail(`${version.text} is not released: the gate refuses its breaking changes (above)`);
+      return fail(`${version.text} is not released: the gate rejects its breaking changes (above)`);
     }
 
     await mkdir(api.released, { recursive: true });

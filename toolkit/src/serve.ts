@@ -1,15 +1,15 @@
 /**
  * `npm run serve -- --input FILE [--port N] [--handlers DIR] [--under-servers]`: an instant
  * contract server. It generates FILE into a temporary folder, scaffolds a stub for each operation
- * (the document's example of its first success answer; where it gives none, a value drawn from
- * that answer's schema, serve/drawn-answers.ts), and serves them behind the same
+ * (the document's example of its first success response; where it gives none, a value generated
+ * from that response's schema, serve/generated-responses.ts), and serves them behind the same
  * request and response validation as the service's, so a document can be tried with curl or a
  * client before a handler exists. With --handlers, the stubs live in DIR: stubs that exist there
- * are served as they are (edit them to answer something else), missing ones are added.
+ * are served as they are (edit them to respond with something else), missing ones are added.
  *
  * The paths are served as the document writes them (`/museum-hours`), as mock servers do; with
  * --under-servers, under the path of each of the document's servers, as a generated project's
- * server mounts them. A documented path asked for under the other base is answered with a 404
+ * server mounts them. A documented path asked for under the other base gets a 404 response
  * that says where it is served.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -26,9 +26,9 @@ import { GeneratorError } from './codegen/operations.js';
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { CONFIG_FILE, ConfigError, readProjectConfig } from './config.js';
 import { generate, PROJECT_ROOT } from './generate.js';
-import { drawnAnswers } from './serve/drawn-answers.js';
+import { generatedResponses } from './serve/generated-responses.js';
 import { curlCommand, firstRequest, type FirstRequest } from './serve/first-request.js';
-import { parseFlags, refuseUsage, runAsMain, type Command } from './cli.js';
+import { parseFlags, reportUsageError, runAsMain, type Command } from './cli.js';
 import { lintDocument, lintReport } from './lint/lint-document.js';
 
 /** A handler as serve calls it: the stubs scaffolded for the document. */
@@ -126,8 +126,9 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
   const { handlers: stubs } = (await import(pathToFileURL(path.join(handlersDir, 'index.ts')).href)) as {
     handlers: Record<string, Handler>;
   };
-  // A stub that answers 501 (the document gives no example) answers a value drawn from its schema.
-  const drawn = drawnAnswers(generation.document, generation.model.operations);
+  // A stub that responds with 501 (the document gives no example) responds with a value generated from
+  // its schema instead.
+  const generated = generatedResponses(generation.document, generation.model.operations);
   const handlers = Object.fromEntries(
     Object.entries(stubs).map(([key, stub]) => [
       key,
@@ -135,9 +136,9 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
         try {
           return await stub(input, context);
         } catch (error) {
-          const answer = (error as { status?: unknown }).status === 501 ? drawn.get(key) : undefined;
-          if (answer === undefined) throw error;
-          return answer;
+          const response = (error as { status?: unknown }).status === 501 ? generated.get(key) : undefined;
+          if (response === undefined) throw error;
+          return response;
         }
       },
     ]),
@@ -219,7 +220,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (typeof values === 'number') return values;
   const port = Number(values.port ?? 4010);
   if (!Number.isInteger(port) || port < 0 || port > 65535 || (values.input !== undefined && values.api !== undefined)) {
-    return refuseUsage(
+    return reportUsageError(
       values.input !== undefined && values.api !== undefined
         ? '--input and --api name two documents: give one'
         : '--port must be a whole number from 0 to 65535',
@@ -235,7 +236,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const api =
         values.api === undefined ? config.apis[0] : config.apis.find((candidate) => candidate.name === values.api);
       if (api === undefined) {
-        return refuseUsage(
+        return reportUsageError(
           `${CONFIG_FILE} has no API named ${values.api ?? ''}: its apis are ${config.apis.map((candidate) => candidate.name).join(', ')}`,
           USAGE,
         );
@@ -243,7 +244,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       values.input = path.relative(here, api.root) || api.root;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      return refuseUsage(`${error.message}; or name a document with --input FILE`, USAGE);
+      return reportUsageError(`${error.message}; or name a document with --input FILE`, USAGE);
     }
   }
   process.chdir(here);

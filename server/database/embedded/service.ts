@@ -20,7 +20,7 @@ import {
   JSON_TYPE_IDS,
   type ErrorFields,
   type StatementText,
-  type ThreadAnswers,
+  type ThreadReplies,
   type ThreadCall,
   type ThreadData,
   type ThreadQueryResult,
@@ -190,7 +190,7 @@ function serve(port: MessagePort, pglite: PGlite, bounds: ThreadData['bounds']):
     return request.text;
   };
 
-  const handle = async (request: ThreadRequest): Promise<ThreadAnswers[keyof ThreadAnswers]> => {
+  const handle = async (request: ThreadRequest): Promise<ThreadReplies[keyof ThreadReplies]> => {
     switch (request.op) {
       case 'query': {
         const text = textOf(request);

@@ -63,14 +63,14 @@ export interface ThreadQueryResult {
 }
 
 /** What each kind of request is answered with. */
-export interface ThreadAnswers {
+export interface ThreadReplies {
   readonly query: ThreadQueryResult;
   readonly end: null;
   readonly dump: Blob;
   readonly close: null;
 }
 
-/** A request as it crosses, with the id its answer comes back under. */
+/** A request as it crosses, with the id its response comes back under. */
 export interface ThreadCall {
   readonly id: number;
   readonly request: ThreadRequest;
@@ -80,7 +80,7 @@ export interface ThreadCall {
 export type ErrorFields = Record<string, unknown>;
 
 export type ThreadReply =
-  | { readonly id: number; readonly result: ThreadAnswers[keyof ThreadAnswers] }
+  | { readonly id: number; readonly result: ThreadReplies[keyof ThreadReplies] }
   | { readonly id: number; readonly error: ErrorFields }
   /** PGlite is open: requests are answered from now on. */
   | { readonly ready: true }

@@ -7,7 +7,7 @@ import {
   type ErrorFields,
   type StatementOptions,
   type StatementText,
-  type ThreadAnswers,
+  type ThreadReplies,
   type ThreadCall,
   type ThreadData,
   type ThreadQueryResult,
@@ -76,7 +76,7 @@ function startThread(workerData: ThreadData): Worker {
   });
 }
 
-/** The answer with its JSON values parsed: they cross as text (JSON_TYPE_IDS says why). */
+/** The result with its JSON values parsed: they cross as text (JSON_TYPE_IDS says why). */
 function withJsonParsed(result: ThreadQueryResult): ThreadQueryResult {
   const columns = result.fields.flatMap((field, index) =>
     JSON_TYPE_IDS.has(field.dataTypeID) ? [{ index, name: field.name }] : [],
@@ -114,9 +114,9 @@ export interface PGliteThreadOptions extends CreatePGliteOptions {
 }
 
 /**
- * Starts the embedded database in a thread of its own and answers with the instance the store
+ * Starts the embedded database in a thread of its own and responds with the instance the store
  * uses, whose every call is a message to that thread. The thread keeps the process alive only
- * while a call is waiting for its answer.
+ * while a call is waiting for its response.
  */
 export async function startPGliteThread(options: PGliteThreadOptions): Promise<PGliteInstance> {
   const data: ThreadData = {
@@ -186,11 +186,11 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
     return { text, textId: textIds.size + 1 };
   };
 
-  const call = <Request extends ThreadRequest>(request: Request): Promise<ThreadAnswers[Request['op']]> => {
+  const call = <Request extends ThreadRequest>(request: Request): Promise<ThreadReplies[Request['op']]> => {
     if (gone !== undefined) return Promise.reject(gone);
     const id = ++nextId;
     return new Promise((resolve, reject) => {
-      // Throws when a parameter cannot cross (a function, say): then nothing waits for an answer,
+      // Throws when a parameter cannot cross (a function, say): then nothing waits for a response,
       // and a text it carried is not taken as kept.
       worker.postMessage({ id, request } satisfies ThreadCall);
       if (request.op === 'query' && 'text' in request && request.textId !== undefined)

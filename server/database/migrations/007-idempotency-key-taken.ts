@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 
-// The statement that stores an answer (storedAnswerStatement, idempotency.ts) fails, rather than
+// The statement that stores an answer (storedResponseStatement, idempotency.ts) fails, rather than
 // answers, when the key it would store is taken, so that the statement can travel with its
 // transaction's commit: a failed statement aborts the transaction and the commit sent after it is
 // never run. SQL has no statement that raises an

@@ -73,7 +73,7 @@ export class PreparingPostgresDialect implements Dialect {
 export const MAX_PREPARED_TEXTS = 2_000;
 /** Above this many parameters a statement is a bulk write, run rarely and with ever-new shapes. */
 const MAX_PREPARED_PARAMETERS = 100;
-/** SQLSTATE feature_not_supported, which PostgreSQL answers with "cached plan must not change result type". */
+/** SQLSTATE feature_not_supported, which PostgreSQL responds with "cached plan must not change result type". */
 const CACHED_PLAN_CHANGED = '0A000';
 
 /** Where a connection's transaction is. */

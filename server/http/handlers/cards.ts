@@ -25,7 +25,7 @@ export function toCard({ card, figures }: CardWithUsage): Card {
   };
 }
 
-/** Another organization's card gets the same answer as an unknown id: a foreign id is never confirmed. */
+/** Another organization's card gets the same response as an unknown id: a foreign id is never confirmed. */
 const notFound = (id: string): { status: 404; body: ErrorBody } => ({
   status: 404,
   body: { message: `No card with id ${id} was found.`, type: 'NotFound' },
@@ -39,7 +39,7 @@ const invalidLimits = (message: string): { status: 400; body: ErrorBody } => ({
 type CardsQuery = { readonly cursor?: string | undefined; readonly limit?: number | undefined };
 type SetLimitsBody = Parameters<typeof setLimits>[0];
 type UpdateLimitsBody = Parameters<typeof updateLimits>[1];
-type LimitsAnswer = { status: 200; body: Card } | { status: 400 | 404; body: ErrorBody };
+type LimitsResponse = { status: 200; body: Card } | { status: 400 | 404; body: ErrorBody };
 
 /** A page of the organization's cards: the partner API's listCards, and the dashboard's. */
 export async function cardPage(
@@ -48,7 +48,7 @@ export async function cardPage(
   organizationId: string,
   nowMs: number,
   query: CardsQuery,
-): Promise<CardPageAnswer> {
+): Promise<CardPageResponse> {
   // The list's name is part of the binding, so a cursor of another list is refused here.
   const page = pageRequest(services.cursors, query, { list: 'cards' });
   const rows = await listStoredCards(db, {
@@ -67,7 +67,7 @@ export async function cardPage(
   };
 }
 
-type CardPageAnswer = { status: 200; body: { cards: Card[]; nextCursor?: string } };
+type CardPageResponse = { status: 200; body: { cards: Card[]; nextCursor?: string } };
 
 export const listCards = operation<'listCards'>(async function listCards(input, ctx) {
   return cardPage(ctx.services, ctx.db, organizationOf(ctx), ctx.now, input.query);
@@ -80,7 +80,7 @@ export const getCard = operation<'getCard'>(async function getCard(input, ctx) {
 
 /**
  * Both limit operations run in a transaction (for the partner API, the write transaction that also
- * stores the idempotent answer): the card row is locked first, so concurrent changes of one card
+ * stores the idempotent response): the card row is locked first, so concurrent changes of one card
  * apply one after the other and none is lost; every check runs before the only write.
  */
 async function changeLimits(
@@ -89,7 +89,7 @@ async function changeLimits(
   cardId: string,
   nowMs: number,
   change: (current: Limits) => { ok: true; limits: Limits } | { ok: false; message: string },
-): Promise<LimitsAnswer> {
+): Promise<LimitsResponse> {
   const card = await lockCard(tx, organizationId, cardId);
   if (card === undefined) return notFound(cardId);
   const result = change(card.limits);
@@ -108,7 +108,7 @@ export async function setCardLimitsIn(
   cardId: string,
   nowMs: number,
   body: SetLimitsBody,
-): Promise<LimitsAnswer> {
+): Promise<LimitsResponse> {
   const result = setLimits(body);
   // The body alone decides: refuse it before touching the card.
   if (!result.ok) return invalidLimits(result.message);
@@ -122,7 +122,7 @@ export async function updateCardLimitsIn(
   cardId: string,
   nowMs: number,
   body: UpdateLimitsBody,
-): Promise<LimitsAnswer> {
+): Promise<LimitsResponse> {
   return changeLimits(tx, organizationId, cardId, nowMs, (current) => updateLimits(current, body));
 }
 

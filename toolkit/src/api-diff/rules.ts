@@ -9,7 +9,7 @@
  * | rule | the library says | we say |
  * |---|---|---|
  * | response-property-removed | removing a response property is breaking only if it was required | breaking: partners read optional fields too, and the field is gone for good |
- * | request-property-removed | removing a request property is non-breaking | breaking: a partner that still sends it is refused by a closed schema, or silently ignored by an open one |
+ * | request-property-removed | removing a request property is non-breaking | breaking: a partner that still sends it is rejected by a closed schema, or silently ignored by an open one |
  * | type-as-set | a replaced `type` is breaking in a request, non-breaking in a response, whatever the types | the types compared as sets (`integer` within `number`): a request that accepts more, or a response that sends less, is non-breaking; anything else is breaking |
  * | closed-schema | `additionalProperties` in a request is always non-breaking, in a response always breaking; `unevaluatedProperties` is unclassified | how open the schema is to unnamed properties, by the more closing of the two keywords: a request schema closed (`false`) or narrowed is breaking, opened non-breaking; the reverse for a response; one closing keyword swapped for the other non-breaking |
  * | examples | an edit inside a named example (`examples/<name>/summary`, `…/value`) is unclassified | an annotation: examples document, no client depends on them |
@@ -244,7 +244,7 @@ function satisfies(met: Requirement, asked: Requirement): boolean {
   });
 }
 
-/** Breaking when some client the operation accepted is refused now; an annotation when the same clients are accepted. */
+/** Breaking when some client the operation accepted is rejected now; an annotation when the same clients are accepted. */
 function compareRequirements(documents: Documents, path: string, method: string): ChangeType | undefined {
   const before = requirementsOf(documents.before, path, method);
   const after = requirementsOf(documents.after, path, method);

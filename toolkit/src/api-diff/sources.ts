@@ -103,7 +103,7 @@ export async function openProjectAtRef(root: string, ref: string): Promise<Proje
   const work = await mkdtemp(path.join(tmpdir(), 'diff-api-'));
   try {
     // The project's folder need not be the repository's top. `git archive` run inside a subfolder
-    // refuses a tree of the commit, so it runs at the top, on the tree of the project's folder.
+    // rejects a tree of the commit, so it runs at the top, on the tree of the project's folder.
     const top = git(root, ['rev-parse', '--show-toplevel']).toString('utf8').trim();
     const prefix = git(root, ['rev-parse', '--show-prefix']).toString('utf8').trim();
     const archive = git(top, ['archive', '--format=tar', `${commit}:${prefix}`]);

@@ -71,7 +71,7 @@ describe('bounds', () => {
 });
 
 describe('wrongTypes', () => {
-  it('gives only values of other types, each refused by the schema', () => {
+  it('gives only values of other types, each rejected by the schema', () => {
     for (const name of ['Amount', 'Note', 'Status', 'Statuses']) {
       const wrong = wrongTypes(document, ref(name));
       expect(wrong.length).toBeGreaterThan(3);

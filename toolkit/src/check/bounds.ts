@@ -5,7 +5,7 @@ import { ANY, flatten, mergeShapes, type JsonType, type Shape } from './shape.js
  * values just inside every bound the schema declares (`minimum`, `maximum`, `minLength`,
  * `maxLength`, a character-class `pattern`, `enum`, list items of an `enum`), the values just
  * outside them, and JSON values of every type the schema does not take. Pure: a caller decides
- * what answer each deserves.
+ * what response each deserves.
  */
 
 export interface BoundaryValue {

@@ -6,14 +6,14 @@ import { cookiePair, formBody, headerText, pathText, queryPairs } from './serial
 import { CROSS_SHRINK, valuesOf, type Channel } from './values.js';
 
 /**
- * The requests of one operation: what fast-check draws (a value for each parameter, a body in one
- * of the media types the checker writes) and the HTTP request built from it. A drawn request is
- * valid when each value matches its schema, as the document reads requests (schemas.ts); one that
- * does not is not sent as valid.
+ * The requests of one operation: what fast-check generates (a value for each parameter, a body in
+ * one of the media types the checker writes) and the HTTP request built from it. A generated
+ * request is valid when each value matches its schema, as the document reads requests (schemas.ts);
+ * one that does not is not sent as valid.
  */
 
 /** One request's values, before they are written on the wire. */
-export interface DrawnRequest {
+export interface GeneratedRequest {
   /** By position in the operation's parameters; undefined: not sent. */
   readonly parameters: readonly unknown[];
   /** The body: which of the plan's media types and its value; undefined: no body. */
@@ -46,15 +46,15 @@ export interface BodyMedia {
 export interface OperationPlan {
   readonly operation: OperationSpec;
   readonly bodyMedia: readonly BodyMedia[];
-  /** Undefined when some required value cannot be drawn (the notes say which). */
-  readonly valid: Arbitrary<DrawnRequest> | undefined;
+  /** Undefined when some required value cannot be generated (the notes say which). */
+  readonly valid: Arbitrary<GeneratedRequest> | undefined;
   readonly notes: readonly string[];
 }
 
 const channelOf = (parameter: ParameterSpec): Channel =>
   parameter.in === 'header' ? 'header' : parameter.in === 'path' ? 'path' : 'text';
 
-/** Each required value drawn from its schema, optional ones half the time, the document's examples mixed in. */
+/** Each required value generated from its schema, optional ones half the time, the document's examples mixed in. */
 export function planOperation(document: object, operation: OperationSpec): OperationPlan {
   const notes: string[] = [];
   const parameterArbitraries: Arbitrary<unknown>[] = [];
@@ -83,7 +83,7 @@ export function planOperation(document: object, operation: OperationSpec): Opera
       });
     }
     if (values === undefined) {
-      notes.push(`${parameter.pointer}: no value can be drawn from the schema of parameter ${parameter.name}`);
+      notes.push(`${parameter.pointer}: no value can be generated from the schema of parameter ${parameter.name}`);
       if (parameter.required) drawable = false;
       parameterArbitraries.push(fc.constant(undefined));
       continue;
@@ -111,7 +111,7 @@ export function planOperation(document: object, operation: OperationSpec): Opera
         { weight: 1, arbitrary: fc.constantFrom(...media.examples) },
       );
     if (values === undefined) {
-      notes.push(`${media.pointer}: no value can be drawn from its schema`);
+      notes.push(`${media.pointer}: no value can be generated from its schema`);
       continue;
     }
     const index = bodyMedia.length;
@@ -140,11 +140,11 @@ export function planOperation(document: object, operation: OperationSpec): Opera
   return { operation, bodyMedia, valid, notes };
 }
 
-/** Why a drawn request is not valid per the document; undefined when it is. */
-export function invalidity(plan: OperationPlan, drawn: DrawnRequest, schemas: Schemas): string | undefined {
+/** Why a generated request is not valid per the document; undefined when it is. */
+export function invalidity(plan: OperationPlan, generated: GeneratedRequest, schemas: Schemas): string | undefined {
   const { operation } = plan;
   for (const [index, parameter] of operation.parameters.entries()) {
-    const value = drawn.parameters[index];
+    const value = generated.parameters[index];
     if (value === undefined) {
       if (parameter.required) return `${parameter.in} parameter ${parameter.name} is missing`;
       continue;
@@ -152,11 +152,11 @@ export function invalidity(plan: OperationPlan, drawn: DrawnRequest, schemas: Sc
     const problem = schemas.problem('request', parameter.schemaPointer, value);
     if (problem !== undefined) return `${parameter.in} parameter ${parameter.name}: ${problem.message}`;
   }
-  if (drawn.body === undefined)
+  if (generated.body === undefined)
     return operation.requestBody?.required === true ? 'the required body is missing' : undefined;
-  const media = plan.bodyMedia[drawn.body.media];
+  const media = plan.bodyMedia[generated.body.media];
   if (media === undefined) return 'no such media type';
-  const problem = schemas.problem('request', media.media.schemaPointer, drawn.body.value);
+  const problem = schemas.problem('request', media.media.schemaPointer, generated.body.value);
   return problem === undefined ? undefined : `body: ${problem.message}`;
 }
 
@@ -166,7 +166,7 @@ export function invalidity(plan: OperationPlan, drawn: DrawnRequest, schemas: Sc
  */
 export const requestPath = (documentPath: string): string => documentPath.split(/[#?]/)[0] ?? documentPath;
 
-/** Characters a header value may not hold (Node refuses them; RFC 9110, 5.5). */
+/** Characters a header value may not hold (Node rejects them; RFC 9110, 5.5). */
 const BAD_HEADER = /[^\t\x20-\x7e\x80-\xff]/;
 
 /** What the wire form of a body is: text and its Content-Type. */
@@ -175,17 +175,21 @@ export function bodyText(media: BodyMedia, value: unknown): string {
 }
 
 /**
- * The HTTP request of a drawn one, at `baseUrl` (the document's paths are appended to it); a
+ * The HTTP request of a generated one, at `baseUrl` (the document's paths are appended to it); a
  * string saying why when it cannot be sent (a header value HTTP cannot carry, a path segment `.`).
  */
-export function buildRequest(plan: OperationPlan, drawn: DrawnRequest, baseUrl: string): OutgoingRequest | string {
+export function buildRequest(
+  plan: OperationPlan,
+  generated: GeneratedRequest,
+  baseUrl: string,
+): OutgoingRequest | string {
   const { operation } = plan;
   let path = requestPath(operation.path);
   const query: string[] = [];
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (const [index, parameter] of operation.parameters.entries()) {
-    const value = drawn.parameters[index];
+    const value = generated.parameters[index];
     if (value === undefined) continue;
     switch (parameter.in) {
       case 'path': {
@@ -211,11 +215,11 @@ export function buildRequest(plan: OperationPlan, drawn: DrawnRequest, baseUrl: 
   }
   if (cookies.length > 0) headers['Cookie'] = cookies.join('; ');
   let body: string | null = null;
-  if (drawn.body !== undefined) {
-    const media = plan.bodyMedia[drawn.body.media];
+  if (generated.body !== undefined) {
+    const media = plan.bodyMedia[generated.body.media];
     if (media !== undefined) {
       headers['Content-Type'] = media.media.type;
-      body = bodyText(media, drawn.body.value);
+      body = bodyText(media, generated.body.value);
     }
   }
   const search = query.length === 0 ? '' : `?${query.join('&')}`;

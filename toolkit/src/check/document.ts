@@ -330,7 +330,7 @@ export function readOperations(document: OpenApiDocument): CheckedDocument {
     document['webhooks'] !== null &&
     Object.keys(document['webhooks']).length > 0
   ) {
-    notes.push('#/webhooks: webhooks are requests the API sends, not ones it answers: not checked');
+    notes.push('#/webhooks: webhooks are requests the API sends, not ones it responds to: not checked');
   }
   return { document, operations, securitySchemes, notes };
 }

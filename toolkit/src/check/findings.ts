@@ -32,8 +32,8 @@ export const findingKey = (operation: string, verdict: Verdict): string =>
   `${verdict.kind}|${operation}|${verdict.status ?? ''}|${verdict.detail}`;
 
 /**
- * Whether case `a` comes before case `b` in the run's order (run.ts draws index by index), so that
- * the case kept for a key is the same in every run of a seed, whatever order the answers of cases
+ * Whether case `a` comes before case `b` in the run's order (run.ts generates index by index), so that
+ * the case kept for a key is the same in every run of a seed, whatever order the responses of cases
  * sent at once come back in: the shrunk request and the replay command then repeat too.
  */
 function comesBefore(a: Origin, b: Origin): boolean {

@@ -1,7 +1,7 @@
 /**
  * `contract-first/check`: the contract checker as a library. `runCheck` is `contract-first check`
  * without the command line; the rest is what an `--auth` module and a plug-in (plugin.ts) build
- * on: the requests it sends, the answers it reads, and the values it draws from schemas.
+ * on: the requests it sends, the responses it reads, and the values it generates from schemas.
  */
 export type { AuthContext, CheckAuth } from './auth.js';
 export {
@@ -32,7 +32,7 @@ export {
   type PluginVerdict,
 } from './plugin.js';
 export type { CheckReport, FindingReport, RunStatistics } from './report.js';
-export { MAX_HEAD_OCTETS, Sender, type Answer, type Outcome } from './requests.js';
+export { MAX_HEAD_OCTETS, Sender, type Outcome, type ReceivedResponse } from './requests.js';
 export { CheckUsageError, runCheck, runCheckDetailed, type CheckOptions, type CheckRun } from './run.js';
 export { clientWireText } from './serialize.js';
 export { flatten, type Shape } from './shape.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../codegen/bundle.js';
-import { buildRequest, invalidity, planOperation, type DrawnRequest } from './cases.js';
+import { buildRequest, invalidity, planOperation, type GeneratedRequest } from './cases.js';
 import { readOperations } from './document.js';
 import { countCandidates, invalidRequest } from './invalid.js';
 import { Schemas } from './schemas.js';
@@ -60,29 +60,29 @@ describe('invalid requests', () => {
   if (operation === undefined) throw new Error('the document has an operation');
   const plan = planOperation(document, operation);
   const schemas = new Schemas(document);
-  const valid = plan.valid ?? fc.constant<DrawnRequest>({ parameters: [], body: undefined });
-  const drawn = fc
+  const valid = plan.valid ?? fc.constant<GeneratedRequest>({ parameters: [], body: undefined });
+  const generated = fc
     .sample(valid, { numRuns: 60, seed: 4 })
     .filter((request) => invalidity(plan, request, schemas) === undefined);
 
   it('starts from valid requests', () => {
-    expect(drawn.length).toBeGreaterThan(40);
+    expect(generated.length).toBeGreaterThan(40);
   });
 
   it('breaks each request in ways the document confirms invalid, one constraint at a time', () => {
     const constraints = new Set<string>();
-    for (const request of drawn) {
+    for (const request of generated) {
       const count = countCandidates(document, plan, request, schemas);
       for (let choice = 0; choice < count; choice += 1) {
         const broken = invalidRequest(document, plan, request, choice, schemas);
         expect(broken).toBeDefined();
         if (broken === undefined) continue;
         constraints.add(broken.constraint);
-        const built = buildRequest(plan, broken.drawn, 'http://server.invalid');
+        const built = buildRequest(plan, broken.generated, 'http://server.invalid');
         if (typeof built === 'string') continue;
         const sent = broken.rewrite === undefined ? built : broken.rewrite(built);
         // Independent of how it was made: the request as sent breaks the document.
-        const body = broken.drawn.body;
+        const body = broken.generated.body;
         const bodyBroken =
           body === undefined ||
           sent.headers['Content-Type'] !== 'application/json' ||
@@ -94,7 +94,7 @@ describe('invalid requests', () => {
             }
           })();
         const parameterBroken = operation.parameters.some((parameter, index) => {
-          const value = broken.drawn.parameters[index];
+          const value = broken.generated.parameters[index];
           return value === undefined
             ? parameter.required
             : !schemas.valid('parameter', parameter.schemaPointer, wireImage(value));
@@ -155,7 +155,7 @@ describe('invalid requests', () => {
     const defaultedPlan = planOperation(changed, defaulted);
     const defaultedSchemas = new Schemas(changed);
     const descriptions = new Set<string>();
-    for (const request of drawn.slice(0, 10)) {
+    for (const request of generated.slice(0, 10)) {
       for (let choice = 0; choice < countCandidates(changed, defaultedPlan, request, defaultedSchemas); choice += 1) {
         descriptions.add(invalidRequest(changed, defaultedPlan, request, choice, defaultedSchemas)?.description ?? '');
       }
@@ -173,7 +173,7 @@ describe('invalid requests', () => {
 
   it('passes over a change a string parameter takes as it is on the wire', () => {
     // `12345` for a string is `"12345"` on the wire: a string; `type` is never offered for X-Trace.
-    for (const request of drawn.slice(0, 10)) {
+    for (const request of generated.slice(0, 10)) {
       for (let choice = 0; choice < countCandidates(document, plan, request, schemas); choice += 1) {
         expect(invalidRequest(document, plan, request, choice, schemas)?.constraint).not.toBe('header X-Trace type');
       }

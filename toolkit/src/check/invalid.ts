@@ -1,4 +1,4 @@
-import type { DrawnRequest, OperationPlan, OutgoingRequest } from './cases.js';
+import type { GeneratedRequest, OperationPlan, OutgoingRequest } from './cases.js';
 import type { ParameterSpec } from './document.js';
 import { mediaMatches } from './media.js';
 import type { Schemas } from './schemas.js';
@@ -17,7 +17,7 @@ import { patternRegExp } from './values.js';
 
 /** A broken request: the values to build it from, and what happens to it on the wire after. */
 export interface InvalidRequest {
-  readonly drawn: DrawnRequest;
+  readonly generated: GeneratedRequest;
   /** Changes to the built request (a body that is not JSON, another Content-Type). */
   readonly rewrite: ((request: OutgoingRequest) => OutgoingRequest) | undefined;
   /** The constraint broken, the same for every request that breaks it (`body /items/*\/price minimum`). */
@@ -118,7 +118,7 @@ function valueChanges(
     out.push({ path, keyword, detail, value: changed });
   };
   const types = shape.types;
-  // On the wire a parameter is text: a string schema takes any, whatever it was drawn as.
+  // On the wire a parameter is text: a string schema takes any, whatever it was generated as.
   if (types !== undefined && types.length > 0 && !(text && types.includes('string'))) {
     const wrong = ['not-a-number', 12345, 1.5, true, null, {}, []].find((candidate) => !typeAllowed(types, candidate));
     if (wrong !== undefined) at('type', `must be ${types.join(' or ')}, sent ${preview(wrong)}`, wrong);
@@ -258,15 +258,15 @@ function parameterLabel(parameter: ParameterSpec): string {
   return `${parameter.in} parameter ${parameter.name}`;
 }
 
-/** Every candidate broken request of `drawn`, in a fixed order; each confirms itself or gives nothing. */
-function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, schemas: Schemas): Candidate[] {
+/** Every candidate broken request of `generated`, in a fixed order; each confirms itself or gives nothing. */
+function candidates(document: object, plan: OperationPlan, generated: GeneratedRequest, schemas: Schemas): Candidate[] {
   const list: Candidate[] = [];
   const { operation } = plan;
   operation.parameters.forEach((parameter, index) => {
-    const value = drawn.parameters[index];
-    const withValue = (next: unknown): DrawnRequest => ({
-      ...drawn,
-      parameters: drawn.parameters.map((old, i) => (i === index ? next : old)),
+    const value = generated.parameters[index];
+    const withValue = (next: unknown): GeneratedRequest => ({
+      ...generated,
+      parameters: generated.parameters.map((old, i) => (i === index ? next : old)),
     });
     if (
       parameter.required &&
@@ -275,7 +275,7 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
     ) {
       list.push({
         build: () => ({
-          drawn: withValue(undefined),
+          generated: withValue(undefined),
           rewrite: undefined,
           constraint: `${parameter.in} ${parameter.name} required`,
           description: `required ${parameterLabel(parameter)} left out`,
@@ -307,7 +307,7 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
           if (parameter.in === 'path' && ['', '.', '..'].includes(scalarText(next))) return undefined;
           const where = change.path.length === 0 ? '' : ` ${pointerOf(change.path)}`;
           return {
-            drawn: withValue(next),
+            generated: withValue(next),
             rewrite: undefined,
             constraint: `${parameter.in} ${parameter.name}${genericPointer(change.path)} ${change.keyword}`,
             description: `${parameterLabel(parameter)}${where}: ${change.keyword}: ${change.detail}`,
@@ -318,7 +318,7 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
     }
   });
 
-  const body = drawn.body;
+  const body = generated.body;
   const media = body === undefined ? undefined : plan.bodyMedia[body.media];
   if (body !== undefined && media !== undefined) {
     const changes: ValueChange[] = [];
@@ -333,7 +333,7 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
             : !schemas.valid('request', media.media.schemaPointer, next);
           if (!confirmed) return undefined;
           return {
-            drawn: { ...drawn, body: { media: body.media, value: next } },
+            generated: { ...generated, body: { media: body.media, value: next } },
             rewrite: undefined,
             constraint: `body${genericPointer(change.path)} ${change.keyword}`,
             description: `body ${pointerOf(change.path) || '/'}: ${change.keyword}: ${change.detail}`,
@@ -344,7 +344,7 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
     if (!media.form) {
       list.push({
         build: () => ({
-          drawn,
+          generated,
           rewrite: (request) => ({ ...request, body: `${request.body ?? ''}`.slice(0, -1) + '{"' }),
           constraint: 'body malformed JSON',
           description: 'body: not JSON (its end cut off and `{"` added)',
@@ -356,7 +356,7 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
     if (other !== undefined) {
       list.push({
         build: () => ({
-          drawn,
+          generated,
           rewrite: (request) => ({
             ...request,
             headers: { ...withoutHeader(request.headers, 'content-type'), 'Content-Type': other },
@@ -370,7 +370,7 @@ function candidates(document: object, plan: OperationPlan, drawn: DrawnRequest, 
   if (operation.requestBody?.required === true && body !== undefined) {
     list.push({
       build: () => ({
-        drawn: { ...drawn, body: undefined },
+        generated: { ...generated, body: undefined },
         rewrite: undefined,
         constraint: 'body required',
         description: 'the required body left out',
@@ -396,19 +396,19 @@ export function withoutHeader(headers: Readonly<Record<string, string>>, name: s
 }
 
 /**
- * The broken request `choice` picks among those of `drawn` (it wraps around), or the next one that
- * is confirmed invalid; with `prefer`, the one that breaks that constraint if `drawn` offers it (a
- * failure is shrunk on the constraint that showed it). Undefined when none is confirmed.
+ * The broken request `choice` picks among those of `generated` (it wraps around), or the next one
+ * that is confirmed invalid; with `prefer`, the one that breaks that constraint if `generated` offers
+ * it (a failure is shrunk on the constraint that showed it). Undefined when none is confirmed.
  */
 export function invalidRequest(
   document: object,
   plan: OperationPlan,
-  drawn: DrawnRequest,
+  generated: GeneratedRequest,
   choice: number,
   schemas: Schemas,
   prefer?: string,
 ): InvalidRequest | undefined {
-  const list = candidates(document, plan, drawn, schemas);
+  const list = candidates(document, plan, generated, schemas);
   let first: InvalidRequest | undefined;
   for (let offset = 0; offset < list.length; offset += 1) {
     const built = list[(choice + offset) % list.length]?.build();
@@ -419,7 +419,12 @@ export function invalidRequest(
   return first;
 }
 
-/** How many broken requests `drawn` offers (for tests and notes). */
-export function countCandidates(document: object, plan: OperationPlan, drawn: DrawnRequest, schemas: Schemas): number {
-  return candidates(document, plan, drawn, schemas).length;
+/** How many broken requests `generated` offers (for tests and notes). */
+export function countCandidates(
+  document: object,
+  plan: OperationPlan,
+  generated: GeneratedRequest,
+  schemas: Schemas,
+): number {
+  return candidates(document, plan, generated, schemas).length;
 }

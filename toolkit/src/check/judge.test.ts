@@ -32,7 +32,7 @@ const document = {
           '202': { description: 'accepted, no content' },
           '204': { description: 'nothing' },
           '4XX': {
-            description: 'refused',
+            description: 'rejected',
             content: { 'application/problem+json': { schema: { type: 'object', required: ['title'] } } },
           },
         },
@@ -50,9 +50,9 @@ const document = {
   },
 } as unknown as OpenApiDocument;
 
-const answer = (status: number, headers: Record<string, string>, body: unknown): Outcome => ({
-  kind: 'answer',
-  answer: { status, headers, body: typeof body === 'string' ? body : JSON.stringify(body), ms: 1 },
+const received = (status: number, headers: Record<string, string>, body: unknown): Outcome => ({
+  kind: 'response',
+  response: { status, headers, body: typeof body === 'string' ? body : JSON.stringify(body), ms: 1 },
 });
 const json = { 'content-type': 'application/json; charset=utf-8', 'x-total': '1' };
 const good = { items: [{ price: 3 }] };
@@ -65,48 +65,51 @@ describe('judge', () => {
     judge(operation, outcome, intent, schemas, 5000).map((verdict) => verdict.kind);
 
   it.each<[string, { outcome: Outcome; intent?: Intent; want: FindingKind[] }]>([
-    ['a declared answer', { outcome: answer(200, json, good), want: [] }],
-    ['a 204 declared without content', { outcome: answer(204, {}, ''), want: [] }],
+    ['a declared response', { outcome: received(200, json, good), want: [] }],
+    ['a 204 declared without content', { outcome: received(204, {}, ''), want: [] }],
     [
       'a 4xx by its range',
-      { outcome: answer(404, { 'content-type': 'application/problem+json' }, { title: 'no' }), want: [] },
+      { outcome: received(404, { 'content-type': 'application/problem+json' }, { title: 'no' }), want: [] },
     ],
     [
       'a 5xx',
-      { outcome: answer(500, { 'content-type': 'text/plain' }, 'boom'), want: ['server-error', 'undeclared-status'] },
+      { outcome: received(500, { 'content-type': 'text/plain' }, 'boom'), want: ['server-error', 'undeclared-status'] },
     ],
-    ['an undeclared status', { outcome: answer(302, {}, ''), want: ['undeclared-status'] }],
+    ['an undeclared status', { outcome: received(302, {}, ''), want: ['undeclared-status'] }],
     [
       'an undeclared Content-Type',
-      { outcome: answer(200, { ...json, 'content-type': 'text/html' }, '<p>'), want: ['content-type'] },
+      { outcome: received(200, { ...json, 'content-type': 'text/html' }, '<p>'), want: ['content-type'] },
     ],
     [
       'a body where none is declared',
-      { outcome: answer(202, { 'content-type': 'text/plain' }, 'x'), want: ['content-type'] },
+      { outcome: received(202, { 'content-type': 'text/plain' }, 'x'), want: ['content-type'] },
     ],
-    ['a body off its schema', { outcome: answer(200, json, { items: [{ price: 'free' }] }), want: ['response-body'] }],
-    ['a body that is not JSON', { outcome: answer(200, json, '{"items": ['), want: ['response-body'] }],
-    ['an empty body where JSON is declared', { outcome: answer(200, json, ''), want: ['response-body'] }],
+    [
+      'a body off its schema',
+      { outcome: received(200, json, { items: [{ price: 'free' }] }), want: ['response-body'] },
+    ],
+    ['a body that is not JSON', { outcome: received(200, json, '{"items": ['), want: ['response-body'] }],
+    ['an empty body where JSON is declared', { outcome: received(200, json, ''), want: ['response-body'] }],
     [
       'a required header missing',
-      { outcome: answer(200, { 'content-type': 'application/json' }, good), want: ['response-header'] },
+      { outcome: received(200, { 'content-type': 'application/json' }, good), want: ['response-header'] },
     ],
     [
       'a header off its schema',
-      { outcome: answer(200, { ...json, 'x-total': '-1' }, good), want: ['response-header'] },
+      { outcome: received(200, { ...json, 'x-total': '-1' }, good), want: ['response-header'] },
     ],
     [
-      'an invalid request answered 2xx',
+      'an invalid request that gets a 2xx response',
       {
-        outcome: answer(200, json, good),
+        outcome: received(200, json, good),
         intent: { kind: 'invalid', constraint: 'query limit maximum', description: 'limit 31' },
         want: ['accepted-invalid'],
       },
     ],
     [
-      'an invalid request answered 4xx',
+      'an invalid request that gets a 4xx response',
       {
-        outcome: answer(400, { 'content-type': 'application/problem+json' }, { title: 'bad' }),
+        outcome: received(400, { 'content-type': 'application/problem+json' }, { title: 'bad' }),
         intent: { kind: 'invalid', constraint: 'c', description: 'd' },
         want: [],
       },
@@ -114,24 +117,28 @@ describe('judge', () => {
     [
       'a 4xx whose body is off its schema',
       {
-        outcome: answer(400, { 'content-type': 'application/problem+json' }, {}),
+        outcome: received(400, { 'content-type': 'application/problem+json' }, {}),
         intent: { kind: 'invalid', constraint: 'c', description: 'd' },
         want: ['response-body'],
       },
     ],
     [
-      'no credentials answered 2xx',
-      { outcome: answer(200, json, good), intent: { kind: 'no-credentials' }, want: ['accepted-without-credentials'] },
+      'no credentials, and a 2xx response',
+      {
+        outcome: received(200, json, good),
+        intent: { kind: 'no-credentials' },
+        want: ['accepted-without-credentials'],
+      },
     ],
     [
       'a created object not found',
       {
-        outcome: answer(404, { 'content-type': 'application/problem+json' }, { title: 'gone' }),
+        outcome: received(404, { 'content-type': 'application/problem+json' }, { title: 'gone' }),
         intent: { kind: 'read-after-create', created: 'x' },
         want: ['created-not-found'],
       },
     ],
-    ['no answer in time', { outcome: { kind: 'hang', ms: 5000 }, want: ['hang'] }],
+    ['no response in time', { outcome: { kind: 'hang', ms: 5000 }, want: ['hang'] }],
     ['a refused connection', { outcome: { kind: 'network', message: 'ECONNREFUSED', ms: 1 }, want: ['network'] }],
   ])('%s', (_name, { outcome, intent, want }) => {
     expect(kinds(outcome, intent)).toEqual(want);
@@ -140,7 +147,7 @@ describe('judge', () => {
   it("names the body's problem by instance path and Ajv's message", () => {
     const [verdict] = judge(
       operation,
-      answer(200, json, { items: [{ price: 'free' }] }),
+      received(200, json, { items: [{ price: 'free' }] }),
       { kind: 'valid' },
       schemas,
       5000,
@@ -148,15 +155,21 @@ describe('judge', () => {
     expect(verdict?.message).toMatch(/^\/items\/0\/price must be number/);
   });
 
-  it('does not require a writeOnly property in an answer', () => {
+  it('does not require a writeOnly property in a response', () => {
     expect(schemas.valid('response', '#/components/schemas/Item', { price: 1 })).toBe(true);
   });
 
   it('keys the same failure the same way, whatever the values', () => {
-    const first = judge(operation, answer(200, json, { items: [{ price: 'a' }] }), { kind: 'valid' }, schemas, 5000)[0];
+    const first = judge(
+      operation,
+      received(200, json, { items: [{ price: 'a' }] }),
+      { kind: 'valid' },
+      schemas,
+      5000,
+    )[0];
     const second = judge(
       operation,
-      answer(200, json, { items: [{ price: 1 }, { price: 'b' }] }),
+      received(200, json, { items: [{ price: 1 }, { price: 'b' }] }),
       { kind: 'valid' },
       schemas,
       5000,

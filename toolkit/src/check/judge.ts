@@ -5,7 +5,7 @@ import type { PluginKind } from './plugin.js';
 import type { Schemas } from './schemas.js';
 
 /**
- * The checks on one answer, against what the document declares for its operation: no 5xx, a
+ * The checks on one response, against what the document declares for its operation: no 5xx, a
  * declared status, a declared Content-Type, a body and headers that match their schemas, a 4xx to
  * an invalid request or one without credentials, a created object that can be read. Each problem
  * is a verdict with a key part (`detail`) that is the same every time the same thing breaks, so
@@ -30,12 +30,12 @@ export interface Verdict<Kind extends string = FindingKind | PluginKind> {
   /** The checker's own kinds, or a plug-in's (plugin.ts). */
   readonly kind: Kind;
   readonly status: number | null;
-  /** What broke, the same for every answer that breaks it the same way (a schema path, a header name, a constraint). */
+  /** What broke, the same for every response that breaks it the same way (a schema path, a header name, a constraint). */
   readonly detail: string;
   readonly message: string;
 }
 
-/** What a request was meant to be, which says what a right answer to it is. */
+/** What a request was meant to be, which says what a right response to it is. */
 export type Intent =
   | { readonly kind: 'valid' }
   | {
@@ -61,7 +61,7 @@ export function declaredResponse(operation: OperationSpec, status: number): Resp
   );
 }
 
-/** Statuses whose answers carry no body (RFC 9110, 6.4.1), and answers to HEAD. */
+/** Statuses whose responses carry no body (RFC 9110, 6.4.1), and responses to HEAD. */
 const bodiless = (status: number, method: string): boolean =>
   method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
 
@@ -80,7 +80,7 @@ function judgeContent(
   const where = `${response.key} response`;
   if (bodiless(status, operation.method)) return verdicts;
   if (body.length === 0) {
-    // An empty answer where every declared payload is JSON with a schema matches none of them.
+    // An empty response where every declared payload is JSON with a schema matches none of them.
     if (response.media.length > 0 && response.media.every((m) => isJsonType(m.type) && m.schemaPointer !== undefined)) {
       verdicts.push({
         kind: 'response-body',
@@ -96,7 +96,7 @@ function judgeContent(
       kind: 'content-type',
       status,
       detail: `${response.key} no content`,
-      message: `the ${where} declares no content, but the answer has a ${contentType ?? 'untyped'} body of ${Buffer.byteLength(body)} bytes`,
+      message: `the ${where} declares no content, but the response has a ${contentType ?? 'untyped'} body of ${Buffer.byteLength(body)} bytes`,
     });
     return verdicts;
   }
@@ -105,7 +105,7 @@ function judgeContent(
       kind: 'content-type',
       status,
       detail: `${response.key} missing`,
-      message: `the answer has a body but no Content-Type; the ${where} declares ${response.media.map((m) => m.type).join(', ')}`,
+      message: `the response has a body but no Content-Type; the ${where} declares ${response.media.map((m) => m.type).join(', ')}`,
     });
     return verdicts;
   }
@@ -188,7 +188,7 @@ function judgeHeaders(
 const schemasTakeString = (schemas: Schemas, pointer: string | undefined, value: string): boolean =>
   schemas.valid('parameter', pointer, value);
 
-/** Every check on one answer to a request of `operation` meant as `intent`. */
+/** Every check on one response to a request of `operation` meant as `intent`. */
 export function judge(
   operation: OperationSpec,
   outcome: Outcome,
@@ -198,22 +198,27 @@ export function judge(
 ): Verdict<FindingKind>[] {
   if (outcome.kind === 'unsendable') return [];
   if (outcome.kind === 'hang')
-    return [{ kind: 'hang', status: null, detail: 'hang', message: `no answer within ${timeoutMs} ms` }];
+    return [{ kind: 'hang', status: null, detail: 'hang', message: `no response within ${timeoutMs} ms` }];
   if (outcome.kind === 'network')
     return [
       { kind: 'network', status: null, detail: outcome.message, message: `the connection failed: ${outcome.message}` },
     ];
-  const { status, headers, body } = outcome.answer;
+  const { status, headers, body } = outcome.response;
   const verdicts: Verdict<FindingKind>[] = [];
   if (status >= 500)
-    verdicts.push({ kind: 'server-error', status, detail: '', message: `answered ${status}: ${shortText(body)}` });
+    verdicts.push({
+      kind: 'server-error',
+      status,
+      detail: '',
+      message: `responded with ${status}: ${shortText(body)}`,
+    });
   if (intent.kind === 'plugin' && !intent.againstDocument) return verdicts;
   if (intent.kind === 'invalid' && status >= 200 && status < 300) {
     verdicts.push({
       kind: 'accepted-invalid',
       status,
       detail: intent.constraint,
-      message: `answered ${status} to an invalid request: ${intent.description}`,
+      message: `responded with ${status} to an invalid request: ${intent.description}`,
     });
   }
   if (intent.kind === 'no-credentials' && status >= 200 && status < 300) {
@@ -221,7 +226,7 @@ export function judge(
       kind: 'accepted-without-credentials',
       status,
       detail: '',
-      message: `answered ${status} to a request without the credentials its security requires`,
+      message: `responded with ${status} to a request without the credentials its security requires`,
     });
   }
   if (intent.kind === 'read-after-create' && status === 404) {
@@ -229,7 +234,7 @@ export function judge(
       kind: 'created-not-found',
       status,
       detail: '',
-      message: `answered 404 to a read of what was just created: ${intent.created}`,
+      message: `responded with 404 to a read of what was just created: ${intent.created}`,
     });
   }
   const response = declaredResponse(operation, status);

@@ -5,19 +5,19 @@ import type { Outcome } from './requests.js';
 
 /**
  * Plug-ins: what an API's own tests add to the checker, beside `--auth` (auth.ts). The checker
- * keeps what is generic (drawing requests from the document, sending them, judging the answers
+ * keeps what is generic (generating requests from the document, sending them, judging the responses
  * against it, shrinking a failure, replaying a run by its seed); a plug-in adds what only its API
  * knows, through three hooks, each optional:
  *
  * - `streams(operation)`: more cases for an operation. A stream is a fast-check arbitrary of the
  *   plug-in's own values and a `build` that turns one into a request when it is sent (so that it
- *   can use what earlier requests left: an id, a used idempotency key). Its values are drawn like
+ *   can use what earlier requests left: an id, a used idempotency key). Its values are generated like
  *   the checker's own, from the run's seed, the operation and the stream's name.
  * - `serialize(request)` and `around(request, send)`: requests with the same serialization key
  *   (an account the plug-in runs one request at a time, say) are sent one case after another;
  *   `around` runs around each request of a case, in that turn: to read the API's state before
  *   and compare after. It calls `send` once and returns its own verdicts.
- * - `judge(exchange)`: more checks on every answer (the checker's own requests and the streams').
+ * - `judge(exchange)`: more checks on every response (the checker's own requests and the streams').
  *
  * A verdict names its kind (`<plug-in name>:<kind>`, say `payments:error-shape`); it becomes a
  * finding like the checker's own: counted once per kind, operation, status and detail, shrunk by
@@ -27,7 +27,7 @@ import type { Outcome } from './requests.js';
  * const plugin: CheckPlugin = {
  *   name: 'shop',
  *   judge: (exchange) =>
- *     exchange.outcome.kind === 'answer' && exchange.outcome.answer.headers['x-request-id'] === undefined
+ *     exchange.outcome.kind === 'response' && exchange.outcome.response.headers['x-request-id'] === undefined
  *       ? [{ kind: 'shop:request-id', detail: '', message: 'no X-Request-Id header' }]
  *       : [],
  * };
@@ -38,7 +38,7 @@ import type { Outcome } from './requests.js';
 /** A finding kind a plug-in names: its own name, a colon, the kind. */
 export type PluginKind = `${string}:${string}`;
 
-/** One problem a plug-in sees in an answer. */
+/** One problem a plug-in sees in a response. */
 export interface PluginVerdict {
   readonly kind: PluginKind;
   /** What broke, the same every time the same thing breaks (each distinct detail is one finding). */
@@ -60,18 +60,18 @@ export interface CaseContext {
   readonly key: string | undefined;
 }
 
-/** A request a plug-in stream built, and what it expects of the answer. */
+/** A request a plug-in stream built, and what it expects of the response. */
 export interface PluginCase {
   readonly request: OutgoingRequest;
   /** Whether the run's credentials (`--header`, `--auth`) are added (default false: the request is complete). */
   readonly withCredentials?: boolean;
   /**
-   * Whether the checker judges the answer against the document as well (declared status,
+   * Whether the checker judges the response against the document as well (declared status,
    * Content-Type, body and headers); default false: only a 5xx, a hang and a failed connection.
-   * The plug-in's `judge` sees every answer either way.
+   * The plug-in's `judge` sees every response either way.
    */
   readonly judgeAgainstDocument?: boolean;
-  /** Handed back to `judge` and `around` with the answer: what the plug-in expects of it. */
+  /** Handed back to `judge` and `around` with the response: what the plug-in expects of it. */
   readonly expect?: unknown;
   /** Why the request is what it is, shown beside findings. */
   readonly context?: string;
@@ -80,14 +80,14 @@ export interface PluginCase {
 export interface PluginStream<T = unknown> {
   /** The stream's name, unique within its plug-in. */
   readonly name: string;
-  /** Cases drawn for the operation. */
+  /** Cases generated for the operation. */
   readonly count: number;
   readonly arbitrary: Arbitrary<T>;
-  /** The request of a drawn value, built in its case's turn; undefined: not sent (counted as skipped). */
+  /** The request of a generated value, built in its case's turn; undefined: not sent (counted as skipped). */
   build(value: T, context: CaseContext): PluginCase | undefined | Promise<PluginCase | undefined>;
 }
 
-/** One request sent and its answer, as plug-ins see it. */
+/** One request sent and its response, as plug-ins see it. */
 export interface PluginExchange {
   readonly case: CaseContext;
   /** The operation of this request (a sequence's follow-ups are other operations than its case's). */

@@ -47,7 +47,7 @@ describe('JUnit report', () => {
       {
         kind: 'server-error',
         operation: 'listPets',
-        message: 'answered 500: <b>"x" & \u0001',
+        message: 'responded with 500: <b>"x" & \u0001',
         status: 500,
         requestKind: 'valid',
         request: { method: 'GET', url: 'http://h/pets', headers: {}, body: null },
@@ -63,6 +63,8 @@ describe('JUnit report', () => {
     const xml = junitReport(report, ['listPets', 'GET /health']);
     expect(xml).toContain('<testsuites name="check" tests="2" failures="1" time="1.500">');
     expect(xml).toContain('<testcase classname="api.yaml" name="GET /health"/>');
-    expect(xml).toContain('<failure type="server-error" message="answered 500: &lt;b&gt;&quot;x&quot; &amp; \uFFFD">');
+    expect(xml).toContain(
+      '<failure type="server-error" message="responded with 500: &lt;b&gt;&quot;x&quot; &amp; \uFFFD">',
+    );
   });
 });

@@ -44,13 +44,13 @@ export interface CheckReport {
 
 /** What the text summary adds to the report. */
 export interface RunStatistics {
-  /** Answers by status class (`2xx`), `none` for requests without one. */
+  /** Responses by status class (`2xx`), `none` for requests without one. */
   readonly statusClasses: readonly (readonly [string, number])[];
-  /** Drawn requests that were not sent: not valid per the document after all, or not sendable. */
+  /** Generated requests that were not sent: not valid per the document after all, or not sendable. */
   readonly skipped: number;
-  /** Valid requests drawn to be broken that had no constraint to break (no parameter, no body). */
+  /** Valid requests generated to be broken that had no constraint to break (no parameter, no body). */
   readonly unbreakable: number;
-  /** Per finding (same order), how many answers showed it. */
+  /** Per finding (same order), how many responses showed it. */
   readonly occurrences: readonly number[];
   /** Per finding, the case that first showed it, and fast-check's path to the shrunk case in its stream. */
   readonly origins: readonly { readonly stream: string; readonly index: number; readonly path: string | undefined }[];
@@ -148,15 +148,15 @@ export function textReport(report: CheckReport, statistics: RunStatistics): stri
   lines.push(`operations checked: ${report.operations}`);
   const unsent = [
     statistics.skipped > 0
-      ? `${statistics.skipped} drawn requests not valid per the document after all, or not sendable`
+      ? `${statistics.skipped} generated requests not valid per the document after all, or not sendable`
       : '',
-    statistics.unbreakable > 0 ? `${statistics.unbreakable} drawn to be broken had no constraint to break` : '',
+    statistics.unbreakable > 0 ? `${statistics.unbreakable} generated to be broken had no constraint to break` : '',
   ].filter((part) => part !== '');
   lines.push(
     `requests sent: ${report.requests}${classes === '' ? '' : ` (${classes})`}${unsent.length > 0 ? `; not sent: ${unsent.join(', ')}` : ''}`,
   );
   lines.push(
-    `answer times: p50 ${report.timings.p50Ms} ms, p99 ${report.timings.p99Ms} ms, max ${report.timings.maxMs} ms`,
+    `response times: p50 ${report.timings.p50Ms} ms, p99 ${report.timings.p99Ms} ms, max ${report.timings.maxMs} ms`,
   );
   lines.push(`findings: ${report.findings.length}`);
   lines.push(`time: ${seconds.toFixed(1)} s, ${seconds > 0 ? Math.round(report.requests / seconds) : 0} requests/s`);

@@ -6,10 +6,10 @@ import type { OutgoingRequest } from './cases.js';
 /**
  * Sends requests with Node's own HTTP client over kept-alive connections (measured against
  * `npm run serve` on two cores: node:http sustained 2.5 to 4.9 thousand requests a second where
- * `fetch` sustained about one thousand), one answer's deadline per request.
+ * `fetch` sustained about one thousand), one response's deadline per request.
  */
 
-export interface Answer {
+export interface ReceivedResponse {
   readonly status: number;
   /** Lower-case names; repeated headers joined with `, `. */
   readonly headers: Readonly<Record<string, string>>;
@@ -18,12 +18,12 @@ export interface Answer {
 }
 
 export type Outcome =
-  | { readonly kind: 'answer'; readonly answer: Answer }
-  /** No complete answer within the deadline. */
+  | { readonly kind: 'response'; readonly response: ReceivedResponse }
+  /** No complete response within the deadline. */
   | { readonly kind: 'hang'; readonly ms: number }
-  /** The connection was refused, reset or closed before an answer. */
+  /** The connection was refused, reset or closed before a response. */
   | { readonly kind: 'network'; readonly message: string; readonly ms: number }
-  /** Node refused to send the request as built (a header it cannot carry). */
+  /** Node would not send the request as built (a header it cannot carry). */
   | { readonly kind: 'unsendable'; readonly message: string };
 
 export interface SenderOptions {
@@ -32,14 +32,14 @@ export interface SenderOptions {
   readonly concurrency: number;
 }
 
-/** Answers larger than this are cut there (their bodies are then judged as cut). */
+/** Responses larger than this are cut there (their bodies are then judged as cut). */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
  * The longest request head (request line and header fields) the checker sends: 8,000 octets, the
  * URI length RFC 9110 (section 4.1) asks every server to accept at least. Past what it accepts a
- * server may refuse the head with 414 or 431 before any of its code runs (Node's HTTP parser
- * answers 431 with no body past 16 KiB), so a longer request (a string at a large `maxLength` in
+ * server may reject the head with 414 or 431 before any of its code runs (Node's HTTP parser
+ * responds with 431 and no body past 16 KiB), so a longer request (a string at a large `maxLength` in
  * a path, query or header) would judge the server's HTTP layer rather than its contract: it is
  * not sent, and the report counts it as not sendable.
  */
@@ -64,7 +64,7 @@ export class Sender {
   async send(request: OutgoingRequest): Promise<Outcome> {
     const first = await this.attempt(request);
     // A kept-alive connection the server closed as it was reused fails at once: that is the
-    // connection's end, not the server's answer to this request (Node's documentation of
+    // connection's end, not the server's response to this request (Node's documentation of
     // `request.reusedSocket`); the request is sent again once on a new connection.
     if (first.outcome.kind === 'network' && first.reused) return (await this.attempt(request)).outcome;
     return first.outcome;
@@ -157,15 +157,15 @@ export class Sender {
           finish({ kind: 'network', message: error.code ?? error.message, ms: elapsed() }),
         );
         response.on('end', () => {
-          const answerHeaders: Record<string, string> = {};
+          const responseHeaders: Record<string, string> = {};
           for (const [name, value] of Object.entries(response.headers)) {
-            if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+            if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
           }
           finish({
-            kind: 'answer',
-            answer: {
+            kind: 'response',
+            response: {
               status: response.statusCode ?? 0,
-              headers: answerHeaders,
+              headers: responseHeaders,
               body: Buffer.concat(chunks).toString('utf8'),
               ms: elapsed(),
             },

@@ -39,17 +39,17 @@ import { mayCreate } from './sequences.js';
 import { StatusCounts, Timings } from './timings.js';
 
 /**
- * One run of the checker: reads the document, draws requests for each operation (valid ones,
+ * One run of the checker: reads the document, generates requests for each operation (valid ones,
  * invalid ones, ones without credentials, create-then-use sequences: runners.ts), sends them with
- * a fixed number in flight, judges every answer (judge.ts), and shrinks each distinct failure to
+ * a fixed number in flight, judges every response (judge.ts), and shrinks each distinct failure to
  * a small request with fast-check before it is reported (findings.ts).
  *
  * Every request is the value at some index of a fast-check stream seeded from the run's seed, the
- * operation and the stream (so that --include of one operation draws the same values as the whole
- * run), in the order `fc.check` would draw them (draws.ts): a failing case is shrunk by `fc.check`
- * replaying that index, and the run is replayed with the same seed.
+ * operation and the stream (so that --include of one operation generates the same values as the
+ * whole run), in the order `fc.check` would generate them (draws.ts): a failing case is shrunk by
+ * `fc.check` replaying that index, and the run is replayed with the same seed.
  *
- * Plug-ins (plugin.ts) add streams of their own to each operation, checks on every answer, and a
+ * Plug-ins (plugin.ts) add streams of their own to each operation, checks on every response, and a
  * hook around each request run in its serialization key's turn; their findings go the same way.
  */
 
@@ -64,9 +64,9 @@ export interface CheckOptions {
   /** operationIds, or `METHOD /path`: only these / not these. */
   readonly include?: readonly string[];
   readonly exclude?: readonly string[];
-  /** Stop drawing new requests after this many seconds. */
+  /** Stop generating new requests after this many seconds. */
   readonly timeLimitSeconds?: number;
-  /** One answer's deadline (default 5000); past it, the finding is a hang. */
+  /** One response's deadline (default 5000); past it, the finding is a hang. */
   readonly timeoutMs?: number;
   /** Requests in flight (default 8). */
   readonly concurrency?: number;
@@ -150,7 +150,7 @@ function* tasks(states: Iterable<OperationState>): Generator<Origin> {
   }
 }
 
-/** Notes on operations whose drawn requests were mostly not sent. */
+/** Notes on operations whose generated requests were mostly not sent. */
 function unsentNotes(states: Iterable<OperationState>): string[] {
   const notes: string[] = [];
   for (const state of states) {
@@ -158,12 +158,12 @@ function unsentNotes(states: Iterable<OperationState>): string[] {
     if (valid === undefined) continue;
     if (state.notValid * 2 > valid.count) {
       notes.push(
-        `${state.spec.pointer}: ${state.notValid} of the ${valid.count} requests drawn for ${state.spec.key} did not match the document's schemas and were not sent (constraints the drawer cannot combine: several patterns, not, if/then)`,
+        `${state.spec.pointer}: ${state.notValid} of the ${valid.count} requests generated for ${state.spec.key} did not match the document's schemas and were not sent (constraints the generator cannot combine: several patterns, not, if/then)`,
       );
     }
     if (state.notSendable * 2 > valid.count) {
       notes.push(
-        `${state.spec.pointer}: ${state.notSendable} of the ${valid.count} requests drawn for ${state.spec.key} could not be sent (a path segment empty, '.' or '..', a header value HTTP cannot carry)`,
+        `${state.spec.pointer}: ${state.notSendable} of the ${valid.count} requests generated for ${state.spec.key} could not be sent (a path segment empty, '.' or '..', a header value HTTP cannot carry)`,
       );
     }
   }
@@ -193,8 +193,8 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     const outcome = await sender.send(request);
     if (outcome.kind === 'unsendable') return outcome;
     requests += 1;
-    timings.add(outcome.kind === 'answer' ? outcome.answer.ms : outcome.ms);
-    statuses.add(outcome.kind === 'answer' ? outcome.answer.status : null);
+    timings.add(outcome.kind === 'response' ? outcome.response.ms : outcome.ms);
+    statuses.add(outcome.kind === 'response' ? outcome.response.status : null);
     return outcome;
   };
   const authContext = (operation: OperationSpec): AuthContext => ({
@@ -258,7 +258,7 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       kind: verdict.kind,
       detail: verdict.detail,
       message: verdict.message,
-      status: outcome.kind === 'answer' ? outcome.answer.status : null,
+      status: outcome.kind === 'response' ? outcome.response.status : null,
     }));
   const pluginExchange = async (
     operation: OperationSpec,
@@ -332,7 +332,9 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     const plan = planOperation(document, operation);
     notes.push(...plan.notes);
     if (plan.valid === undefined) {
-      notes.push(`${operation.pointer}: operation ${operation.key} not checked: a value it requires cannot be drawn`);
+      notes.push(
+        `${operation.pointer}: operation ${operation.key} not checked: a value it requires cannot be generated`,
+      );
       continue;
     }
     const state: OperationState = {

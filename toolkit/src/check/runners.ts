@@ -1,6 +1,6 @@
 import type { Arbitrary } from 'fast-check';
 import type { PreparedRequest } from './auth.js';
-import { buildRequest, invalidity, type DrawnRequest, type OperationPlan, type OutgoingRequest } from './cases.js';
+import { buildRequest, invalidity, type GeneratedRequest, type OperationPlan, type OutgoingRequest } from './cases.js';
 import type { OperationSpec } from './document.js';
 import { DrawStream, streamSeed } from './draws.js';
 import { invalidRequest } from './invalid.js';
@@ -12,9 +12,9 @@ import type { Schemas } from './schemas.js';
 import { followUps, type CreationContext } from './sequences.js';
 
 /**
- * What the checker does with one drawn case of an operation, by the stream it is drawn for: send
- * it as a valid request; break one constraint of it and send that; send it without credentials;
- * or send it as the creation of an object, then read, change and delete that object.
+ * What the checker does with one generated case of an operation, by the stream it is generated for:
+ * send it as a valid request; break one constraint of it and send that; send it without
+ * credentials; or send it as the creation of an object, then read, change and delete that object.
  */
 
 /** One request sent and its judgement. */
@@ -30,9 +30,9 @@ export interface Exchange {
 }
 
 /**
- * The exchanges of the drawn case at `index` of its stream, or why it was not sent: `skipped` (not
- * valid per the document after all, or not sendable), `unbreakable` (no constraint of it to break).
- * `prefer` names the constraint an invalid case breaks when it can (shrinking keeps to it).
+ * The exchanges of the generated case at `index` of its stream, or why it was not sent: `skipped`
+ * (not valid per the document after all, or not sendable), `unbreakable` (no constraint of it to
+ * break). `prefer` names the constraint an invalid case breaks when it can (shrinking keeps to it).
  */
 export type CaseResult = Exchange[] | 'skipped' | 'unbreakable';
 export type CaseRunner<T> = (value: T, index: number, prefer?: string) => Promise<CaseResult>;
@@ -49,9 +49,9 @@ export interface Stream {
 export interface OperationState {
   readonly spec: OperationSpec;
   readonly plan: OperationPlan;
-  readonly valid: Arbitrary<DrawnRequest>;
+  readonly valid: Arbitrary<GeneratedRequest>;
   readonly streams: Stream[];
-  /** Valid requests drawn but not sent: not valid per the document after all; not sendable. */
+  /** Valid requests generated but not sent: not valid per the document after all; not sendable. */
   notValid: number;
   notSendable: number;
 }
@@ -64,7 +64,7 @@ export interface RunnerContext {
   /** The operations checked: a sequence follows up on these only. */
   readonly operations: readonly OperationSpec[];
   readonly states: ReadonlyMap<string, OperationState>;
-  /** Sends one built request (with the run's credentials, or without) and judges the answer. */
+  /** Sends one built request (with the run's credentials, or without) and judges the response. */
   readonly exchange: (
     operation: OperationSpec,
     request: OutgoingRequest,
@@ -82,20 +82,23 @@ const preview = (value: unknown): string => {
 
 export class CaseRunners {
   /** The follow-up draws of sequences, by creator and target: the target's valid values at the sequence's index. */
-  private readonly followDraws = new Map<string, DrawStream<DrawnRequest>>();
+  private readonly followDraws = new Map<string, DrawStream<GeneratedRequest>>();
 
   constructor(private readonly context: RunnerContext) {}
 
-  /** A valid request built, or why the drawn one is not sent. */
-  private validRequest(plan: OperationPlan, drawn: DrawnRequest): OutgoingRequest | 'not-valid' | 'not-sendable' {
-    if (invalidity(plan, drawn, this.context.schemas) !== undefined) return 'not-valid';
-    const built = buildRequest(plan, drawn, this.context.baseUrl);
+  /** A valid request built, or why the generated one is not sent. */
+  private validRequest(
+    plan: OperationPlan,
+    generated: GeneratedRequest,
+  ): OutgoingRequest | 'not-valid' | 'not-sendable' {
+    if (invalidity(plan, generated, this.context.schemas) !== undefined) return 'not-valid';
+    const built = buildRequest(plan, generated, this.context.baseUrl);
     return typeof built === 'string' ? 'not-sendable' : built;
   }
 
-  valid(state: OperationState): CaseRunner<DrawnRequest> {
-    return async (drawn) => {
-      const request = this.validRequest(state.plan, drawn);
+  valid(state: OperationState): CaseRunner<GeneratedRequest> {
+    return async (generated) => {
+      const request = this.validRequest(state.plan, generated);
       if (request === 'not-valid') state.notValid += 1;
       if (request === 'not-sendable') state.notSendable += 1;
       if (typeof request === 'string') return 'skipped';
@@ -104,15 +107,15 @@ export class CaseRunners {
     };
   }
 
-  invalid(state: OperationState): CaseRunner<DrawnRequest> {
-    return async (drawn, index, prefer) => {
+  invalid(state: OperationState): CaseRunner<GeneratedRequest> {
+    return async (generated, index, prefer) => {
       const { document, schemas, baseUrl } = this.context;
-      if (invalidity(state.plan, drawn, schemas) !== undefined) return 'skipped';
+      if (invalidity(state.plan, generated, schemas) !== undefined) return 'skipped';
       // Case i breaks the i-th constraint the request offers (wrapping around): over the cases of a
       // run, each constraint of an operation is broken in turn rather than by chance.
-      const broken = invalidRequest(document, state.plan, drawn, index, schemas, prefer);
+      const broken = invalidRequest(document, state.plan, generated, index, schemas, prefer);
       if (broken === undefined) return 'unbreakable';
-      const built = buildRequest(state.plan, broken.drawn, baseUrl);
+      const built = buildRequest(state.plan, broken.generated, baseUrl);
       if (typeof built === 'string') return 'skipped';
       const request = broken.rewrite === undefined ? built : broken.rewrite(built);
       const intent: Intent = {
@@ -132,9 +135,9 @@ export class CaseRunners {
     };
   }
 
-  withoutCredentials(state: OperationState): CaseRunner<DrawnRequest> {
-    return async (drawn) => {
-      const request = this.validRequest(state.plan, drawn);
+  withoutCredentials(state: OperationState): CaseRunner<GeneratedRequest> {
+    return async (generated) => {
+      const request = this.validRequest(state.plan, generated);
       if (typeof request === 'string') return 'skipped';
       const sent = await this.context.exchange(
         state.spec,
@@ -147,7 +150,7 @@ export class CaseRunners {
     };
   }
 
-  private followDraw(creator: OperationSpec, target: OperationState, index: number): DrawnRequest {
+  private followDraw(creator: OperationSpec, target: OperationState, index: number): GeneratedRequest {
     const key = `${creator.key}>${target.spec.key}`;
     let draws = this.followDraws.get(key);
     if (draws === undefined) {
@@ -157,23 +160,23 @@ export class CaseRunners {
     return draws.at(index);
   }
 
-  /** Creates with the drawn request; on a 2xx, follows up on what was created (sequences.ts): reads, changes, deletes. */
-  sequence(state: OperationState): CaseRunner<DrawnRequest> {
-    return async (drawn, index) => {
+  /** Creates with the generated request; on a 2xx, follows up on what was created (sequences.ts): reads, changes, deletes. */
+  sequence(state: OperationState): CaseRunner<GeneratedRequest> {
+    return async (generated, index) => {
       const { spec } = state;
-      const request = this.validRequest(state.plan, drawn);
+      const request = this.validRequest(state.plan, generated);
       if (typeof request === 'string') return 'skipped';
       const created = await this.context.exchange(spec, request, { kind: 'valid' }, true);
       if (created.outcome.kind === 'unsendable') return 'skipped';
       const exchanges = [created];
-      if (created.outcome.kind !== 'answer') return exchanges;
-      const { answer } = created.outcome;
-      const response = declaredResponse(spec, answer.status);
-      if (answer.status < 200 || answer.status >= 300 || response === undefined) return exchanges;
+      if (created.outcome.kind !== 'response') return exchanges;
+      const { response: received } = created.outcome;
+      const response = declaredResponse(spec, received.status);
+      if (received.status < 200 || received.status >= 300 || response === undefined) return exchanges;
       let responseBody: unknown;
-      if (isJsonType(answer.headers['content-type'] ?? '')) {
+      if (isJsonType(received.headers['content-type'] ?? '')) {
         try {
-          responseBody = JSON.parse(answer.body);
+          responseBody = JSON.parse(received.body);
         } catch {
           responseBody = undefined;
         }
@@ -181,24 +184,24 @@ export class CaseRunners {
       const parametersIn = (location: string): Record<string, unknown> =>
         Object.fromEntries(
           spec.parameters.flatMap((parameter, i) =>
-            parameter.in === location && drawn.parameters[i] !== undefined
-              ? [[parameter.name, drawn.parameters[i]]]
+            parameter.in === location && generated.parameters[i] !== undefined
+              ? [[parameter.name, generated.parameters[i]]]
               : [],
           ),
         );
       const creation: CreationContext = {
         url: request.url,
         method: request.method,
-        status: answer.status,
+        status: received.status,
         requestHeaders: Object.fromEntries(
           Object.entries(created.request.sent.headers).map(([name, value]) => [name.toLowerCase(), value]),
         ),
         requestParameters: { path: parametersIn('path'), query: parametersIn('query') },
-        requestBody: drawn.body?.value,
-        responseHeaders: answer.headers,
+        requestBody: generated.body?.value,
+        responseHeaders: received.headers,
         responseBody,
       };
-      const createdText = `${spec.key} answered ${answer.status} with ${preview(responseBody ?? answer.body)}`;
+      const createdText = `${spec.key}'s ${received.status} response ${preview(responseBody ?? received.body)}`;
       let readDone = false;
       let deleted = false;
       for (const followUp of followUps(this.context.operations, spec, response, creation)) {

@@ -6,8 +6,8 @@ import { follow } from './document.js';
  * Judges values against the document's schemas with Ajv (../codegen/document-ajv.ts), each schema
  * named by its JSON pointer in the bundled document. Three readings of the same schemas:
  * - requests: a `readOnly` property is not required (OpenAPI 3.1, Schema Object: it is sent in
- *   answers only), so a request without it is valid;
- * - answers: a `writeOnly` property is not required, for the same reason the other way;
+ *   responses only), so a request without it is valid;
+ * - responses: a `writeOnly` property is not required, for the same reason the other way;
  * - parameters and headers: text on the wire, read as the schema's type (`"5"` is an integer), as
  *   a server deserializes them.
  */

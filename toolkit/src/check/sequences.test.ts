@@ -31,7 +31,7 @@ describe('runtime expressions', () => {
     expect(evaluateExpression(expression, context)).toEqual({ found: true, value });
   });
 
-  it('finds nothing where the answer has nothing', () => {
+  it('finds nothing where the response has nothing', () => {
     expect(evaluateExpression('$response.body#/missing', context).found).toBe(false);
     expect(evaluateExpression('$response.query.x', context).found).toBe(false);
   });

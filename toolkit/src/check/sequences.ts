@@ -10,7 +10,7 @@ import { atPointer } from './document.js';
  * its `id` for `{id}` and `{somethingId}`.
  */
 
-/** The request that created an object and its answer, as runtime expressions read them. */
+/** The request that created an object and its response, as runtime expressions read them. */
 export interface CreationContext {
   readonly url: string;
   readonly method: string;
@@ -186,7 +186,7 @@ function nameFollowUps(operations: readonly OperationSpec[], creator: OperationS
 const ORDER: Readonly<Record<string, number>> = { GET: 0, HEAD: 0, PUT: 1, PATCH: 1, POST: 1, DELETE: 2 };
 
 /**
- * The follow-ups of an answer of `creator` that `response` declares: by its links when it has
+ * The follow-ups of a response of `creator` that `response` declares: by its links when it has
  * some, else by path parameter names; ordered reads, changes, deletes.
  */
 export function followUps(

@@ -132,7 +132,7 @@ export function wireImage(value: unknown): unknown {
 /**
  * Percent-encoding as JavaScript clients do it (`encodeURIComponent`: `! ' ( ) *` stay as they are,
  * which RFC 3986 allows in a query and a path segment). A lone surrogate, which encodeURIComponent
- * refuses, goes as U+FFFD, as any UTF-8 encoder sends it.
+ * rejects, goes as U+FFFD, as any UTF-8 encoder sends it.
  */
 export function clientEncode(text: string): string {
   try {

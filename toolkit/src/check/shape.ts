@@ -2,12 +2,12 @@ import { isReference } from '../codegen/bundle.js';
 import { follow } from './document.js';
 
 /**
- * A JSON Schema (2020-12, as OpenAPI 3.1 writes it) flattened for drawing values: `$ref`s followed,
- * `allOf` members merged into one set of constraints (the tightest bound wins, required names add
- * up, property schemas pile up to be merged when that property is drawn), `oneOf`/`anyOf` kept as
- * alternatives to choose from, and a discriminator read as the value its property takes in each
- * alternative. What cannot be merged exactly (two patterns, `not`, `if`) is left to the check of
- * every drawn value against the document (schemas.ts).
+ * A JSON Schema (2020-12, as OpenAPI 3.1 writes it) flattened for generating values: `$ref`s
+ * followed, `allOf` members merged into one set of constraints (the tightest bound wins, required
+ * names add up, property schemas pile up to be merged when that property is generated),
+ * `oneOf`/`anyOf` kept as alternatives to choose from, and a discriminator read as the value its
+ * property takes in each alternative. What cannot be merged exactly (two patterns, `not`, `if`) is
+ * left to the check of every generated value against the document (schemas.ts).
  */
 
 type Json = Record<string, unknown>;

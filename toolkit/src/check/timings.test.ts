@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { StatusCounts, Timings } from './timings.js';
 
-describe('answer times', () => {
+describe('response times', () => {
   it('gives percentiles and the largest time', () => {
     const timings = new Timings();
     for (let ms = 1; ms <= 100; ms += 1) timings.add(ms);
     expect(timings.summary()).toEqual({ p50Ms: 50, p99Ms: 99, maxMs: 100 });
   });
 
-  it('holds a fixed number of times however many answers come', () => {
+  it('holds a fixed number of times however many responses come', () => {
     let state = 1;
     const random = (): number => {
       state = (state * 48271) % 2147483647;
@@ -24,7 +24,7 @@ describe('answer times', () => {
     expect(Math.abs(p50Ms - 500)).toBeLessThan(60);
   });
 
-  it('counts answers by status class', () => {
+  it('counts responses by status class', () => {
     const counts = new StatusCounts();
     for (const status of [200, 201, 404, null, 500]) counts.add(status);
     expect(counts.entries()).toEqual([

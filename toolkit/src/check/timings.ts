@@ -1,7 +1,7 @@
 /**
- * Answer times and counts in bounded memory: counters, the largest time, and a fixed-size uniform
+ * Response times and counts in bounded memory: counters, the largest time, and a fixed-size uniform
  * sample of the times (reservoir sampling, Vitter's algorithm R) for the percentiles, however many
- * answers there are.
+ * responses there are.
  */
 
 /** 10,000 times: percentiles within a fraction of a percent, 80 kB whatever the run's length. */
@@ -54,7 +54,7 @@ export class Timings {
   }
 }
 
-/** Answers by status class (`2xx`), and requests that got none (`none`: hangs and failed connections). */
+/** Responses by status class (`2xx`), and requests that got none (`none`: hangs and failed connections). */
 export class StatusCounts {
   private readonly counts = new Map<string, number>();
 

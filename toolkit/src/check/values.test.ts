@@ -112,7 +112,7 @@ const table: ReadonlyArray<[string, unknown]> = [
   ['no type', {}],
 ];
 
-describe('values drawn from a schema', () => {
+describe('values generated from a schema', () => {
   const schemas = new Schemas(document);
   // Each schema is checked where it is written: under a pointer of its own in a copy of the document.
   const withTable = {
@@ -121,7 +121,7 @@ describe('values drawn from a schema', () => {
   };
   const tableSchemas = new Schemas(withTable);
 
-  it('reads the table (a value off its schema is refused)', () => {
+  it('reads the table (a value off its schema is rejected)', () => {
     expect(tableSchemas.problem('request', '#/x-table/16', 'abcdef')?.message).toBe(
       '/ must NOT have more than 4 characters',
     );
@@ -129,7 +129,7 @@ describe('values drawn from a schema', () => {
   });
 
   it.each(table.map(([name, schema], index): [string, unknown, number] => [name, schema, index]))(
-    '%s: every drawn value matches the schema',
+    '%s: every generated value matches the schema',
     (_name, schema, index) => {
       const values = valuesOf(withTable, schema, { channel: 'body', direction: 'request' });
       expect(values).toBeDefined();
@@ -145,7 +145,7 @@ describe('values drawn from a schema', () => {
     },
   );
 
-  it('draws each branch of a discriminated oneOf with its tag', () => {
+  it('generates each branch of a discriminated oneOf with its tag', () => {
     const values = valuesOf(document, { $ref: '#/components/schemas/Pet' }, { channel: 'body', direction: 'request' });
     const kinds = new Set(
       fc.sample(values ?? fc.constant(null), { numRuns: 100, seed: 3 }).map((pet) => (pet as { kind?: unknown }).kind),
@@ -159,13 +159,13 @@ describe('values drawn from a schema', () => {
       { $ref: '#/components/schemas/Account' },
       { channel: 'body', direction: 'request' },
     );
-    const drawn = fc.sample(values ?? fc.constant(null), { numRuns: 50, seed: 1 });
-    expect(drawn.every((account) => !Object.hasOwn(account as object, 'id'))).toBe(true);
+    const generated = fc.sample(values ?? fc.constant(null), { numRuns: 50, seed: 1 });
+    expect(generated.every((account) => !Object.hasOwn(account as object, 'id'))).toBe(true);
     expect(schemas.valid('request', '#/components/schemas/Account', { owner: 'x' })).toBe(true);
     expect(schemas.valid('response', '#/components/schemas/Account', { owner: 'x' })).toBe(false);
   });
 
-  it('draws long strings now and then where there is no maxLength', () => {
+  it('generates long strings now and then where there is no maxLength', () => {
     const values = valuesOf(document, { type: 'string' }, { channel: 'body', direction: 'request' });
     const lengths = fc
       .sample(values ?? fc.constant(''), { numRuns: 400, seed: 11 })
@@ -212,7 +212,7 @@ describe('values drawn from a schema', () => {
     },
   );
 
-  it('draws ordinary text: printable characters of ORDINARY_TEXT, short, the longest allowed now and then', () => {
+  it('generates ordinary text: printable characters of ORDINARY_TEXT, short, the longest allowed now and then', () => {
     const open = valuesOf(document, { type: 'string' }, { channel: 'body', direction: 'request', ordinary: true });
     const texts = fc.sample(open ?? fc.constant(''), { numRuns: 400, seed: 11 }).map(String);
     const allowed = new Set(ORDINARY_TEXT);
@@ -242,19 +242,19 @@ describe('values drawn from a schema', () => {
       expect(Object.keys(value as object)).toEqual(['a']);
   });
 
-  it('draws from patterns fast-check cannot read whole: lookarounds, \\b, backreferences', () => {
-    const draw = (pattern: string) =>
+  it('generates from patterns fast-check cannot read whole: lookarounds, \\b, backreferences', () => {
+    const generate = (pattern: string) =>
       fc.sample(
         valuesOf(document, { type: 'string', pattern }, { channel: 'body', direction: 'request' }) ?? fc.constant(null),
         { numRuns: 100, seed: 5 },
       );
-    // A prefix the pattern refuses: what follows the lookahead always holds, the lookahead nearly always.
-    const ids = draw('^(?!sink_)[a-zA-Z0-9_-]+$') as string[];
+    // A prefix the pattern rejects: what follows the lookahead always holds, the lookahead nearly always.
+    const ids = generate('^(?!sink_)[a-zA-Z0-9_-]+$') as string[];
     expect(ids.every((id) => /^[a-zA-Z0-9_-]+$/.test(id))).toBe(true);
     expect(ids.filter((id) => !id.startsWith('sink_')).length).toBeGreaterThan(90);
-    expect((draw('^\\bv(?<=v)\\d+\\B$') as string[]).every((version) => /^v\d+$/.test(version))).toBe(true);
-    // A backreference: drawn as plain strings, which the whole pattern then refuses (such requests are not sent).
-    expect(draw('^(a)\\1$')).toHaveLength(100);
+    expect((generate('^\\bv(?<=v)\\d+\\B$') as string[]).every((version) => /^v\d+$/.test(version))).toBe(true);
+    // A backreference: generated as plain strings, which the whole pattern then rejects (such requests are not sent).
+    expect(generate('^(a)\\1$')).toHaveLength(100);
   });
 
   it('reads a pattern without its lookarounds, keeping groups, classes and escapes', () => {
@@ -271,7 +271,7 @@ describe('values drawn from a schema', () => {
   });
 });
 
-describe('objects drawn', () => {
+describe('objects generated', () => {
   it('keep Object’s prototype, which Ajv’s comparison of values (enum, const, uniqueItems) needs', () => {
     const schema = { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'integer' } } } } };
     const prototypes = new Set<unknown>();

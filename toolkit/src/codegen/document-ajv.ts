@@ -4,10 +4,10 @@ import addFormatsModule from 'ajv-formats';
 /**
  * Ajv over a whole bundled OpenAPI document, for the toolkit's checks that run outside a server:
  * the generator's check of a document's examples (example-check.ts) and the contract checker's
- * judgement of another server's answers (check/schemas.ts). The server's own requests and answers
+ * judgement of another server's responses (check/schemas.ts). The server's own requests and responses
  * are validated by express-openapi-validator (runtime/openapi-validation.ts), not here:
- * it validates only requests passing through an Express app and the answers they get, and these
- * checks run where there is none (a document before any server exists; another server's answers
+ * it validates only requests passing through an Express app and the responses they get, and these
+ * checks run where there is none (a document before any server exists; another server's responses
  * read off the wire). Its Ajv is the same library, read with the same formats.
  *
  * The document is added whole under an `$id`, so references inside it (`#/components/...`)

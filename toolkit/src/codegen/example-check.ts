@@ -6,9 +6,9 @@ import { documentAjv, schemaAt } from './document-ajv.js';
  * Checks a value (a document's example) against a schema of the same bundled document, named by
  * its JSON pointer, the way the server's validator reads schemas: JSON Schema 2020-12, formats
  * checked (int64 a safe integer, as runtime/openapi-validation.ts has it), references
- * within the document followed (document-ajv.ts). An example of a request or of an answer is read
- * as the validator reads that direction: a `readOnly` property present in a request, or a
- * `writeOnly` one in an answer, is refused (express-openapi-validator's readOnly and writeOnly
+ * within the document followed (document-ajv.ts). An example of a request or of a response is
+ * read as the validator reads that direction: a `readOnly` property present in a request, or a
+ * `writeOnly` one in a response, is rejected (express-openapi-validator's readOnly and writeOnly
  * keywords).
  */
 
@@ -18,8 +18,8 @@ export type ExampleDirection = 'request' | 'response';
 /** The first reason `value` does not match the schema at `pointer` (`/id must be integer`), or undefined when it does or cannot be checked. */
 export type CheckExample = (value: unknown, pointer: string, direction?: ExampleDirection) => string | undefined;
 
-/** The keyword the validator refuses in each direction, and how it says so. */
-const REFUSED = {
+/** The keyword the validator rejects in each direction, and how it says so. */
+const REJECTED = {
   request: { keyword: 'readOnly', message: 'is read-only' },
   response: { keyword: 'writeOnly', message: 'is write-only' },
 } as const;
@@ -34,9 +34,9 @@ function reading(
     ajv = documentAjv(document, { formats: 'fast' });
     ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
     if (direction !== undefined) {
-      const { keyword, message } = REFUSED[direction];
+      const { keyword, message } = REJECTED[direction];
       ajv.removeKeyword(keyword);
-      // Present at all is refused: the keyword is only reached for a property the value has.
+      // Present at all is rejected: the keyword is only reached for a property the value has.
       ajv.addKeyword({ keyword, schemaType: 'boolean', error: { message }, validate: (flagged: boolean) => !flagged });
     }
   } catch {

@@ -2,9 +2,9 @@ import { resolveLocal, type OpenApiDocument, type OperationObject, type PathItem
 
 /**
  * What a document gives as examples: of a media type, a parameter or a header, and of an
- * operation's first success answer. The scaffolded stubs answer with them, and the tools that
- * build requests or answers from a document read them the same way. Examples that do not match
- * their schema (slips.ts finds them) are passed over for the next one.
+ * operation's first success response. The scaffolded stubs respond with them, and the tools that
+ * build requests or responses from a document read them the same way. Examples that do not match
+ * their schema (mistakes.ts finds them) are passed over for the next one.
  */
 
 type Json = Record<string, unknown>;
@@ -86,9 +86,9 @@ export function schemaType(document: OpenApiDocument, holder: Json): string | un
   return typeof first === 'string' ? first : undefined;
 }
 
-export interface SuccessAnswer {
+export interface SuccessExample {
   readonly status: number;
-  /** The media type answered in; undefined for a response without content. */
+  /** The media type of the response; undefined for a response without content. */
   readonly contentType: string | undefined;
   /** Whether the document gives an example body (always, for a response without content). */
   readonly hasValue: boolean;
@@ -123,12 +123,12 @@ function requiredHeaders(
  * The operation's first success response (200–299, or `2XX` as 200) with the example of its first
  * media type that has one, and its required headers; undefined when it declares no success.
  */
-export function successAnswer(
+export function successExample(
   document: OpenApiDocument,
   path: string,
   method: string,
   rejected: RejectedExamples = NONE_REJECTED,
-): SuccessAnswer | undefined {
+): SuccessExample | undefined {
   const item = resolveLocal<PathItem>(document, (document.paths ?? {})[path] ?? {});
   const operation = (item as Record<string, unknown>)[method] as OperationObject | undefined;
   for (const [key, value] of Object.entries(operation?.responses ?? {})) {

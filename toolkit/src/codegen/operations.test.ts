@@ -6,14 +6,14 @@ const ok = { '200': { description: 'ok' } };
 const doc = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}): OpenApiDocument =>
   ({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths, ...extra }) as unknown as OpenApiDocument;
 
-function refusal(document: OpenApiDocument): GeneratorError {
+function rejection(document: OpenApiDocument): GeneratorError {
   try {
     readDocument(document);
   } catch (error) {
     if (error instanceof GeneratorError) return error;
     throw error;
   }
-  throw new Error('not refused');
+  throw new Error('not rejected');
 }
 
 describe('readDocument', () => {
@@ -186,8 +186,8 @@ describe('readDocument', () => {
       doc({ '/a': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }),
       '#/paths/~1a/get',
     ],
-  ])('refuses %s, naming where', (_name, document, pointer) => {
-    expect(refusal(document).pointer).toBe(pointer);
+  ])('rejects %s, naming where', (_name, document, pointer) => {
+    expect(rejection(document).pointer).toBe(pointer);
   });
 
   it("reads schemas that declare JSON Schema 2020-12 or OpenAPI 3.1's dialect", () => {

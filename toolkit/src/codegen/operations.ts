@@ -16,11 +16,11 @@ import { walkDocument } from './walk.js';
 /**
  * Reads what the generated skeleton needs from a bundled OpenAPI 3.1 document: its operations (the
  * Paths Object, path items by reference included), its webhooks, and its security schemes. What
- * the generator cannot carry is skipped with a warning naming its JSON pointer, or refused with a
+ * the generator cannot carry is skipped with a warning naming its JSON pointer, or rejected with a
  * GeneratorError naming it; nothing here names a service.
  */
 
-/** A construct the generator refuses, at the JSON pointer where the document has it. */
+/** A construct the generator rejects, at the JSON pointer where the document has it. */
 export class GeneratorError extends Error {
   constructor(
     readonly pointer: string,
@@ -41,7 +41,7 @@ export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 /**
  * What the generator knows of an operation: what its route table entry says (routes.ts's
  * RouteDefinition, the operationId as `key`; an alternative of its `security` that names a scheme
- * `securitySchemes` lacks is there only when the document gives no other, slips.ts says why), and
+ * `securitySchemes` lacks is there only when the document gives no other, mistakes.ts says why), and
  * what the generator alone needs.
  */
 export interface OperationInfo extends Omit<RouteDefinition, 'operationId'> {
@@ -223,12 +223,12 @@ const OAS_DIALECTS = 'https://spec.openapis.org/oas/3.1/dialect/';
 const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
- * Refuses a document that declares another dialect for its schemas (`jsonSchemaDialect`, or
+ * Rejects a document that declares another dialect for its schemas (`jsonSchemaDialect`, or
  * `$schema` in a schema): there the same keywords mean other things (in draft 4 a boolean
  * `exclusiveMinimum`, in 2020-12 a number), so a schema would be validated and typed wrongly.
  */
-function refuseOtherDialects(document: OpenApiDocument): void {
-  const refuse = (pointer: string, declared: unknown): void => {
+function rejectOtherDialects(document: OpenApiDocument): void {
+  const reject = (pointer: string, declared: unknown): void => {
     const uri = typeof declared === 'string' ? declared.replace(/#$/, '') : declared;
     if (typeof uri === 'string' && (uri === JSON_SCHEMA_2020_12 || uri.startsWith(OAS_DIALECTS))) return;
     throw new GeneratorError(
@@ -236,15 +236,15 @@ function refuseOtherDialects(document: OpenApiDocument): void {
       `the toolkit reads schemas as JSON Schema 2020-12, OpenAPI 3.1's dialect; this one declares ${JSON.stringify(declared)}`,
     );
   };
-  if (document['jsonSchemaDialect'] !== undefined) refuse('#/jsonSchemaDialect', document['jsonSchemaDialect']);
+  if (document['jsonSchemaDialect'] !== undefined) reject('#/jsonSchemaDialect', document['jsonSchemaDialect']);
   walkDocument(document, {
     schema: (schema, pointer) => {
-      if (schema['$schema'] !== undefined) refuse(`${pointer}/$schema`, schema['$schema']);
+      if (schema['$schema'] !== undefined) reject(`${pointer}/$schema`, schema['$schema']);
     },
   });
 }
 
-/** Reads the document's operations, webhooks and security schemes; refuses what it cannot carry. */
+/** Reads the document's operations, webhooks and security schemes; rejects what it cannot carry. */
 export function readDocument(document: OpenApiDocument, options: ReadOptions = {}): DocumentModel {
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1.')) {
     const got =
@@ -255,7 +255,7 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
           : 'no openapi field';
     throw new GeneratorError('#/openapi', `this generator reads OpenAPI 3.1 documents (this one has ${got})`);
   }
-  refuseOtherDialects(document);
+  rejectOtherDialects(document);
   const warnings: Warning[] = [];
   const serverBases = basePaths(document, warnings);
   const bases = options.pathsAsWritten === true ? [''] : serverBases;
@@ -348,7 +348,7 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
       if (Object.keys(operation.responses ?? {}).length === 0) {
         warnings.push({
           pointer: `${pointer}/responses`,
-          message: `operation ${q(key)} declares no response: its handler can only throw, and any answer is off the contract`,
+          message: `operation ${q(key)} declares no response: its handler can only throw, and any response is off the contract`,
         });
       }
       const requestBody =
@@ -420,7 +420,7 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
 
   const mountOrder = operations
     .map((operation, index) => ({ operation, index }))
-    // Express answers HEAD with a path's GET route when that comes first: a declared HEAD goes before it.
+    // Express responds to HEAD with a path's GET route when that comes first: a declared HEAD goes before it.
     .sort(
       (a, b) =>
         comparePaths(a.operation.path, b.operation.path) || headFirst(a.operation, b.operation) || a.index - b.index,

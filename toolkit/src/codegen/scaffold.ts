@@ -1,16 +1,16 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { OpenApiDocument } from './bundle.js';
-import { successAnswer, type RejectedExamples, type SuccessAnswer } from './examples.js';
+import { successExample, type RejectedExamples, type SuccessExample } from './examples.js';
 import { GeneratorError, type DocumentModel, type OperationInfo } from './operations.js';
 
 /**
  * `--scaffold DIR`: a typed handler stub for each operation that has none in DIR, and an index
- * that maps the operations to them when DIR has none. A stub answers the document's example of
- * the operation's first success response (the first one that matches its schema), or throws
- * NotImplementedError (the HTTP layer answers 501) where the document gives none. Files that exist are never changed: a second run adds only
- * the stubs of new operations, and the index, which is then the developer's, no longer compiles
- * until they are added to it.
+ * that maps the operations to them when DIR has none. A stub responds with the document's example
+ * of the operation's first success response (the first one that matches its schema), or throws
+ * NotImplementedError (the HTTP layer responds with 501) where the document gives none. Files that
+ * exist are never changed: a second run adds only the stubs of new operations, and the index,
+ * which is then the developer's, no longer compiles until they are added to it.
  */
 
 const q = (value: string): string => JSON.stringify(value);
@@ -23,14 +23,14 @@ export function kebabCase(identifier: string): string {
     .toLowerCase();
 }
 
-function stub(operation: OperationInfo, example: SuccessAnswer | undefined, serverModule: string): string {
+function stub(operation: OperationInfo, example: SuccessExample | undefined, serverModule: string): string {
   const key = q(operation.key);
   const title = `${operation.method.toUpperCase()} ${operation.path}${operation.derived ? '' : ` (${operation.key})`}`;
   const header = `// A stub of ${title}, scaffolded by contract-first generate. It is yours: the generator never changes it.\n`;
   if (example === undefined || !example.hasValue) {
     return `${header}import { NotImplementedError, type OperationHandler } from ${q(serverModule)};
 
-/** Not written yet: answers 501 (the document gives no example to answer with). */
+/** Not written yet: responds with 501 (the document gives no example to respond with). */
 export const ${operation.identifier}: OperationHandler<${key}, unknown> = async () => {
   throw new NotImplementedError(${key});
 };
@@ -40,20 +40,20 @@ export const ${operation.identifier}: OperationHandler<${key}, unknown> = async 
   if (example.contentType === undefined) {
     return `${header}import type { OperationHandler } from ${q(serverModule)};
 
-/** Not written yet: answers ${example.status}, as the document declares it, without a body. */
+/** Not written yet: responds with ${example.status}, as the document declares it, without a body. */
 export const ${operation.identifier}: OperationHandler<${key}, unknown> = async () => ({
   status: ${example.status},${headers}
 });
 `;
   }
   const value = JSON.stringify(example.value, null, 2).replaceAll('\n', '\n  ');
-  return `${header}import { documentExample, type AnswerBody, type OperationHandler } from ${q(serverModule)};
+  return `${header}import { documentExample, type ResponseBody, type OperationHandler } from ${q(serverModule)};
 
-/** Not written yet: answers the document's example of its ${example.status} response. */
+/** Not written yet: responds with the document's example of its ${example.status} response. */
 export const ${operation.identifier}: OperationHandler<${key}, unknown> = async () => ({
   status: ${example.status},
   contentType: ${q(example.contentType)},${headers}
-  body: documentExample<AnswerBody<${key}, ${example.status}, ${q(example.contentType)}>>(${value}),
+  body: documentExample<ResponseBody<${key}, ${example.status}, ${q(example.contentType)}>>(${value}),
 });
 `;
 }
@@ -104,7 +104,7 @@ export async function scaffoldHandlers(
     if (await exists(target)) continue;
     await writeFile(
       target,
-      stub(operation, successAnswer(document, operation.path, operation.method, rejectedExamples), serverModule),
+      stub(operation, successExample(document, operation.path, operation.method, rejectedExamples), serverModule),
     );
     written.push(file);
   }

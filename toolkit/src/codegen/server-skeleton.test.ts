@@ -7,7 +7,7 @@ import { compileDiagnostics } from './compile-diagnostics.js';
 
 /**
  * The compile errors of the generated skeleton, on a document of any shape: a small document is
- * generated into a temporary folder, handlers that answer off its contract are compiled against it
+ * generated into a temporary folder, handlers that respond off its contract are compiled against it
  * with the project's settings, and the text of each error is what a developer reads.
  */
 
@@ -112,30 +112,32 @@ describe('the compile errors of a handler off the contract', () => {
     expect(messages.get('valid')).toEqual([]);
   });
 
-  it('an undeclared status: names the operation as the document writes it, its statuses in order, and the status answered', () => {
+  it('an undeclared status: names the operation as the document writes it, its statuses in order, and the status it responds with', () => {
     const message = only('undeclared');
     expect(message.split('\n')[0]).toContain(
-      `is not assignable to type 'Promise<OperationAnswer<"get-pet", "200 | 404">>'`,
+      `is not assignable to type 'Promise<OperationResponse<"get-pet", "200 | 404">>'`,
     );
     expect(message).toContain(`Property '[undeclaredStatus]' is missing in type '{ status: 201;`);
-    expect(message).toContain(`but required in type 'UndeclaredStatus<"get-pet answers one of 200 | 404">'`);
+    expect(message).toContain(`but required in type 'UndeclaredStatus<"get-pet responds with one of 200 | 404">'`);
   });
 
   it('a body off its schema: names the operation, its statuses, and the field', () => {
     const message = only('wrongBody');
-    expect(message).toContain('OperationAnswer<"get-pet", "200 | 404">');
+    expect(message).toContain('OperationResponse<"get-pet", "200 | 404">');
     expect(message).toContain("The types of 'body.id' are incompatible between these types.");
   });
 
   it('one declared status, ranges, an operation without an operationId, one that declares no response', () => {
-    expect(only('single')).toContain('UndeclaredStatus<"pets.delete answers only 204">');
-    expect(only('ranges')).toContain('UndeclaredStatus<"putPetsById answers one of 102 | 1XX | 200 | 2XX | 4XX">');
+    expect(only('single')).toContain('UndeclaredStatus<"pets.delete responds only with 204">');
+    expect(only('ranges')).toContain(
+      'UndeclaredStatus<"putPetsById responds with one of 102 | 1XX | 200 | 2XX | 4XX">',
+    );
     expect(only('noResponse')).toContain('UndeclaredStatus<"ping declares no response: its handler can only throw">');
   });
 
   it('where default is declared every status is declared: the message is about the body, and still names the operation', () => {
     const message = only('withDefault');
-    expect(message).toContain('OperationAnswer<"Patch pet", "200 | default">');
+    expect(message).toContain('OperationResponse<"Patch pet", "200 | default">');
     expect(message).not.toContain('[undeclaredStatus]');
   });
 });

@@ -38,7 +38,7 @@ export function renderServerSkeleton(model: DocumentModel, header: string, runti
 
   return `${header}
 import type { IRouter, RequestHandler } from 'express';
-${typeImports.length > 0 ? `import type { ${typeImports.join(', ')} } from './openapi-types.js';\n` : ''}import type { AnswerBodyOf, AnswersOf, DeclaredStatuses, OperationInputOf, OperationResultOf, UndeclaredStatus } from ${from};
+${typeImports.length > 0 ? `import type { ${typeImports.join(', ')} } from './openapi-types.js';\n` : ''}import type { ResponseBodyOf, DeclaredStatusesMessage, DeclaredStatuses, OperationInputOf, OperationResultOf, UndeclaredStatus } from ${from};
 import { mountOperations as mountRoutes, type Invoke as InvokeRoute, type RouteDefinition as Route, type SecurityScheme } from ${from};
 ${webhooks.length > 0 ? `import { sendWebhook as sendTo, type WebhookDefinition, type WebhookRequestOf } from ${from};\n` : ''}
 export { documentExample, NotImplementedError, type AnyOperationResult, type ResponseHeaders } from ${from};
@@ -59,23 +59,23 @@ export type OperationInput<K extends OperationId> = OperationInputOf<Operations[
 export type OperationResult<K extends OperationId> = OperationResultOf<Operations[K]>;
 
 /**
- * What a handler may answer: one of the operation's declared responses. \`Declared\` lists their
- * statuses for the compiler's messages (\`OperationAnswer<"getPet", "200 | 404">\`);
+ * What a handler may respond with: one of the operation's declared responses. \`Declared\` lists their
+ * statuses for the compiler's messages (\`OperationResponse<"getPet", "200 | 404">\`);
  * \`UndeclaredStatus\` is there for the message alone.
  */
-type OperationAnswer<K extends OperationId, Declared extends string> = OperationResult<K> | UndeclaredStatus<AnswersOf<K, Declared>>;
+type OperationResponse<K extends OperationId, Declared extends string> = OperationResult<K> | UndeclaredStatus<DeclaredStatusesMessage<K, Declared>>;
 
 /**
- * A handler: its answer is one of the responses the operation declares. One off the contract does not
+ * A handler: its response is one of the responses the operation declares. One off the contract does not
  * compile, and the message names the operation and the statuses it declares.
  */
-export type OperationHandler<K extends OperationId, Ctx> = (input: OperationInput<K>, ctx: Ctx) => Promise<OperationAnswer<K, DeclaredStatuses<Operations[K]>>>;
+export type OperationHandler<K extends OperationId, Ctx> = (input: OperationInput<K>, ctx: Ctx) => Promise<OperationResponse<K, DeclaredStatuses<Operations[K]>>>;
 
 /** One handler per operation: a missing one, an undeclared status or a wrong body does not compile. */
 export type Handlers<Ctx> = { readonly [K in OperationId]: OperationHandler<K, Ctx> };
 
-/** The body of an operation's answer with status \`S\` in media type \`M\` (a scaffolded stub's example). */
-export type AnswerBody<K extends OperationId, S extends number, M extends string> = AnswerBodyOf<Operations[K], S, M>;
+/** The body of an operation's response with status \`S\` in media type \`M\` (a scaffolded stub's example). */
+export type ResponseBody<K extends OperationId, S extends number, M extends string> = ResponseBodyOf<Operations[K], S, M>;
 
 /** The security schemes of the document, by name (each as written, so that a verifier of it is typed by what it is). */
 export const securitySchemes = ${json(securitySchemes)} as const satisfies Readonly<Record<string, SecurityScheme>>;
@@ -120,7 +120,7 @@ export type WebhookName = keyof Webhooks;
 /** What a webhook request carries: its declared headers and its body. */
 export type WebhookRequest<W extends WebhookName> = WebhookRequestOf<Webhooks[W]>;
 
-/** One of the answers the document expects from a subscriber. */
+/** One of the responses the document expects from a subscriber. */
 export type WebhookResponse<W extends WebhookName> = OperationResultOf<Webhooks[W]>;
 
 export type { WebhookDefinition };
@@ -129,7 +129,7 @@ export const webhookTable: { readonly [W in WebhookName]: WebhookDefinition } = 
 ${hooks.map(webhookEntry).join('\n')}
 };
 
-/** Sends a webhook request to a subscriber's URL and returns the subscriber's answer. */
+/** Sends a webhook request to a subscriber's URL and returns the subscriber's response. */
 export type SendWebhook = <W extends WebhookName>(url: string, name: W, request: WebhookRequest<W>) => Promise<WebhookResponse<W>>;
 
 /** Sends a webhook with \`fetch\`: the body as JSON (or as text when the webhook takes no JSON), the declared headers as given. */

@@ -1,5 +1,5 @@
 /**
- * What `npm run dev` answers at its port: the references of the project's documents, at /docs
+ * What `npm run dev` serves at its port: the references of the project's documents, at /docs
  * (the page written to index.html) and /docs/<page> (any other page), each reloading itself when
  * rebuilt (a few lines of script listening to /docs/events, Server-Sent Events), and every
  * other request forwarded as it came to the server of the moment. While a server starts, requests
@@ -65,7 +65,7 @@ function docsPage(pathname: string, docs: FrontOptions['docs']): ReturnType<Fron
   return name === '' || name === 'index' || name.includes('/') ? undefined : docs(name);
 }
 
-function answer(res: ServerResponse, status: number, message: string): void {
+function respond(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -78,7 +78,7 @@ function forward(req: IncomingMessage, res: ServerResponse, target: () => Promis
   void target().then((to) => {
     if (res.destroyed) return;
     if ('unavailable' in to) {
-      answer(res, 503, `npm run dev: no server answers: ${to.unavailable}`);
+      respond(res, 503, `npm run dev: no server responds: ${to.unavailable}`);
       return;
     }
     const upstream = request(
@@ -96,7 +96,7 @@ function forward(req: IncomingMessage, res: ServerResponse, target: () => Promis
         response.on('error', () => res.destroy());
       },
     );
-    upstream.on('error', (error) => answer(res, 502, `npm run dev: the server did not answer: ${error.message}`));
+    upstream.on('error', (error) => respond(res, 502, `npm run dev: the server did not respond: ${error.message}`));
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });

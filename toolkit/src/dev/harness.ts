@@ -15,7 +15,7 @@ const TSX_LOADER = import.meta.resolve('tsx');
 
 export interface DevProcess {
   readonly pid: number;
-  /** Where it answers. */
+  /** Where it listens. */
   readonly baseUrl: string;
   /** Every line it printed so far (its own, Redocly's, tsc's, the server's). */
   readonly lines: readonly string[];

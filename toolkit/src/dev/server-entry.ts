@@ -1,9 +1,9 @@
 /**
  * The server process of `npm run dev`. The dev process starts it ahead of need, while the
- * previous server still answers: it loads the project's runtime packages (its package.json's
+ * previous server still responds: it loads the project's runtime packages (its package.json's
  * dependencies), then waits. On the dev process's `start` it runs the project's server entry
  * point (x-dev's `server`, the program `npm start` runs), here through tsx, with PUBLIC_URL set to
- * the address the dev process answers at; the server listens and logs `listening`.
+ * the address the dev process listens at; the server listens and logs `listening`.
  *
  * It lives as long as the dev process: when the IPC channel closes (the dev process exited, even
  * killed), it shuts down as on SIGTERM.

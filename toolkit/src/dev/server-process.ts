@@ -23,7 +23,7 @@ const STOP_GRACE_MS = 12_000;
 /** A server that neither listens nor exits within this is stopped (a first start creates the database: some 10 s). */
 const START_TIMEOUT_MS = 120_000;
 
-/** Where a request goes: the port of the server answering, or why none does. */
+/** Where a request goes: the port of the server responding, or why none does. */
 export type Target = { readonly port: number } | { readonly unavailable: string };
 
 export type RestartResult =
@@ -36,7 +36,7 @@ export interface ServerSupervisorOptions {
   readonly entry: string;
   /** Plays the part of ./.data/ for `npm start`: the database is `<dataDir>/pglite`. */
   readonly dataDir: string;
-  /** The port the dev process answers at, put in place of the server's own where it prints its address. */
+  /** The port the dev process listens at, put in place of the server's own where it prints its address. */
   readonly publicPort: () => number;
   /** A line the server printed. */
   readonly print: (line: string) => void;
@@ -48,7 +48,7 @@ export interface ServerSupervisor {
   /** Where requests go now; while a server starts, waits for it. */
   target(): Promise<Target>;
   /** A server listens and has not exited. */
-  answering(): boolean;
+  responding(): boolean;
   /** Stops the server that runs, if any, and starts one on the code as it is now. */
   restart(): Promise<RestartResult>;
   /** Stops the server and the one standing by. */
@@ -58,7 +58,7 @@ export interface ServerSupervisor {
 interface ServerChild {
   readonly process: ChildProcess;
   /** It logged `listening` and has not exited. */
-  answering(): boolean;
+  responding(): boolean;
   /** The port, once it logged `listening`; rejects with its last lines when it exits first. */
   readonly listening: Promise<number>;
   readonly exited: Promise<void>;
@@ -157,7 +157,7 @@ export function createServerSupervisor(options: ServerSupervisorOptions): Server
       process: child,
       listening,
       exited: exitedPromise,
-      answering: () => port !== undefined && !exited,
+      responding: () => port !== undefined && !exited,
       start() {
         if (exited || !child.connected) return false;
         // The address clients reach it at is the dev process's: the server writes and prints that one.
@@ -182,7 +182,7 @@ export function createServerSupervisor(options: ServerSupervisorOptions): Server
   let stopped = false;
   let target: Promise<Target> = Promise.resolve({ unavailable: 'the server has not started yet' });
 
-  /** A server that exits while it should be answering is reported, and requests are told why. */
+  /** A server that exits while it should be responding is reported, and requests are told why. */
   const watchExit = (child: ServerChild): void => {
     void child.exited.then(() => {
       if (current !== child || stopped) return;
@@ -195,7 +195,7 @@ export function createServerSupervisor(options: ServerSupervisorOptions): Server
 
   return {
     target: () => target,
-    answering: () => current?.answering() === true,
+    responding: () => current?.responding() === true,
     async restart() {
       const started = performance.now();
       let settle: (target: Target) => void = () => {};

@@ -1,5 +1,5 @@
 /**
- * The type checker of `npm run dev`, in a worker thread so that the dev process keeps answering
+ * The type checker of `npm run dev`, in a worker thread so that the dev process keeps responding
  * while it checks. It holds one TypeScript builder program between checks (the machinery of
  * `tsc --watch`): an unchanged file keeps its parsed source, and a check re-checks only the files
  * a change can affect. Files under node_modules are read once.
@@ -7,7 +7,7 @@
  * A check takes the generated files as text (`overrides`), so that a new document's types are
  * checked while Redocly still lints it, before anything is written to generated/.
  *
- * A check answers for the server's own files (server/ without its tests, and generated/), which
+ * A check reports on the server's own files (server/ without its tests, and generated/), which
  * decide whether the server restarts; the rest (client/ and the tests) is checked when asked,
  * after the restart, which it would otherwise slow down.
  */
@@ -110,7 +110,7 @@ function check(request: Extract<TypecheckRequest, { type: 'check' }>): void {
   const isServer = (file: ts.SourceFile): boolean => isServerFile(path.relative(root, file.fileName));
 
   // Walk the files the change affects, checking the server's now and only marking the others,
-  // whose turn comes after the server's answer.
+  // whose turn comes after the server's report.
   while (builder.getSemanticDiagnosticsOfNextAffectedFile(undefined, (file) => !isServer(file)) !== undefined) {
     // each call checks one affected file
   }

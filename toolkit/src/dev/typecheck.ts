@@ -1,6 +1,6 @@
 /**
  * The dev loop's side of the type checker (typecheck-worker.ts runs in a worker thread): one
- * check at a time, in the order asked, each answered in two parts.
+ * check at a time, in the order asked, each reported in two parts.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ export interface TypecheckWorkerData {
 }
 
 /**
- * `check`: check the program as it is now, answering for the server's files; `rest`: answer for
+ * `check`: check the program as it is now, reporting on the server's files; `rest`: report on
  * the other files of the last check (asked after the restart, so as not to slow it down).
  */
 export type TypecheckRequest =
@@ -54,7 +54,7 @@ export function startTypechecker(data: TypecheckWorkerData): Typechecker {
     `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
     `.then(({ register }) => { register(); return import(${JSON.stringify(workerUrl)}); });`;
   const worker = new Worker(bootstrap, { eval: true, workerData: data });
-  /** The answers awaited, by phase and check. */
+  /** The replies awaited, by phase and check. */
   const awaited = new Map<string, (part: TypecheckPart) => void>();
   const key = (phase: TypecheckPart['phase'], id: number): string => `${phase} ${id}`;
   let nextId = 1;
@@ -69,17 +69,17 @@ export function startTypechecker(data: TypecheckWorkerData): Typechecker {
   });
   const failAll = (message: string): void => {
     failure = message;
-    for (const [name, answer] of awaited) {
+    for (const [name, reply] of awaited) {
       const [phase, id] = name.split(' ');
-      answer(failed(Number(id), phase === 'server' ? 'server' : 'rest'));
+      reply(failed(Number(id), phase === 'server' ? 'server' : 'rest'));
     }
     awaited.clear();
   };
   const ask = (request: TypecheckRequest, phase: TypecheckPart['phase']): Promise<TypecheckPart> => {
     if (failure !== undefined) return Promise.resolve(failed(request.id, phase));
-    const answer = new Promise<TypecheckPart>((resolve) => awaited.set(key(phase, request.id), resolve));
+    const reply = new Promise<TypecheckPart>((resolve) => awaited.set(key(phase, request.id), resolve));
     worker.postMessage(request);
-    return answer;
+    return reply;
   };
   worker.on('message', (part: TypecheckPart) => {
     awaited.get(key(part.phase, part.id))?.(part);

@@ -2,7 +2,7 @@
  * The toolkit's lint rules (contract-first.yaml beside this file) run on one document, as
  * `npm run generate`, `npm run serve` and `npm run new-api` do before they work on it: Redocly's
  * CLI, the project's pinned copy, with its findings read from its JSON report. The findings are
- * printed; none stops the command (what the generator cannot carry, it refuses on its own).
+ * printed; none stops the command (what the generator cannot carry, it rejects on its own).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -35,10 +35,10 @@ export interface ProjectFacts {
   readonly devDependencies: Readonly<Record<string, string>>;
   readonly engines: Readonly<Record<string, string>>;
   /**
-   * Rules that found errors in the document the generator still carries (slips it works around),
+   * Rules that found errors in the document the generator still carries (mistakes it works around),
    * each with the findings: the project's redocly.yaml makes them warnings, and lists them.
    */
-  readonly slips?: Readonly<Record<string, readonly string[]>>;
+  readonly mistakes?: Readonly<Record<string, readonly string[]>>;
 }
 
 const slashed = (file: string): string => file.split(path.sep).join('/');
@@ -102,12 +102,12 @@ export function projectManifest(
 }
 
 /** The rules the document breaks in ways the generator works around: warnings, each finding listed. */
-function slipRules(facts: ProjectFacts): string {
-  const rules = Object.entries(facts.slips ?? {});
+function mistakeRules(facts: ProjectFacts): string {
+  const rules = Object.entries(facts.mistakes ?? {});
   if (rules.length === 0) return '';
   const comment = (line: string): string => `  #   ${line}`;
   return `
-# The document has slips that Redocly reports as errors and that the generator works around: they
+# The document has mistakes that Redocly reports as errors and that the generator works around: they
 # are warnings here until they are mended (then remove these lines to make them errors again).
 rules:
 ${rules.map(([rule, findings]) => `${findings.map(comment).join('\n')}\n  ${rule}: warn`).join('\n')}
@@ -128,12 +128,12 @@ apis:
     x-handlers: server/handlers
 
 # The rules every contract-first API keeps: errors for what leaves the served API wrong, warnings
-# for slips and for answers the document should declare. Add your own conventions below (Redocly's
-# built-in and configurable rules, https://redocly.com/docs/cli/rules), or raise a warning to an
-# error.
+# for mistakes the generator works around and for responses the document should declare. Add your
+# own conventions below (Redocly's built-in and configurable rules, https://redocly.com/docs/cli/rules),
+# or raise a warning to an error.
 extends:
   - ./node_modules/contract-first/lint/contract-first.yaml
-${slipRules(facts)}`;
+${mistakeRules(facts)}`;
 }
 
 /**
@@ -183,10 +183,10 @@ import { notConfigured, type Verifiers } from 'contract-first/runtime';
 /**
  * One verifier per security scheme of the document: a function that says whether the credential a
  * request carries is good for the operation. Until a scheme's verifier is written it stays
- * \`notConfigured\`, and every operation that needs that scheme is refused with 401: none is
+ * \`notConfigured\`, and every operation that needs that scheme is rejected with 401: none is
  * served open. A scheme the document adds does not compile until it is here.
  *
- * A verifier returns true to let the request through, false to answer 401, and may throw an error
+ * A verifier returns true to let the request through, false to respond with 401, and may throw an error
  * with \`status: 403\` for a credential that is good but lacks what the operation needs. An example:
  *
  *   api_key: async ({ key }) => key === process.env['API_KEY'],
@@ -203,7 +203,7 @@ import type { securitySchemes } from '../generated/server.js';
 
 /**
  * What the contract tests (test/contract.test.ts) send for each security scheme whose verifier
- * server/security.ts has: an operation that needs a scheme without one here is refused (401), and
+ * server/security.ts has: an operation that needs a scheme without one here is rejected (401), and
  * the tests check that it is. Once a verifier is written, give the tests a credential it accepts:
  *
  *   api_key: { header: { 'X-API-Key': 'a key the verifier accepts' } },
@@ -236,8 +236,8 @@ npm test        # lint the document, check generated/ is fresh, diff against the
 npm start       # serve it at http://localhost:3000 (PORT to change)
 \`\`\`
 
-Until you write them, the handlers answer the document's own examples, or 501 where it gives none;
-operations that need credentials answer 401 until their verifier is written (below).
+Until you write them, the handlers respond with the document's own examples, or 501 where it gives
+none; operations that need credentials respond with 401 until their verifier is written (below).
 
 ## Where things are
 
@@ -248,7 +248,7 @@ operations that need credentials answer 401 until their verifier is written (bel
 | \`generated/\` | types, route table and bundled document, written by \`npm run generate\` | never edit |
 | \`server/handlers/\` | one handler per operation, named after its operationId | yes |
 | \`server/security.ts\` | one verifier per security scheme | yes |
-| \`server/refusals.ts\` | the body of the server's own refusals (400, 401, 404, …), in the document's error shape | yes |
+| \`server/error-responses.ts\` | the body of the server's own error responses (400, 401, 404, …), in the document's error shape | yes |
 | \`server/app.ts\`, \`server/main.ts\` | the server, and what \`npm start\` runs | yes |
 | \`client/index.ts\` | a typed client of the API (openapi-fetch) | yes |
 | \`test/\` | contract tests built from the document's examples; your own tests | yes |
@@ -262,7 +262,7 @@ operations that need credentials answer 401 until their verifier is written (bel
    \`server/handlers/index.ts\`.
 3. \`npm run typecheck\`: every handler that no longer matches the document is an error that names
    the operation and the statuses it declares.
-4. \`npm test\`. Every test runs with response validation on: a handler that answers off the
+4. \`npm test\`. Every test runs with response validation on: a handler that responds off the
    contract fails.
 5. \`npm run diff:api\` tells what clients would see change, and fails on a breaking change;
    \`npm run release:api\` keeps the released document in \`openapi/released/\`.
@@ -272,9 +272,9 @@ http://localhost:3000/docs. \`npm run docs\` writes it to \`generated/docs/index
 
 ## Checking a running server
 
-\`npm run check -- --input ${facts.document} --base-url http://localhost:3000${facts.serverBase}\` sends requests drawn
+\`npm run check -- --input ${facts.document} --base-url http://localhost:3000${facts.serverBase}\` sends requests generated
 from the document's schemas (valid ones, invalid ones, ones without credentials, create-then-read
-sequences) to a running server and reports each answer that breaks the document, with a \`curl\`
+sequences) to a running server and reports each response that breaks the document, with a \`curl\`
 line and the command that replays it (\`--help\` for its options; \`--header "NAME: VALUE"\` or
 \`--auth MODULE\` for credentials). \`test/check.test.ts\` runs the same check against this server
 in \`npm test\`.
@@ -291,7 +291,7 @@ ${
   schemes.length === 0
     ? 'The document declares no security scheme.'
     : `Each scheme of the document (${schemes.map((name) => `\`${name}\``).join(', ')}) has a verifier in \`server/security.ts\`,
-\`notConfigured\` until you write it: operations that need it are refused with 401, never served
+\`notConfigured\` until you write it: operations that need it are rejected with 401, never served
 open. Give the contract tests a credential your verifier accepts in \`test/credentials.ts\`.`
 }
 

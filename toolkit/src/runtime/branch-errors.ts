@@ -4,7 +4,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { isReference, resolveLocal } from './openapi-refs.js';
 
 /**
- * Which error a refusal names when a value fails a `oneOf` or `anyOf` of the document: the error
+ * Which error a rejection names when a value fails a `oneOf` or `anyOf` of the document: the error
  * of the branch the value was meant for, not whichever branch the validator tried first.
  *
  * With allErrors, Ajv reports every failing branch's errors, branch by branch, then the failure
@@ -26,7 +26,7 @@ import { isReference, resolveLocal } from './openapi-refs.js';
  * and for the `$ref`s of the branches.
  *
  * The validator checks a top-level body with a discriminator on its own (only the branch the tag
- * names, or a refusal of the tag before anything else): its errors carry paths inside the body
+ * names, or a rejection of the tag before anything else): its errors carry paths inside the body
  * without the `/body` in front, which this puts back.
  */
 
@@ -266,12 +266,12 @@ function chooseByTag(document: object, site: Schema, branches: readonly unknown[
     const matching = allowed.flatMap((values, k) => (values?.includes(object[tag]) === true ? [k] : []));
     if (matching.length === 1) return { branch: matching[0] as number };
   }
-  const refused = tags.find(({ tag, allowed }) =>
+  const rejected = tags.find(({ tag, allowed }) =>
     allowed.every((values) => values !== undefined && values.length > 0 && !values.includes(object[tag])),
   );
-  return refused === undefined
+  return rejected === undefined
     ? undefined
-    : { tag: refused.tag, allowed: [...new Set(refused.allowed.flatMap((values) => values ?? []))] };
+    : { tag: rejected.tag, allowed: [...new Set(rejected.allowed.flatMap((values) => values ?? []))] };
 }
 
 /** Rule 3: the branch with the fewest errors among those whose type the value has; the first on a tie. */
@@ -370,7 +370,7 @@ function intendedError(
 }
 
 /**
- * The validator's errors with the one a refusal reports first: the intended branch's where the
+ * The validator's errors with the one a rejection reports first: the intended branch's where the
  * first error is a branch error of a failed `oneOf`/`anyOf` (a tag no branch takes becomes an
  * error of its own), and a top-level body's discriminated branch errors under `/body`.
  */
@@ -379,7 +379,7 @@ function intendedBranchFirst(
   context: BranchContext,
 ): readonly ValidatorErrorItem[] {
   if (errors.length > MAX_ERRORS) return errors;
-  // The validator's refusal of a top-level body's discriminator tag: one error, without a keyword.
+  // The validator's rejection of a top-level body's discriminator tag: one error, without a keyword.
   const body = expand(context.document, asSchema(context.root['properties'])?.['body'], false).find(
     (s) => asSchema(s['discriminator']) !== undefined,
   );
@@ -405,7 +405,7 @@ function intendedBranchFirst(
   return [chosen, ...located.filter((error) => error !== chosen)];
 }
 
-/** The context of a request the validator refused, or undefined when its operation is not found in the document. */
+/** The context of a request the validator rejected, or undefined when its operation is not found in the document. */
 function contextOf(document: object, req: Request): BranchContext | undefined {
   const route = (req as Request & { openapi?: { readonly openApiRoute?: string } }).openapi?.openApiRoute;
   const paths = asSchema((document as Schema)['paths']) ?? {};
@@ -457,10 +457,10 @@ function contextOf(document: object, req: Request): BranchContext | undefined {
 }
 
 /**
- * The validator's request checks (its `requestMiddleware`), passing on a refusal with its errors
+ * The validator's request checks (its `requestMiddleware`), passing on a rejection with its errors
  * in the order intendedBranchFirst gives, as the validator's own BadRequest; anything else as it
  * is. The document (the bundled JSON file the validator reads too) is read the first time a
- * refusal needs it.
+ * rejection needs it.
  */
 export function namingIntendedBranch(check: RequestHandler, apiSpec: string): RequestHandler {
   let document: object | null | undefined;
@@ -477,20 +477,20 @@ export function namingIntendedBranch(check: RequestHandler, apiSpec: string): Re
   };
   const reordered = (error: unknown, req: Request): unknown => {
     if (!(error instanceof OpenApiValidator.error.BadRequest)) return error;
-    const refused = error as {
+    const rejected = error as {
       readonly path?: string;
       readonly message?: string;
       readonly errors?: readonly ValidatorErrorItem[];
     };
-    const errors = refused.errors ?? [];
+    const errors = rejected.errors ?? [];
     if (!errors.some((e) => COMPOSITE.has(keywordOf(e)) || !LOCATED.test(e.path ?? ''))) return error;
     const loaded = load();
     const context = loaded === undefined ? undefined : contextOf(loaded, req);
     const ordered = context === undefined ? errors : intendedBranchFirst(errors, context);
     if (ordered === errors) return error;
-    const message = refused.message === undefined ? {} : { message: refused.message };
+    const message = rejected.message === undefined ? {} : { message: rejected.message };
     return new OpenApiValidator.error.BadRequest({
-      path: refused.path ?? req.path,
+      path: rejected.path ?? req.path,
       ...message,
       errors: ordered.map((e) => ({ ...e, path: e.path ?? '', message: e.message ?? '' })),
     });

@@ -11,14 +11,14 @@ import express, {
 import { servedElsewhere, type Mounts } from './misdirected.js';
 import { createOpenApiValidation, validationFailureOf, type SecurityHandler } from './openapi-validation.js';
 import { schemesWithoutVerifier, verifyingSecurityHandlers, type AnyVerifier } from './security.js';
-import { refusalForms } from './refusal-media.js';
+import { errorResponseForms } from './error-response-media.js';
 import { isJsonMediaType, sendResult } from './send-result.js';
 
 /**
  * A server for any document, from what the generator writes for it (the route table and
  * `mountOperations` of its server.ts) and a handler for each operation: the same validation as the
- * service's (routing, security, parameters and body, and every answer in development), the body
- * parsers the operations' media types need, and answers written as the handlers return them.
+ * service's (routing, security, parameters and body, and every response in development), the body
+ * parsers the operations' media types need, and responses written as the handlers return them.
  * A project made by `npm run new-api` runs it with its handlers and its verifiers of the document's
  * security schemes; `npm run serve` runs it on scaffolded stubs, checking only that credentials
  * are there. It knows nothing of any one document.
@@ -52,14 +52,14 @@ export interface ContractResult {
 }
 
 /**
- * One of this server's own refusals: a request off the contract, credentials missing or refused, a
- * path or method it does not serve, an answer off the contract, a handler that failed.
+ * One of this server's own error responses: to a request off the contract, credentials missing or
+ * rejected, a path or method it does not serve, a response off the contract, a handler that failed.
  */
-export interface Refusal {
+export interface ErrorResponse {
   readonly status: number;
   /** What is wrong, in words for the client. */
   readonly message: string;
-  /** The value refused (`query.limit`, `body.items.0.name`), when it is one. */
+  /** The value rejected (`query.limit`, `body.items.0.name`), when it is one. */
   readonly field?: string;
   /** The operation asked for, when the request reached one. */
   readonly operationId?: string;
@@ -88,35 +88,35 @@ export interface ContractServerOptions<R extends ContractRoute, H, Ctx = undefin
   readonly context?: (req: Request) => Ctx;
   /**
    * One verifier per security scheme (runtime/security.ts): a scheme without one, or whose
-   * verifier is `notConfigured`, refuses every request that needs it. Without this option the
+   * verifier is `notConfigured`, rejects every request that needs it. Without this option the
    * server checks only that credentials are there, as `npm run serve` does.
    */
   readonly verifiers?: Readonly<Record<string, AnyVerifier>>;
-  /** Check every answer against the document (on for development and tests). */
+  /** Check every response against the document (on for development and tests). */
   readonly validateResponses: boolean;
   /** Where failures that are not the client's go. */
   readonly log?: (line: string) => void;
   /**
    * Where the operations are mounted and the base paths of the document's servers: a documented
-   * path asked for under another base is answered with a 404 that says where it is served.
+   * path asked for under another base gets a 404 response that says where it is served.
    */
   readonly mounts?: Mounts;
   /**
    * The base paths of the document's servers, under which the operations are mounted (the route
-   * table's): without `mounts`, a documented path asked for without its base is answered with a
-   * 404 that says where it is served.
+   * table's): without `mounts`, a documented path asked for without its base gets a 404
+   * response that says where it is served.
    */
   readonly serverBases?: readonly string[];
   /**
-   * The JSON body of this server's refusals where the document declares a JSON answer for their
+   * The JSON body of this server's error responses where the document declares a JSON response for their
    * status: the document's error shape (`{ code, message }`, RFC 9457's `{ type, title, status,
    * detail }`). Default: `{ message, field }`. A stub not written yet still says so in words.
    */
-  readonly refusalBody?: (refusal: Refusal) => unknown;
+  readonly errorResponseBody?: (errorResponse: ErrorResponse) => unknown;
 }
 
-/** The body of a refusal when the project gives no `refusalBody`: `{ message, field }`. */
-export function defaultRefusalBody({ message, field }: Refusal): unknown {
+/** The body of an error response when the project gives no `errorResponseBody`: `{ message, field }`. */
+export function defaultErrorResponseBody({ message, field }: ErrorResponse): unknown {
   return { message, ...(field === undefined ? {} : { field }) };
 }
 
@@ -189,7 +189,7 @@ function challenges(
 /**
  * The schemes of the operation's security the document does not define, when every alternative
  * names one: no request can meet it (the generator keeps such an alternative only when the
- * operation has no other, so that it is refused rather than open).
+ * operation has no other, so that it is rejected rather than open).
  */
 function unmeetable(
   route: ContractRoute,
@@ -217,7 +217,7 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
   if (verifiers !== undefined) {
     for (const name of schemesWithoutVerifier(options.securitySchemes, verifiers)) {
       log(
-        `security scheme ${name} has no verifier (server/security.ts): every request that needs it is refused with 401`,
+        `security scheme ${name} has no verifier (server/security.ts): every request that needs it is rejected with 401`,
       );
     }
   }
@@ -231,7 +231,7 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     multipart,
   });
   const routeOf = new WeakMap<Request, R>();
-  const refusalForm = refusalForms(options.apiSpec);
+  const errorResponseForm = errorResponseForms(options.apiSpec);
 
   const app = express();
   app.set('case sensitive routing', true);
@@ -255,8 +255,8 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
   };
   options.mountOperations(app, options.handlers, invoke, (route) => {
     const missing = unmeetable(route, options.securitySchemes);
-    // Refused before the validator's security, which would fail on the undefined scheme with a 500.
-    const refuse: RequestHandler[] =
+    // Rejected before the validator's security, which would fail on the undefined scheme with a 500.
+    const reject: RequestHandler[] =
       missing === undefined
         ? []
         : [
@@ -264,7 +264,7 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
               const names = missing.map((name) => JSON.stringify(name)).join(' and ');
               throw Object.assign(
                 new Error(
-                  `${route.method.toUpperCase()} ${route.path} refuses every request: its security names ${names}, which the document does not define`,
+                  `${route.method.toUpperCase()} ${route.path} rejects every request: its security names ${names}, which the document does not define`,
                 ),
                 { status: 403 },
               );
@@ -275,7 +275,7 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
         routeOf.set(req, route);
         next();
       },
-      ...refuse,
+      ...reject,
       ...(route.parameters.cookie.length > 0 || route.security.length > 0 ? [cookieParser()] : []),
       ...validation.security,
       ...bodyParsers(route.requestContentTypes),
@@ -283,8 +283,8 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     ];
   });
 
-  // A refusal of this server's own (a request off the contract, a stub not written yet) is not one
-  // of the document's answers: it is sent outside response validation, in a plain shape.
+  // An error response of this server's own (to a request off the contract, a stub not written yet) is
+  // not one of the document's responses: it is sent outside response validation, in a plain shape.
   const errors: ErrorRequestHandler = (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
@@ -297,11 +297,11 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     let field: string | undefined;
     if (failure !== undefined) {
       status = failure.status;
-      message = failure.of === 'response' ? `The answer is off the contract: ${failure.message}` : failure.message;
+      message = failure.of === 'response' ? `The response is off the contract: ${failure.message}` : failure.message;
       field = failure.field;
       res.set(failure.headers);
       if (failure.of === 'response')
-        log(`answer off the contract replaced by a 500: ${req.method} ${req.path}: ${failure.message}`);
+        log(`response off the contract replaced by a 500: ${req.method} ${req.path}: ${failure.message}`);
       if (status === 401) {
         const challenge = challenges(routeOf.get(req), options.securitySchemes);
         if (challenge !== undefined) res.set('WWW-Authenticate', challenge);
@@ -326,9 +326,9 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     const route = routeOf.get(req);
     Object.assign(req, { openapi: undefined });
     // A stub not written yet says so in JSON whatever the document declares: it is not one of the
-    // document's answers, and the developer needs the words.
+    // document's responses, and the developer needs the words.
     const stub = status === 501 && failure === undefined;
-    const form = stub ? ({ kind: 'json', mediaType: 'application/json' } as const) : refusalForm(route, status);
+    const form = stub ? ({ kind: 'json', mediaType: 'application/json' } as const) : errorResponseForm(route, status);
     res.status(status);
     if (form.kind === 'empty') res.end();
     else if (form.kind === 'text') res.type(form.mediaType).send(message);
@@ -337,7 +337,7 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
         JSON.stringify(
           stub
             ? { message }
-            : refusalBodyOf({
+            : errorResponseBodyOf({
                 status,
                 message,
                 ...(field === undefined ? {} : { field }),
@@ -346,14 +346,14 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
         ),
       );
   };
-  const refusalBodyOf = (refusal: Refusal): unknown => {
-    if (options.refusalBody === undefined) return defaultRefusalBody(refusal);
+  const errorResponseBodyOf = (errorResponse: ErrorResponse): unknown => {
+    if (options.errorResponseBody === undefined) return defaultErrorResponseBody(errorResponse);
     try {
-      return options.refusalBody(refusal);
+      return options.errorResponseBody(errorResponse);
     } catch (error) {
-      // The refusal still goes out, in the plain shape, and the failure is the server's to fix.
-      log(`refusalBody failed: ${error instanceof Error ? error.message : String(error)}`);
-      return defaultRefusalBody(refusal);
+      // The error response still goes out, in the plain shape, and the failure is the server's to fix.
+      log(`errorResponseBody failed: ${error instanceof Error ? error.message : String(error)}`);
+      return defaultErrorResponseBody(errorResponse);
     }
   };
   app.use(() => {

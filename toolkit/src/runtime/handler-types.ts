@@ -1,5 +1,5 @@
 /**
- * The types of a handler, for any document: what it receives and what it may answer, worked out
+ * The types of a handler, for any document: what it receives and what it may respond with, worked out
  * from an operation's type as openapi-typescript writes it (`paths["/pets/{id}"]["get"]`). Each
  * generated server.ts binds them to its document's `Operations` (OperationInput, OperationResult,
  * OperationHandler, Handlers); this file holds the one copy of the machinery.
@@ -67,13 +67,13 @@ export interface OperationInputOf<Op> {
 }
 
 /*
- * What the compiler says of an answer off the contract. A generated server.ts checks a handler's
- * answer against `OperationAnswer<"getPet", "200 | 404">`, a union of the operation's results and
- * `UndeclaredStatus<"getPet answers one of 200 | 404">`, and the compiler prints both so: the
- * operation, and the statuses it declares in order. An answer with a status from 100 to 599 that
+ * What the compiler says of a response off the contract. A generated server.ts checks a handler's
+ * response against `OperationResponse<"getPet", "200 | 404">`, a union of the operation's results and
+ * `UndeclaredStatus<"getPet responds with one of 200 | 404">`, and the compiler prints both so: the
+ * operation, and the statuses it declares in order. A response with a status from 100 to 599 that
  * the operation does not declare matches only `UndeclaredStatus`, so the message ends in `Property
  * '[undeclaredStatus]' is missing in type '{ status: 201; … }' but required in type
- * 'UndeclaredStatus<"getPet answers one of 200 | 404">'`. No value has that type: its key is a
+ * 'UndeclaredStatus<"getPet responds with one of 200 | 404">'`. No value has that type: its key is a
  * symbol this file does not export.
  */
 type StatusCharacters = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'X'];
@@ -115,17 +115,17 @@ export type DeclaredStatuses<Op> = [StatusKeys<Op>] extends [infer Keys]
     : Joined<InOrder<Exclude<Keys, 'default'>>, 'default' extends Keys ? 'default' : ''>
   : never;
 
-/** What the compiler says of an operation's statuses: `getPet answers one of 200 | 404`. */
-export type AnswersOf<K extends string, Declared extends string> = Declared extends ''
+/** What the compiler says of an operation's statuses: `getPet responds with one of 200 | 404`. */
+export type DeclaredStatusesMessage<K extends string, Declared extends string> = Declared extends ''
   ? `${K} declares no response: its handler can only throw`
   : Declared extends `${string} | ${string}`
-    ? `${K} answers one of ${Declared}`
-    : `${K} answers only ${Declared}`;
+    ? `${K} responds with one of ${Declared}`
+    : `${K} responds only with ${Declared}`;
 
-/** The response keys a message of AnswersOf lists (`"200" | "404"`), read back from its text. */
-type KeysListed<Message> = Message extends `${string} answers one of ${infer List}`
+/** The response keys a message of DeclaredStatusesMessage lists (`"200" | "404"`), read back from its text. */
+type KeysListed<Message> = Message extends `${string} responds with one of ${infer List}`
   ? Split<List>
-  : Message extends `${string} answers only ${infer List}`
+  : Message extends `${string} responds only with ${infer List}`
     ? Split<List>
     : never;
 type Split<List> = List extends `${infer Key} | ${infer Rest}` ? Key | Split<Rest> : List;
@@ -142,7 +142,7 @@ type OtherThan<Declared> = [Declared] extends [infer D]
     : never
   : never;
 /**
- * An answer with a status from 100 to 599 that the operation does not declare (none where it
+ * A response with a status from 100 to 599 that the operation does not declare (none where it
  * declares `default`): the statuses are those `Message` lists. No value has this type.
  */
 export interface UndeclaredStatus<Message extends string> {
@@ -150,8 +150,8 @@ export interface UndeclaredStatus<Message extends string> {
   readonly [undeclaredStatus]: Message;
 }
 
-/** The body of an operation's answer with status `S` in media type `M` (a scaffolded stub's example). */
-export type AnswerBodyOf<Op, S extends number, M extends string> =
+/** The body of an operation's response with status `S` in media type `M` (a scaffolded stub's example). */
+export type ResponseBodyOf<Op, S extends number, M extends string> =
   OperationResultOf<Op> extends infer R
     ? R extends { readonly status: infer T; readonly contentType?: infer C; readonly body?: infer B }
       ? S extends T
@@ -170,12 +170,12 @@ export interface AnyOperationResult {
   readonly headers?: ResponseHeaders;
 }
 
-/** The document's example of an answer, as the type it is declared to be; response validation checks it when it is sent. */
+/** The document's example of a response, as the type it is declared to be; response validation checks it when it is sent. */
 export function documentExample<T>(value: unknown): T {
   return value as T;
 }
 
-/** Thrown by a scaffolded handler that is not written yet: the HTTP layer answers 501. */
+/** Thrown by a scaffolded handler that is not written yet: the HTTP layer responds with 501. */
 export class NotImplementedError extends Error {
   readonly status = 501;
   constructor(readonly operationId: string) {

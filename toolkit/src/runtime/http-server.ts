@@ -5,10 +5,10 @@ import type { Express } from 'express';
 
 export interface HttpServerOptions {
   /**
-   * HTML pages the server answers itself to GET and HEAD, before the app sees the request: a path
+   * HTML pages the server serves itself for GET and HEAD, before the app sees the request: a path
    * (`/docs`) and the file to send (the reference `npm run docs` builds). The file is read at each
    * request, so a rebuilt page is served at once; a page whose file cannot be read, any other
-   * method and any other path go to the app, whose 404 and 405 answer them.
+   * method and any other path go to the app, which responds to them with 404 and 405.
    */
   readonly referencePages?: Readonly<Record<string, string>>;
 }
@@ -26,7 +26,7 @@ function pathOf(target: string | undefined): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-/** The app, with the reference pages answered in front of it. */
+/** The app, with the reference pages served in front of it. */
 function withReferencePages(
   app: Express,
   pages: Readonly<Record<string, string>>,
@@ -65,12 +65,12 @@ function withReferencePages(
  * exists costs V8 far more than the call: behind `app.listen` about a fifth of everything a
  * request allocates survived the young generation's collections and went to the old one, where
  * only the full collections, one every second or so under load, freed it again (a bare Express
- * app answering a bank list: 22 % of the young generation surviving each scavenge, against 0.1 %
+ * app responding with a bank list: 22 % of the young generation surviving each scavenge, against 0.1 %
  * for node:http alone). Built with the right prototype, the object is left as it is: Express's
  * call finds its prototype set already and changes nothing. The cause and this remedy are
  * expressjs/express#5998; Node's `IncomingMessage` and `ServerResponse` options exist for it.
  *
- * Given `referencePages`, it answers those pages itself (HttpServerOptions) and passes every other
+ * Given `referencePages`, it serves those pages itself (HttpServerOptions) and passes every other
  * request to the app.
  */
 export function createHttpServer(app: Express, options: HttpServerOptions = {}): Server {

@@ -54,7 +54,7 @@ export function servedElsewhere(
   requestPath: string,
 ): string | undefined {
   const wanted = method.toLowerCase();
-  // Express answers HEAD with a path's GET route.
+  // Express responds to HEAD with a path's GET route.
   const methods = wanted === 'head' ? ['head', 'get'] : [wanted];
   const bases = new Set(['', ...mounts.serverBases, ...mounts.mountedUnder]);
   for (const base of bases) {

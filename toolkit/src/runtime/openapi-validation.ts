@@ -13,8 +13,8 @@ import { RESPONSE_VALIDATED } from './send-result.js';
  * The validator's middleware comes in two parts, mounted at two places:
  * - `routing`, once on the app before any route: finds the request's operation (404 for a path the
  *   document does not have, 405 with `Allow` for a method it does not declare on the path) and,
- *   when responses are checked, watches every answer to a documented operation, including the
- *   answers of middleware that runs before the operation's own checks (authentication);
+ *   when responses are checked, watches every response to a documented operation, including the
+ *   responses of middleware that runs before the operation's own checks (authentication);
  * - `operation`, on each operation's route after whatever must come first (authentication, body
  *   parsing): checks the path, query and header parameters and the body.
  */
@@ -22,9 +22,9 @@ import { RESPONSE_VALIDATED } from './send-result.js';
 export interface OpenApiValidationOptions {
   /** The bundled document, as a file path (the validator's 3.1 typings take no parsed object). */
   readonly apiSpec: string;
-  /** Check every JSON answer's status, body and declared headers (development and tests). */
+  /** Check every JSON response's status, body and declared headers (development and tests). */
   readonly validateResponses: boolean;
-  /** Paths the server answers outside the document (health endpoints): neither 404 nor validated. */
+  /** Paths the server serves outside the document (health endpoints): neither 404 nor validated. */
   readonly ignorePaths?: RegExp;
   /**
    * Security checked by the validator, one handler per security scheme of the document (it checks
@@ -108,7 +108,7 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
     validateRequests: {
       allowUnknownQueryParameters: false,
       // Parameters arrive as text and are always read as their schema's type; a JSON body must
-      // carry the document's types as they are (`"amountCents": "100"` is refused).
+      // carry the document's types as they are (`"amountCents": "100"` is rejected).
       coerceTypes: false,
       // Every branch of a failed oneOf/anyOf reports all its errors, so that branch-errors.ts can
       // tell the branch with the fewest from the others. Ajv meets failures in the same order
@@ -135,7 +135,7 @@ export function createOpenApiValidation(options: OpenApiValidationOptions): Open
       `express-openapi-validator returned middleware this module does not place: ${unknown.map((h) => h.name).join(', ')}`,
     );
   }
-  // A refusal over a oneOf/anyOf names the branch the request was meant for (branch-errors.ts).
+  // A rejection over a oneOf/anyOf names the branch the request was meant for (branch-errors.ts).
   const operation = named(OPERATION).map((handler) =>
     handler.name === 'requestMiddleware' ? namingIntendedBranch(handler, options.apiSpec) : handler,
   );
@@ -153,9 +153,9 @@ function markResponseValidated(_req: Request, res: Response, next: NextFunction)
   next();
 }
 
-/** Why a request or an answer was refused, in terms a server can turn into its own error shape. */
+/** Why a request or a response was rejected, in terms a server can turn into its own error shape. */
 export interface ValidationFailure {
-  /** 400, 401, 403, 404, 405, 413 or 415 for a request; 500 for an answer off the contract. */
+  /** 400, 401, 403, 404, 405, 413 or 415 for a request; 500 for a response off the contract. */
   readonly status: number;
   readonly of: 'request' | 'response';
   /** Where, as `query.limit`, `body.items.0.name`, `headers.x-count` or `path.id`; undefined when not one value. */
@@ -164,7 +164,7 @@ export interface ValidationFailure {
   readonly keyword: string | undefined;
   /** What is wrong, without the field. */
   readonly message: string;
-  /** Headers the answer carries (`Allow` with a 405). */
+  /** Headers the error response carries (`Allow` with a 405). */
   readonly headers: Readonly<Record<string, string>>;
 }
 

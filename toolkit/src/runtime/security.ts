@@ -6,11 +6,11 @@ import type { SecurityScheme } from './routes.js';
 /**
  * The security schemes of a document, enforced: one verifier per scheme, which a project writes
  * (server/security.ts) and the contract server calls with the credential the request carries, read
- * where the scheme says. A scheme whose verifier is `notConfigured` refuses every request that
+ * where the scheme says. A scheme whose verifier is `notConfigured` rejects every request that
  * needs it: an operation is never served open because its check is not written yet.
  *
  * The validator (express-openapi-validator) first checks that the credential is there at all (an
- * API key where the scheme puts it, an Authorization header of the scheme) and answers 401 when it
+ * API key where the scheme puts it, an Authorization header of the scheme) and responds with 401 when it
  * is not; a verifier that returns false is a 401 too, and one that throws an error with
  * `status: 403` a 403 (a valid credential without the operation's scopes).
  */
@@ -39,7 +39,7 @@ export interface VerifierContext {
 export type Verifier<Credential> = (credential: Credential, context: VerifierContext) => boolean | Promise<boolean>;
 
 declare const notWritten: unique symbol;
-/** A scheme whose verifier is not written yet: every request that needs it is refused. */
+/** A scheme whose verifier is not written yet: every request that needs it is rejected. */
 export interface NotConfigured {
   readonly [notWritten]: true;
 }
@@ -103,7 +103,7 @@ export function schemesWithoutVerifier(
 
 /**
  * The validator's security handlers (one per scheme of the document) that call the project's
- * verifiers; a scheme without one refuses.
+ * verifiers; a scheme without one rejects the request.
  */
 export function verifyingSecurityHandlers(
   schemes: Readonly<Record<string, SecurityScheme>>,

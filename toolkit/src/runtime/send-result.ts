@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-/** What a handler answers, as the generated skeletons type it (`AnyOperationResult`). */
+/** What a handler responds with, as the generated skeletons type it (`AnyOperationResult`). */
 export interface OperationResultToSend {
   readonly status: number;
   readonly body?: unknown;
@@ -19,7 +19,7 @@ const serializedBodies = new WeakMap<object, Buffer>();
 
 /**
  * Records the JSON text a body was serialized to already (`JSON.stringify(body)`, as a stored
- * answer is): the body is then sent as that text's bytes instead of being serialized again. For
+ * response is): the body is then sent as that text's bytes instead of being serialized again. For
  * an object body, which must not change afterwards; anything else is sent as usual.
  */
 export function serializedAs(body: unknown, text: string): void {
@@ -39,9 +39,9 @@ export class JsonText {
 }
 
 /**
- * `text`, the JSON of a `T`, as a handler's answer body, for JSON the server holds as text already
+ * `text`, the JSON of a `T`, as a handler's response body, for JSON the server holds as text already
  * (a ledger record as the database stores it). It is typed as the body it claims to be, so the
- * compiler checks the claim against the operation's answers and response validation checks the
+ * compiler checks the claim against the operation's responses and response validation checks the
  * text; it holds none of the body's fields: return it as it is.
  */
 export function jsonText<T>(text: string): T {
@@ -53,7 +53,7 @@ export const isJsonMediaType = (mediaType: string): boolean =>
   /^application\/(?:[\w.+-]+\+)?json$/i.test(mediaType.split(';')[0]?.trim() ?? '');
 
 /**
- * Sends a handler's answer: its headers, its status, and its body as JSON, or as its other media
+ * Sends a handler's response: its headers, its status, and its body as JSON, or as its other media
  * type when the operation declares one (text as is, anything else as bytes or text). One sender
  * for every server the toolkit builds, the service's two APIs and `npm run serve`.
  */

@@ -19,7 +19,7 @@ const isJson = (mediaType: string): boolean => /[/+]json(;|$)/i.test(mediaType);
 
 /**
  * Sends a webhook with `fetch`: the body as JSON (or as text when the webhook takes no JSON), the
- * declared headers as given. The answer's body is parsed as JSON when it says it is JSON.
+ * declared headers as given. The response's body is parsed as JSON when it says it is JSON.
  */
 export async function sendWebhook<Hook>(
   hook: WebhookDefinition,
@@ -37,12 +37,12 @@ export async function sendWebhook<Hook>(
     ...(request.body === undefined ? {} : { body: json ? JSON.stringify(request.body) : String(request.body) }),
   });
   const text = await response.text();
-  const answerType = response.headers.get('content-type') ?? undefined;
+  const responseType = response.headers.get('content-type') ?? undefined;
   const body =
-    text === '' ? undefined : answerType !== undefined && isJson(answerType) ? (JSON.parse(text) as unknown) : text;
+    text === '' ? undefined : responseType !== undefined && isJson(responseType) ? (JSON.parse(text) as unknown) : text;
   return {
     status: response.status,
     body,
-    ...(answerType === undefined ? {} : { contentType: answerType }),
+    ...(responseType === undefined ? {} : { contentType: responseType }),
   } as unknown as OperationResultOf<Hook>;
 }

@@ -1,13 +1,13 @@
 /**
  * Contract tests of any document, built from the document itself: for each operation a valid
- * request made of its examples (sample-request.ts), and what the server must answer to it, to the
+ * request made of its examples (sample-request.ts), and how the server must respond to it, to the
  * same request with a parameter the operation does not declare, and to one without credentials.
  * A project's test/contract.test.ts sends them to its own server; what each case expects is here.
  */
 import { readFileSync } from 'node:fs';
 import type { OpenApiDocument } from '../codegen/bundle.js';
 import { readDocument } from '../codegen/operations.js';
-import { workAroundSlips } from '../codegen/slips.js';
+import { workAroundMistakes } from '../codegen/mistakes.js';
 import { sampleRequest, type CredentialParts, type SampleRequest } from './sample-request.js';
 
 export type { CredentialParts, SampleRequest };
@@ -31,12 +31,12 @@ export interface ContractCase {
   readonly request: SampleRequest | { readonly skip: string };
   /**
    * Whether the request can get through security: `open` (the operation needs none, or the tests
-   * hold a credential of a scheme that has a verifier), `refused` (every alternative needs a scheme
-   * whose verifier is not written: the server must answer 401), `no-credential` (a verifier is
-   * written but test/credentials.ts gives nothing to send it), or `unmeetable` (every alternative
-   * names a scheme the document does not define: the server refuses every request with 403).
+   * hold a credential of a scheme that has a verifier), `no-verifier` (every alternative needs a
+   * scheme whose verifier is not written: the server must respond with 401), `no-credential` (a
+   * verifier is written but test/credentials.ts gives nothing to send it), or `unmeetable` (every
+   * alternative names a scheme the document does not define: the server rejects every request with 403).
    */
-  readonly access: 'open' | 'refused' | 'no-credential' | 'unmeetable';
+  readonly access: 'open' | 'no-verifier' | 'no-credential' | 'unmeetable';
   /** The same request without any credential, for an operation that needs one (401). */
   readonly anonymous: SampleRequest | undefined;
   /** The response keys the operation declares: `200`, `4XX`, `default`. */
@@ -70,7 +70,7 @@ interface CaseOptions {
 /** One case per route, in the route table's order. */
 export function contractCases(options: CaseOptions): ContractCase[] {
   // The examples that do not match their schema are passed over, as the generator's stubs pass them over.
-  const { document, rejectedExamples } = workAroundSlips(
+  const { document, rejectedExamples } = workAroundMistakes(
     JSON.parse(readFileSync(options.document, 'utf8')) as OpenApiDocument,
   );
   // The server mounts the paths under the path of the document's first server (generated/server.ts's expressPaths).
@@ -97,7 +97,7 @@ export function contractCases(options: CaseOptions): ContractCase[] {
         ? 'open'
         : alternatives.some((requirement) => Object.keys(requirement).every((name) => options.verified.has(name)))
           ? 'no-credential'
-          : 'refused';
+          : 'no-verifier';
     const chosen = needsCredential ? (usable ?? alternatives[0] ?? {}) : {};
     const given = Object.fromEntries(Object.keys(chosen).map((name) => [name, options.credentials[name] ?? {}]));
     const request = under(sampleRequest(document, route, given, rejectedExamples));

@@ -3,15 +3,15 @@ import type { Express, Request } from 'express';
 import { mountOperations, routeList, securitySchemes, serverBases } from '../generated/server.js';
 import type { Context } from './context.js';
 import { handlers as documentHandlers } from './handlers/index.js';
-import { refusalBody } from './refusals.js';
+import { errorResponseBody } from './error-responses.js';
 import { verifiers } from './security.js';
 import { createContractApp } from 'contract-first/runtime';
 
-/** The document the validator checks every request (and, in development and tests, every answer) against. */
+/** The document the validator checks every request (and, in development and tests, every response) against. */
 const DOCUMENT = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));
 
 export interface AppOptions {
-  /** Check every answer against the document: on in development and tests, off in production. */
+  /** Check every response against the document: on in development and tests, off in production. */
   readonly validateResponses: boolean;
   /** Where failures that are not the client's go. */
   readonly log?: (line: string) => void;
@@ -35,7 +35,7 @@ export function createApp(options: AppOptions): Express {
     mountOperations,
     handlers: options.handlers ?? documentHandlers,
     verifiers,
-    refusalBody,
+    errorResponseBody,
     context: contextOf,
     validateResponses: options.validateResponses,
     ...(options.log === undefined ? {} : { log: options.log }),

@@ -1,9 +1,9 @@
 /**
  * `npm start`: the only reader of process.env and the only opener of sockets.
  *
- * PORT (3000), NODE_ENV (every answer is checked against the document unless it is `production`),
+ * PORT (3000), NODE_ENV (every response is checked against the document unless it is `production`),
  * PUBLIC_URL (where clients reach this server, for the address it logs; default
- * http://localhost:PORT). It logs one JSON line per event on stdout (`listening` once it answers).
+ * http://localhost:PORT). It logs one JSON line per event on stdout (`listening` once it responds).
  */
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
@@ -34,7 +34,7 @@ const { port: listening } = server.address() as AddressInfo;
 // and a document it cannot use fails the start instead of every request.
 const warmUp = await fetch(`http://127.0.0.1:${listening}/.well-known/warm-up`, { headers: { Connection: 'close' } });
 await warmUp.arrayBuffer();
-if (warmUp.status >= 500) throw new Error(`the server cannot answer: its warm-up request got HTTP ${warmUp.status}`);
+if (warmUp.status >= 500) throw new Error(`the server cannot respond: its warm-up request got HTTP ${warmUp.status}`);
 
 const url = process.env['PUBLIC_URL'] ?? `http://localhost:${listening}`;
 log('listening', { port: listening, url, validateResponses });

@@ -1,18 +1,19 @@
 /**
- * The server against its document with the toolkit's contract checker (`npm run check`): requests drawn from the document's schemas, valid and invalid ones,
- * without credentials, and create-then-read sequences, each answer judged against the document.
+ * The server against its document with the toolkit's contract checker (`npm run check`): requests
+ * generated from the document's schemas, valid and invalid ones, without credentials, and
+ * create-then-read sequences, each response judged against the document.
  * Any finding fails the test, with a `curl` line and the seed that replays it.
  *
  * Checked: the operations the tests can reach (test/credentials.ts gives a credential for a scheme
  * whose verifier server/security.ts has, or the operation needs none). Two kinds of finding are
  * printed as warnings, not failures:
- * - a handler still a stub without an example answers 501 Not Implemented, until it is written;
- * - the server's own refusals, sent before any handler runs (400 for a request off the contract,
- *   401 without credentials, 404, 405, 415): where the document does not declare that answer, or
- *   declares another media type, shape or required header for it, the finding is the document's
- *   to fix (its lint warns of the same), or server/refusals.ts's to write in the document's error
- *   shape.
- * Everything else fails: a handler's answer off the contract, a 5xx, an invalid request accepted.
+ * - a handler still a stub without an example responds with 501 Not Implemented, until it is written;
+ * - the server's own error responses, sent before any handler runs (400 for a request off the
+ *   contract, 401 without credentials, 404, 405, 415): where the document does not declare that
+ *   response, or declares another media type, shape or required header for it, the finding is the
+ *   document's to fix (its lint warns of the same), or server/error-responses.ts's to write in
+ *   the document's error shape.
+ * Everything else fails: a handler's response off the contract, a 5xx, an invalid request accepted.
  * CHECK_CASES and CHECK_SEED change how many requests and which; `npm run check` runs the same
  * check against any running server.
  */
@@ -30,9 +31,9 @@ import { createHttpServer } from 'contract-first/runtime';
 import { contractCases, type CredentialParts } from 'contract-first/testing';
 import { credentials } from './credentials.js';
 
-/** The statuses of the server's own refusals (contract-first/runtime), and the findings about an answer's shape. */
-const SERVER_REFUSALS = new Set([400, 401, 404, 405, 415]);
-const ANSWER_SHAPE = new Set(['undeclared-status', 'content-type', 'response-body', 'response-header']);
+/** The statuses of the server's own error responses (contract-first/runtime), and the findings about a response's shape. */
+const SERVER_ERROR_STATUSES = new Set([400, 401, 404, 405, 415]);
+const RESPONSE_SHAPE = new Set(['undeclared-status', 'content-type', 'response-body', 'response-header']);
 
 const documentFile = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));
 const cases = Number(process.env['CHECK_CASES'] ?? 20);
@@ -93,17 +94,17 @@ describe('npm run check against this server', () => {
       });
       const documentsToFix = (finding: FindingReport): boolean =>
         finding.status === 501 ||
-        (finding.status !== null && SERVER_REFUSALS.has(finding.status) && ANSWER_SHAPE.has(finding.kind));
+        (finding.status !== null && SERVER_ERROR_STATUSES.has(finding.status) && RESPONSE_SHAPE.has(finding.kind));
       for (const finding of report.findings.filter(documentsToFix))
         console.warn(`check: ${finding.kind} ${finding.operation}: ${finding.message}`);
       if (
         report.findings.some(
           (finding) =>
-            finding.kind === 'response-body' && finding.status !== null && SERVER_REFUSALS.has(finding.status),
+            finding.kind === 'response-body' && finding.status !== null && SERVER_ERROR_STATUSES.has(finding.status),
         )
       ) {
         console.warn(
-          "check: the server's refusals take their body from server/refusals.ts: write it in the document's error shape",
+          "check: the server's error responses take their body from server/error-responses.ts: write it in the document's error shape",
         );
       }
       const findings = report.findings.filter((finding) => !documentsToFix(finding));

@@ -1,13 +1,13 @@
 /**
  * The server against its document, for every operation, with requests built from the document's
- * own examples (contract-first/testing), and every answer checked against the
+ * own examples (contract-first/testing), and every response checked against the
  * document (response validation on):
- * - a valid request gets an answer the operation declares, never a 5xx;
+ * - a valid request gets a response the operation declares, never a 5xx;
  * - the same request with a parameter the operation does not declare gets 400, and its handler
  *   does not run;
- * - an operation that needs credentials refuses a request without them (401), and one whose
- *   verifier is not written yet (server/security.ts) refuses every request.
- * A handler still a stub without an example answers 501: its case is skipped until it is written.
+ * - an operation that needs credentials rejects a request without them (401), and one whose
+ *   verifier is not written yet (server/security.ts) rejects every request.
+ * A handler still a stub without an example responds with 501: its case is skipped until it is written.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -70,42 +70,42 @@ it.runIf(cases.length === 0)('has no operation to test: the document declares no
 });
 
 describe.each(cases)('$title ($operationId)', (contractCase) => {
-  it('answers a valid request as the document declares', async (context) => {
+  it('responds to a valid request as the document declares', async (context) => {
     const { request } = contractCase;
     if ('skip' in request) return context.skip(request.skip);
     if (contractCase.access === 'no-credential')
       return context.skip('test/credentials.ts gives no credential its verifier accepts');
-    const answer = await send(request);
-    if (contractCase.access === 'refused') {
-      expect(answer.status, `${answer.text}: its verifier is not written, so it is refused`).toBe(401);
+    const response = await send(request);
+    if (contractCase.access === 'no-verifier') {
+      expect(response.status, `${response.text}: its verifier is not written, so it is rejected`).toBe(401);
       return;
     }
     if (contractCase.access === 'unmeetable') {
-      expect(answer.status, `${answer.text}: its security names a scheme the document does not define`).toBe(403);
+      expect(response.status, `${response.text}: its security names a scheme the document does not define`).toBe(403);
       return;
     }
-    if (answer.status === 501 && answer.text.includes('not implemented yet'))
+    if (response.status === 501 && response.text.includes('not implemented yet'))
       return context.skip('its handler is not written yet');
-    expect(answer.status, answer.text).toBeLessThan(500);
-    expect(declares(contractCase, answer.status), `${answer.status} is not declared: ${answer.text}`).toBe(true);
+    expect(response.status, response.text).toBeLessThan(500);
+    expect(declares(contractCase, response.status), `${response.status} is not declared: ${response.text}`).toBe(true);
   });
 
-  it('refuses a request off the contract before its handler runs', async (context) => {
+  it('rejects a request off the contract before its handler runs', async (context) => {
     const { request } = contractCase;
     if ('skip' in request) return context.skip(request.skip);
     const before = ran.length;
-    const answer = await send(withUndeclaredParameter(request));
-    // Without credentials it can meet, security answers first.
-    expect(answer.status, answer.text).toBe(
+    const response = await send(withUndeclaredParameter(request));
+    // Without credentials it can meet, security responds first.
+    expect(response.status, response.text).toBe(
       contractCase.access === 'open' ? 400 : contractCase.access === 'unmeetable' ? 403 : 401,
     );
     expect(ran.length).toBe(before);
   });
 
-  it.runIf(contractCase.anonymous !== undefined)('refuses a request without credentials', async () => {
+  it.runIf(contractCase.anonymous !== undefined)('rejects a request without credentials', async () => {
     const before = ran.length;
-    const answer = await send(contractCase.anonymous as SampleRequest);
-    expect(answer.status, answer.text).toBe(contractCase.access === 'unmeetable' ? 403 : 401);
+    const response = await send(contractCase.anonymous as SampleRequest);
+    expect(response.status, response.text).toBe(contractCase.access === 'unmeetable' ? 403 : 401);
     expect(ran.length).toBe(before);
   });
 });

@@ -415,7 +415,7 @@ describe('npm run diff:api', () => {
     expect(text.stdout).toContain('api-smart-diff says non-breaking; our rule type-as-set says breaking');
   });
 
-  it('refuses wrong arguments with the usage, exit 2', async () => {
+  it('rejects wrong arguments with the usage, exit 2', async () => {
     expect(await run(runDiffApi, ['--bogus'], work)).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('Usage: contract-first diff') as unknown,
@@ -545,7 +545,7 @@ describe('npm run diff:api over the APIs of redocly.yaml', () => {
     expect(result.stdout.endsWith(NOTHING_RELEASED)).toBe(true);
   });
 
-  it('checks one API with --api, and refuses an API redocly.yaml does not name', async () => {
+  it('checks one API with --api, and rejects an API redocly.yaml does not name', async () => {
     expect(await run(runDiffApi, ['--api', 'ledger'], root)).toEqual({ code: 0, stdout: NOTHING_RELEASED, stderr: '' });
     const cards = await run(runDiffApi, ['--api', 'cards'], root);
     expect(cards.code).toBe(0);
@@ -670,7 +670,7 @@ describe('npm run release:api', () => {
     );
   });
 
-  it('refuses a version lower than the latest, and a breaking change the gate refuses', async () => {
+  it('rejects a version lower than the latest, and a breaking change the gate rejects', async () => {
     await useDocument('operation-added', 'after.yaml', '1.0.5');
     expect((await run(runReleaseApi, [], root)).stderr).toContain(
       'info.version 1.0.5 is lower than the latest release, 1.1.0',
@@ -682,9 +682,9 @@ describe('npm run release:api', () => {
     document.info.version = '1.2.0';
     delete document.paths['/v1/card']?.['get'];
     await writeFile(path.join(root, 'openapi/openapi.yaml'), stringify(document));
-    const refused = await run(runReleaseApi, [], root);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('1.2.0 is not released: the gate refuses its breaking changes');
+    const rejected = await run(runReleaseApi, [], root);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain('1.2.0 is not released: the gate rejects its breaking changes');
     expect((await listReleases(path.join(root, 'openapi/released'))).map((release) => release.version.text)).toEqual([
       '1.0.0',
       '1.1.0',
@@ -706,7 +706,7 @@ describe('npm run release:api', () => {
     expect(await readFile(allowList, 'utf8')).toBe('# Accepted breaks.\nallowed: []\n');
   });
 
-  it('refuses a date that is not YYYY-MM-DD, exit 2', async () => {
+  it('rejects a date that is not YYYY-MM-DD, exit 2', async () => {
     expect((await run(runReleaseApi, ['--date', '1 March'], root)).code).toBe(2);
     expect((await run(runReleaseApi, ['--date', '2026-02-30x'], root)).code).toBe(2);
   });

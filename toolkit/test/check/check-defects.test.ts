@@ -66,7 +66,7 @@ function run(command: string, args: readonly string[]): Promise<Run> {
 
 /**
  * At most this many checker runs at once (here or as a replay's process): the servers they
- * question all answer from this one test process on a machine of two cores.
+ * question all respond from this one test process on a machine of two cores.
  */
 const RUNS_AT_ONCE = 2;
 let running = 0;
@@ -134,8 +134,8 @@ function readReport(file: string): Report | undefined {
   }
 }
 
-interface CurlAnswer {
-  /** curl's exit code: 28 when no answer came within --max-time. */
+interface CurlResponse {
+  /** curl's exit code: 28 when no response came within --max-time. */
   readonly exit: number | null;
   readonly status: number;
   readonly headers: ReadonlyMap<string, string>;
@@ -144,14 +144,14 @@ interface CurlAnswer {
 
 /**
  * The finding's curl line, run by the shell as printed; `curl` is a shell function that adds what
- * reads the answer back (the status line and headers, and a deadline for a hanging server).
+ * reads the response back (the status line and headers, and a deadline for a hanging server).
  */
-async function curl(finding: Finding): Promise<CurlAnswer> {
+async function curl(finding: Finding): Promise<CurlResponse> {
   const { code, output } = await run('sh', [
     '-c',
     `curl() { command curl -sS -i --max-time 3 "$@"; }\n${finding.curl}`,
   ]);
-  // Skip the interim answers (100 Continue) to the final one.
+  // Skip the interim responses (100 Continue) to the final one.
   let rest = output;
   let head = '';
   do {
@@ -169,69 +169,73 @@ async function curl(finding: Finding): Promise<CurlAnswer> {
   return { exit: code, status: Number(statusLine.split(' ')[1]), headers, body: rest };
 }
 
-/** The answer's body as JSON, whatever its Content-Type says; empty when it is not JSON. */
-function json(answer: CurlAnswer): Record<string, unknown> {
+/** The response's body as JSON, whatever its Content-Type says; empty when it is not JSON. */
+function json(response: CurlResponse): Record<string, unknown> {
   try {
-    return JSON.parse(answer.body) as Record<string, unknown>;
+    return JSON.parse(response.body) as Record<string, unknown>;
   } catch {
     return {};
   }
 }
-const isJson = (answer: CurlAnswer): boolean =>
-  answer.headers.get('content-type')?.startsWith('application/json') ?? false;
+const isJson = (response: CurlResponse): boolean =>
+  response.headers.get('content-type')?.startsWith('application/json') ?? false;
 
 interface Expectation {
   /** The finding kind the checker must report. */
   readonly kind: string;
   /** The operation the finding names, when not the one the defect is planted in. */
   readonly reportedOn?: string;
-  /** Whether the answer to the finding's curl line shows the defect. */
-  readonly shows: (answer: CurlAnswer, finding: Finding, server: LibraryServer) => boolean | Promise<boolean>;
+  /** Whether the response to the finding's curl line shows the defect. */
+  readonly shows: (response: CurlResponse, finding: Finding, server: LibraryServer) => boolean | Promise<boolean>;
 }
 
 const EXPECTED: { readonly [D in LibraryDefect]: Expectation } = {
-  'undeclared-status': { kind: 'undeclared-status', shows: (answer) => answer.status === 202 },
+  'undeclared-status': { kind: 'undeclared-status', shows: (response) => response.status === 202 },
   'missing-required-field': {
     kind: 'response-body',
-    shows: (answer) => answer.status === 200 && 'id' in json(answer) && !('name' in json(answer)),
+    shows: (response) => response.status === 200 && 'id' in json(response) && !('name' in json(response)),
   },
   'wrong-nested-type': {
     kind: 'response-body',
-    shows: (answer) =>
-      answer.status === 200 &&
-      ((json(answer).items ?? []) as Array<{ publisher: { founded: unknown } }>).some(
+    shows: (response) =>
+      response.status === 200 &&
+      ((json(response).items ?? []) as Array<{ publisher: { founded: unknown } }>).some(
         (book) => typeof book.publisher.founded === 'string',
       ),
   },
-  'error-on-long-string': { kind: 'server-error', shows: (answer) => answer.status === 500 },
+  'error-on-long-string': { kind: 'server-error', shows: (response) => response.status === 500 },
   'accepts-outside-enum': {
     kind: 'accepted-invalid',
-    shows: (answer) =>
-      answer.status === 201 && !['fiction', 'history', 'poetry', 'science'].includes(String(json(answer).genre)),
+    shows: (response) =>
+      response.status === 201 && !['fiction', 'history', 'poetry', 'science'].includes(String(json(response).genre)),
   },
-  'extra-property': { kind: 'response-body', shows: (answer) => answer.status === 201 && 'createdAt' in json(answer) },
-  'wrong-content-type': { kind: 'content-type', shows: (answer) => answer.status === 200 && !isJson(answer) },
+  'extra-property': {
+    kind: 'response-body',
+    shows: (response) => response.status === 201 && 'createdAt' in json(response),
+  },
+  'wrong-content-type': { kind: 'content-type', shows: (response) => response.status === 200 && !isJson(response) },
   'missing-required-header': {
     kind: 'response-header',
-    shows: (answer) => answer.status === 200 && !answer.headers.has('x-rate-limit'),
+    shows: (response) => response.status === 200 && !response.headers.has('x-rate-limit'),
   },
   'open-without-credentials': {
     kind: 'accepted-without-credentials',
-    shows: (answer, finding) =>
-      answer.status === 201 && !Object.keys(finding.request.headers).some((name) => name.toLowerCase() === 'x-api-key'),
+    shows: (response, finding) =>
+      response.status === 201 &&
+      !Object.keys(finding.request.headers).some((name) => name.toLowerCase() === 'x-api-key'),
   },
   'created-not-found': {
     kind: 'created-not-found',
-    // The defect is in createBook; what answers 404 is the read that follows it.
+    // The defect is in createBook; what responds with 404 is the read that follows it.
     reportedOn: 'getBook',
-    // The curl line is the read that answered 404, or the create whose book is then not found.
-    shows: async (answer, _finding, server) => {
-      if (answer.status !== 201) return answer.status === 404;
-      const read = await fetch(`${server.url}/books/${String(json(answer).id)}`);
+    // The curl line is the read that got 404, or the create whose book is then not found.
+    shows: async (response, _finding, server) => {
+      if (response.status !== 201) return response.status === 404;
+      const read = await fetch(`${server.url}/books/${String(json(response).id)}`);
       return read.status === 404;
     },
   },
-  hang: { kind: 'hang', shows: (answer) => answer.exit === 28 },
+  hang: { kind: 'hang', shows: (response) => response.exit === 28 },
 };
 
 /** The finding in a form that says what went wrong when an expectation fails. */
@@ -252,10 +256,10 @@ describe.concurrent('npm run check against the library server', () => {
         expect(finding, `findings: ${findings.map(brief).join('; ')}\n${result.output}`).toBeDefined();
         if (finding === undefined) return;
 
-        const answer = await curl(finding);
+        const response = await curl(finding);
         expect(
-          await shows(answer, finding, server),
-          `${finding.curl}\nanswered ${answer.exit}: ${answer.status} ${answer.body.slice(0, 500)}`,
+          await shows(response, finding, server),
+          `${finding.curl}\ncurl exited ${response.exit}: ${response.status} ${response.body.slice(0, 500)}`,
         ).toBe(true);
 
         const again = await replay(finding);

@@ -9,14 +9,14 @@ import { Turns, type CheckPlugin, type PluginStream } from '../../src/check/plug
 import { runCheck } from '../../src/check/run.js';
 
 /**
- * The plug-in hooks against a small server on a loopback socket with two planted defects: an
- * answer without X-Request-Id for ids holding a `z`, and a refused create that still counts.
+ * The plug-in hooks against a small server on a loopback socket with two planted defects: a
+ * response without X-Request-Id for ids holding a `z`, and a rejected create that still counts.
  * A plug-in's stream, judge and around each find theirs; its findings are shrunk and replayed like
  * the checker's own; a serialization key keeps its cases one at a time.
  */
 
 const error = {
-  description: 'refused',
+  description: 'rejected',
   content: {
     'application/json': {
       schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
@@ -106,7 +106,7 @@ function handle(request: http.IncomingMessage, response: http.ServerResponse): v
           json(400, { message: 'not an item' });
           return;
         }
-        // Planted: a name over 3 characters is refused, but the item is counted anyway.
+        // Planted: a name over 3 characters is rejected, but the item is counted anyway.
         state.items += 1;
         if ([...name].length > 3) json(400, { message: 'name too long' });
         else json(201, { name });
@@ -123,7 +123,7 @@ function handle(request: http.IncomingMessage, response: http.ServerResponse): v
   });
 }
 
-/** Every answer carries X-Request-Id; a refused write leaves the item count as it was. */
+/** Every response carries X-Request-Id; a rejected write leaves the item count as it was. */
 function demoPlugin(options: { readonly serialize: boolean }): CheckPlugin & { judged: Set<string> } {
   const judged = new Set<string>();
   const ids: PluginStream<string> = {
@@ -161,7 +161,7 @@ function demoPlugin(options: { readonly serialize: boolean }): CheckPlugin & { j
     around: async (_context, request, send) => {
       const before = state.items;
       const exchange = await send();
-      const status = exchange.outcome.kind === 'answer' ? exchange.outcome.answer.status : 0;
+      const status = exchange.outcome.kind === 'response' ? exchange.outcome.response.status : 0;
       if (request.method === 'POST' && status >= 400 && state.items !== before) {
         return [
           {
@@ -175,7 +175,7 @@ function demoPlugin(options: { readonly serialize: boolean }): CheckPlugin & { j
     },
     judge: (exchange) => {
       judged.add(exchange.intent);
-      if (exchange.outcome.kind !== 'answer' || exchange.outcome.answer.headers['x-request-id'] !== undefined)
+      if (exchange.outcome.kind !== 'response' || exchange.outcome.response.headers['x-request-id'] !== undefined)
         return [];
       return [{ kind: 'demo:request-id', detail: '', message: 'no X-Request-Id header' }];
     },
@@ -204,18 +204,18 @@ afterAll(async () => {
 
 describe('check plug-ins', () => {
   it('report what their judge, around and streams find, shrunk, with their replay command', async () => {
-    // One at a time: a create in flight beside a refused one would change the count too.
+    // One at a time: a create in flight beside a rejected one would change the count too.
     const plugin = demoPlugin({ serialize: true });
     const report = await runCheck({ input, baseUrl, seed: 7, cases: 20, plugins: [plugin] });
     const kinds = report.findings.map((finding) => `${finding.kind} ${finding.operation}`).sort();
     expect(kinds).toEqual(['demo:rejected-write-changed createItem', 'demo:request-id getItem']);
     const missing = report.findings.find((finding) => finding.kind === 'demo:request-id');
-    // Shrunk to a short id that shows it (drawn ids are up to 8 letters), in the checker's own valid stream or the plug-in's.
+    // Shrunk to a short id that shows it (generated ids are up to 8 letters), in the checker's own valid stream or the plug-in's.
     expect(missing?.request.url).toMatch(/\/items\/(z|[a-y]z|z[a-y])$/);
-    const refused = report.findings.find((finding) => finding.kind === 'demo:rejected-write-changed');
-    expect(refused?.status).toBe(400);
-    // Shrunk to a name of 4 characters, the shortest refused.
-    expect([...(JSON.parse(refused?.request.body ?? '{}') as { name: string }).name]).toHaveLength(4);
+    const rejected = report.findings.find((finding) => finding.kind === 'demo:rejected-write-changed');
+    expect(rejected?.status).toBe(400);
+    // Shrunk to a name of 4 characters, the shortest rejected.
+    expect([...(JSON.parse(rejected?.request.body ?? '{}') as { name: string }).name]).toHaveLength(4);
     // The judge saw the checker's own requests and the plug-in's.
     expect([...plugin.judged].sort()).toEqual(['invalid', 'plugin', 'valid']);
     if (missing?.requestKind === 'demo:ids')

@@ -15,7 +15,7 @@ import type { CheckReport } from '../../src/check/report.js';
  */
 
 const error = {
-  description: 'refused',
+  description: 'rejected',
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 };
 const item = {

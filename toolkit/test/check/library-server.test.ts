@@ -13,7 +13,7 @@ import {
 } from './fixtures/library-server.js';
 
 /**
- * The library server of check-defects.test.ts, by itself: without a defect every answer keeps
+ * The library server of check-defects.test.ts, by itself: without a defect every response keeps
  * library.openapi.yaml (status declared, JSON body valid against the declared schema, required
  * headers present), and each planted defect breaks its operation as LIBRARY_DEFECTS says. The
  * document is read here with Ajv, apart from the server's own checks.
@@ -48,7 +48,7 @@ for (const [path, item] of Object.entries(document.paths)) {
   }
 }
 
-interface Answer {
+interface ReceivedResponse {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
@@ -64,13 +64,13 @@ function schemaAt(pointer: string[]): (value: unknown) => string | undefined {
   return (value) => (validate(value) ? undefined : ajv.errorsText(validate.errors));
 }
 
-/** What `answer` does against the document's response for `operationId`: none when it keeps it. */
-function breaches(operationId: string, answer: Answer): string[] {
+/** What `received` does against the document's response for `operationId`: none when it keeps it. */
+function breaches(operationId: string, received: ReceivedResponse): string[] {
   const found = operations.get(operationId);
   if (found === undefined) throw new Error(`no operation ${operationId}`);
-  let response = found.operation.responses[String(answer.status)];
-  if (response === undefined) return [`status ${answer.status} is not declared`];
-  let pointer = ['paths', found.path, found.method, 'responses', String(answer.status)];
+  let response = found.operation.responses[String(received.status)];
+  if (response === undefined) return [`status ${received.status} is not declared`];
+  let pointer = ['paths', found.path, found.method, 'responses', String(received.status)];
   if (response.$ref !== undefined) {
     const name = response.$ref.split('/').pop() ?? '';
     response = document.components.responses[name] ?? response;
@@ -78,7 +78,7 @@ function breaches(operationId: string, answer: Answer): string[] {
   }
   const problems: string[] = [];
   for (const [name, header] of Object.entries(response.headers ?? {})) {
-    const value = answer.headers.get(name);
+    const value = received.headers.get(name);
     if (value === null) {
       if (header.required === true) problems.push(`header ${name} is missing`);
       continue;
@@ -88,12 +88,12 @@ function breaches(operationId: string, answer: Answer): string[] {
     if (problem !== undefined) problems.push(`header ${name}: ${problem}`);
   }
   if (response.content?.['application/json'] === undefined) {
-    if (answer.text !== '') problems.push('a body where none is declared');
+    if (received.text !== '') problems.push('a body where none is declared');
     return problems;
   }
-  const type = answer.headers.get('content-type');
+  const type = received.headers.get('content-type');
   if (type?.split(';')[0] !== 'application/json') return [...problems, `content type ${type}`];
-  const problem = schemaAt([...pointer, 'content', 'application/json', 'schema'])(JSON.parse(answer.text));
+  const problem = schemaAt([...pointer, 'content', 'application/json', 'schema'])(JSON.parse(received.text));
   return problem === undefined ? problems : [...problems, `body: ${problem}`];
 }
 
@@ -106,7 +106,7 @@ interface Call {
   readonly key?: boolean;
 }
 
-async function send(server: LibraryServer, target: string, call: Call = {}): Promise<Answer> {
+async function send(server: LibraryServer, target: string, call: Call = {}): Promise<ReceivedResponse> {
   const headers: Record<string, string> = { ...(call.key === true ? { 'X-Api-Key': LIBRARY_API_KEY } : {}) };
   let body: string | undefined = call.raw;
   if (call.body !== undefined) {
@@ -123,7 +123,8 @@ async function send(server: LibraryServer, target: string, call: Call = {}): Pro
 
 const BOOK = { title: 'Kindred', genre: 'fiction', pages: 264, publisher: { name: 'Doubleday', founded: 1897 } };
 const AUTHOR = { name: 'Octavia E. Butler', born: 1947 };
-const bodyOf = (answer: Answer): Record<string, unknown> => JSON.parse(answer.text) as Record<string, unknown>;
+const bodyOf = (received: ReceivedResponse): Record<string, unknown> =>
+  JSON.parse(received.text) as Record<string, unknown>;
 
 describe('the library server without a defect', () => {
   let server: LibraryServer;
@@ -134,51 +135,56 @@ describe('the library server without a defect', () => {
     await server.close();
   });
 
-  /** Sends the call and expects the status and an answer that keeps the document. */
-  async function expectAnswer(operationId: string, target: string, call: Call, status: number): Promise<Answer> {
-    const answer = await send(server, target, call);
-    expect({ status: answer.status, breaches: breaches(operationId, answer) }).toEqual({ status, breaches: [] });
-    return answer;
+  /** Sends the call and expects the status and a response that keeps the document. */
+  async function expectResponse(
+    operationId: string,
+    target: string,
+    call: Call,
+    status: number,
+  ): Promise<ReceivedResponse> {
+    const received = await send(server, target, call);
+    expect({ status: received.status, breaches: breaches(operationId, received) }).toEqual({ status, breaches: [] });
+    return received;
   }
 
   it('creates an author and reads it back', async () => {
-    const created = bodyOf(await expectAnswer('createAuthor', '/authors', { method: 'POST', body: AUTHOR }, 201));
-    expect(bodyOf(await expectAnswer('getAuthor', `/authors/${String(created.id)}`, {}, 200))).toEqual(created);
+    const created = bodyOf(await expectResponse('createAuthor', '/authors', { method: 'POST', body: AUTHOR }, 201));
+    expect(bodyOf(await expectResponse('getAuthor', `/authors/${String(created.id)}`, {}, 200))).toEqual(created);
   });
 
-  it('refuses authors off the contract with the Error shape', async () => {
-    await expectAnswer('createAuthor', '/authors', { method: 'POST', body: { born: 1947 } }, 400);
-    await expectAnswer('createAuthor', '/authors', { method: 'POST', body: { ...AUTHOR, nickname: 'O' } }, 400);
-    await expectAnswer(
+  it('rejects authors off the contract with the Error shape', async () => {
+    await expectResponse('createAuthor', '/authors', { method: 'POST', body: { born: 1947 } }, 400);
+    await expectResponse('createAuthor', '/authors', { method: 'POST', body: { ...AUTHOR, nickname: 'O' } }, 400);
+    await expectResponse(
       'createAuthor',
       '/authors',
       { method: 'POST', raw: '{"name":', headers: { 'Content-Type': 'application/json' } },
       400,
     );
-    await expectAnswer(
+    await expectResponse(
       'createAuthor',
       '/authors',
       { method: 'POST', raw: JSON.stringify(AUTHOR), headers: { 'Content-Type': 'text/plain' } },
       415,
     );
-    await expectAnswer('createAuthor', '/authors', { method: 'POST' }, 400);
-    await expectAnswer('getAuthor', '/authors/not-a-uuid', {}, 400);
-    await expectAnswer('getAuthor', `/authors/${crypto.randomUUID()}`, {}, 404);
+    await expectResponse('createAuthor', '/authors', { method: 'POST' }, 400);
+    await expectResponse('getAuthor', '/authors/not-a-uuid', {}, 400);
+    await expectResponse('getAuthor', `/authors/${crypto.randomUUID()}`, {}, 404);
   });
 
   it('lists the books with X-Rate-Limit, filtered and limited by its query', async () => {
-    expect(bodyOf(await expectAnswer('listBooks', '/books', {}, 200)).items).toHaveLength(2);
-    expect(bodyOf(await expectAnswer('listBooks', '/books?genre=history', {}, 200)).items).toEqual([
+    expect(bodyOf(await expectResponse('listBooks', '/books', {}, 200)).items).toHaveLength(2);
+    expect(bodyOf(await expectResponse('listBooks', '/books?genre=history', {}, 200)).items).toEqual([
       expect.objectContaining({ title: 'The Histories' }),
     ]);
-    expect(bodyOf(await expectAnswer('listBooks', '/books?limit=1', {}, 200)).items).toHaveLength(1);
+    expect(bodyOf(await expectResponse('listBooks', '/books?limit=1', {}, 200)).items).toHaveLength(1);
     for (const query of ['limit=0', 'limit=101', 'limit=2.5', 'limit=two', 'genre=comics', 'limit=1&limit=2'])
-      await expectAnswer('listBooks', `/books?${query}`, {}, 400);
+      await expectResponse('listBooks', `/books?${query}`, {}, 400);
   });
 
   it('creates, reads, replaces and deletes a book with the API key', async () => {
     const created = bodyOf(
-      await expectAnswer(
+      await expectResponse(
         'createBook',
         '/books',
         { method: 'POST', body: { ...BOOK, summary: 'x'.repeat(5000) }, key: true },
@@ -186,40 +192,40 @@ describe('the library server without a defect', () => {
       ),
     );
     const target = `/books/${String(created.id)}`;
-    expect(bodyOf(await expectAnswer('getBook', target, {}, 200))).toEqual(created);
+    expect(bodyOf(await expectResponse('getBook', target, {}, 200))).toEqual(created);
     const replaced = {
       ...BOOK,
       genre: 'science',
       publisher: { ...BOOK.publisher, address: { city: 'New York', country: 'US' } },
     };
-    expect(bodyOf(await expectAnswer('updateBook', target, { method: 'PUT', body: replaced, key: true }, 200))).toEqual(
-      { id: created.id, ...replaced },
-    );
-    await expectAnswer('deleteBook', target, { method: 'DELETE', key: true }, 204);
-    await expectAnswer('getBook', target, {}, 404);
-    await expectAnswer('updateBook', target, { method: 'PUT', body: BOOK, key: true }, 404);
-    await expectAnswer('deleteBook', target, { method: 'DELETE', key: true }, 404);
+    expect(
+      bodyOf(await expectResponse('updateBook', target, { method: 'PUT', body: replaced, key: true }, 200)),
+    ).toEqual({ id: created.id, ...replaced });
+    await expectResponse('deleteBook', target, { method: 'DELETE', key: true }, 204);
+    await expectResponse('getBook', target, {}, 404);
+    await expectResponse('updateBook', target, { method: 'PUT', body: BOOK, key: true }, 404);
+    await expectResponse('deleteBook', target, { method: 'DELETE', key: true }, 404);
   });
 
-  it('refuses book writes without the key, before reading the body', async () => {
-    await expectAnswer('createBook', '/books', { method: 'POST', body: BOOK }, 401);
-    await expectAnswer(
+  it('rejects book writes without the key, before reading the body', async () => {
+    await expectResponse('createBook', '/books', { method: 'POST', body: BOOK }, 401);
+    await expectResponse(
       'createBook',
       '/books',
       { method: 'POST', body: BOOK, headers: { 'X-Api-Key': 'library-key-2' } },
       401,
     );
-    await expectAnswer(
+    await expectResponse(
       'createBook',
       '/books',
       { method: 'POST', raw: '{', headers: { 'Content-Type': 'application/json' } },
       401,
     );
-    await expectAnswer('updateBook', `/books/${crypto.randomUUID()}`, { method: 'PUT', body: BOOK }, 401);
-    await expectAnswer('deleteBook', `/books/${crypto.randomUUID()}`, { method: 'DELETE' }, 401);
+    await expectResponse('updateBook', `/books/${crypto.randomUUID()}`, { method: 'PUT', body: BOOK }, 401);
+    await expectResponse('deleteBook', `/books/${crypto.randomUUID()}`, { method: 'DELETE' }, 401);
   });
 
-  it('refuses books off the contract with the Error shape', async () => {
+  it('rejects books off the contract with the Error shape', async () => {
     const invalid: unknown[] = [
       { ...BOOK, genre: 'comics' },
       { ...BOOK, pages: 0 },
@@ -231,14 +237,14 @@ describe('the library server without a defect', () => {
       { title: 'Kindred' },
       [BOOK],
     ];
-    for (const body of invalid) await expectAnswer('createBook', '/books', { method: 'POST', body, key: true }, 400);
-    await expectAnswer(
+    for (const body of invalid) await expectResponse('createBook', '/books', { method: 'POST', body, key: true }, 400);
+    await expectResponse(
       'createBook',
       '/books',
       { method: 'POST', raw: JSON.stringify(BOOK), headers: { 'Content-Type': 'text/plain' }, key: true },
       415,
     );
-    await expectAnswer(
+    await expectResponse(
       'createBook',
       '/books',
       {
@@ -249,15 +255,15 @@ describe('the library server without a defect', () => {
       },
       415,
     );
-    await expectAnswer('updateBook', '/books/42', { method: 'PUT', body: BOOK, key: true }, 400);
-    await expectAnswer('getBook', '/books/42', {}, 400);
-    await expectAnswer('getBook', '/books/%E0%A4%A', {}, 400);
-    await expectAnswer('getBook', '/books/', {}, 404);
-    await expectAnswer('deleteBook', '/books/42', { method: 'DELETE', key: true }, 400);
+    await expectResponse('updateBook', '/books/42', { method: 'PUT', body: BOOK, key: true }, 400);
+    await expectResponse('getBook', '/books/42', {}, 400);
+    await expectResponse('getBook', '/books/%E0%A4%A', {}, 400);
+    await expectResponse('getBook', '/books/', {}, 404);
+    await expectResponse('deleteBook', '/books/42', { method: 'DELETE', key: true }, 400);
   });
 });
 
-/** For each defect, the requests that show it: what they answer breaks the document. */
+/** For each defect, the requests that show it: what they get in response breaks the document. */
 const SHOWN_BY: { readonly [D in LibraryDefect]: (server: LibraryServer) => Promise<string[]> } = {
   'undeclared-status': async (server) =>
     breaches('createBook', await send(server, '/books', { method: 'POST', body: BOOK, key: true })),
@@ -272,16 +278,16 @@ const SHOWN_BY: { readonly [D in LibraryDefect]: (server: LibraryServer) => Prom
       await send(server, '/books', { method: 'POST', body: { ...BOOK, summary: 'x'.repeat(301) }, key: true }),
     ),
   'accepts-outside-enum': async (server) => {
-    const answer = await send(server, '/books', { method: 'POST', body: { ...BOOK, genre: 'comics' }, key: true });
-    return answer.status === 201 ? ['a 201 for a genre outside the enum'] : [];
+    const received = await send(server, '/books', { method: 'POST', body: { ...BOOK, genre: 'comics' }, key: true });
+    return received.status === 201 ? ['a 201 for a genre outside the enum'] : [];
   },
   'extra-property': async (server) =>
     breaches('createAuthor', await send(server, '/authors', { method: 'POST', body: AUTHOR })),
   'wrong-content-type': async (server) => breaches('listBooks', await send(server, '/books')),
   'missing-required-header': async (server) => breaches('listBooks', await send(server, '/books')),
   'open-without-credentials': async (server) => {
-    const answer = await send(server, '/books', { method: 'POST', body: BOOK });
-    return answer.status === 201 ? ['a 201 without X-Api-Key'] : [];
+    const received = await send(server, '/books', { method: 'POST', body: BOOK });
+    return received.status === 201 ? ['a 201 without X-Api-Key'] : [];
   },
   'created-not-found': async (server) => {
     const created = bodyOf(await send(server, '/books', { method: 'POST', body: BOOK, key: true }));
@@ -289,14 +295,14 @@ const SHOWN_BY: { readonly [D in LibraryDefect]: (server: LibraryServer) => Prom
     return read.status === 404 ? ['the created book is not found'] : [];
   },
   hang: async (server) => {
-    const answered = await fetch(`${server.url}/authors/${crypto.randomUUID()}`, {
+    const responded = await fetch(`${server.url}/authors/${crypto.randomUUID()}`, {
       signal: AbortSignal.timeout(500),
     }).then(
       () => true,
       (error: unknown) =>
         error instanceof DOMException && error.name === 'TimeoutError' ? false : Promise.reject(error),
     );
-    return answered ? [] : ['getAuthor does not answer'];
+    return responded ? [] : ['getAuthor does not respond'];
   },
 };
 

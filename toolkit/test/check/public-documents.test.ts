@@ -9,13 +9,13 @@ import { serve, type Serving } from '../../src/serve.js';
 
 /**
  * `npm run check` against `npm run serve` of each public document (test/fixtures/third-party/):
- * serve answers every operation it can (the document's examples, else values drawn from its
- * schemas), so what the checker finds there are defects of the documents themselves. Each
+ * serve responds to every operation it can (the document's examples, else values generated
+ * from its schemas), so what the checker finds there are defects of the documents themselves. Each
  * finding must be one of these, and this test says which:
- * - a refusal the document does not declare: an invalid request refused 400 or 415, a request
- *   without credentials refused 401, where the operation declares no such status;
- * - an operation that declares responses but no success answer (no 2xx, `2XX` or `default`):
- *   a server can only refuse, so serve answers 501.
+ * - an error response the document does not declare: an invalid request rejected with 400 or 415,
+ *   a request without credentials rejected with 401, where the operation declares no such status;
+ * - an operation that declares responses but no success response (no 2xx, `2XX` or `default`):
+ *   a server can only reject, so serve responds with 501.
  */
 
 type Json = Record<string, unknown>;
@@ -52,9 +52,9 @@ function documentDefect(document: Json, finding: FindingReport): string | undefi
   const declared = Object.keys((operationOf(document, finding.operation)['responses'] ?? {}) as Json);
   if (finding.kind === 'undeclared-status' && finding.status !== null && !declared.includes(String(finding.status))) {
     if (finding.requestKind === 'invalid' && [400, 415].includes(finding.status))
-      return `refuses invalid input with an undeclared ${finding.status}`;
+      return `rejects invalid input with an undeclared ${finding.status}`;
     if (finding.requestKind === 'no-credentials' && finding.status === 401)
-      return 'refuses a missing credential with an undeclared 401';
+      return 'rejects a missing credential with an undeclared 401';
   }
   const success = declared.some((code) => /^2(?:\d\d|XX)$/i.test(code) || code === 'default');
   if (
@@ -63,7 +63,7 @@ function documentDefect(document: Json, finding: FindingReport): string | undefi
     !success &&
     ['server-error', 'undeclared-status'].includes(finding.kind)
   )
-    return 'declares no success answer';
+    return 'declares no success response';
   return undefined;
 }
 

@@ -8,9 +8,9 @@ import { serve, type Serving } from '../../src/serve.js';
 
 /**
  * A path parameter whose `maxLength` is larger than any server takes in a URL (public documents
- * have such: a code of at most 152,133 characters). Node's HTTP parser refuses a request head
+ * have such: a code of at most 152,133 characters). Node's HTTP parser rejects a request head
  * longer than 16 KiB with 431 and no body, before the server's code runs; the checker must not
- * report that refusal as the server breaking its document, so it never sends a head longer than
+ * report that rejection as the server breaking its document, so it never sends a head longer than
  * MAX_HEAD_OCTETS (src/check/requests.ts) and counts such a request as not sendable.
  */
 const DOCUMENT = {
@@ -28,7 +28,7 @@ const DOCUMENT = {
             description: 'The code.',
             content: { 'application/json': { schema: { type: 'object' }, example: { found: true } } },
           },
-          '4XX': { description: 'Refused.', content: { 'application/json': { schema: { type: 'object' } } } },
+          '4XX': { description: 'Rejected.', content: { 'application/json': { schema: { type: 'object' } } } },
         },
       },
     },
@@ -61,7 +61,7 @@ describe('request heads the checker sends', () => {
         body: null,
       });
       const longest = await sender.send(request(MAX_HEAD_OCTETS - fixed));
-      expect(longest.kind === 'answer' ? longest.answer.status : longest).toBe(200);
+      expect(longest.kind === 'response' ? longest.response.status : longest).toBe(200);
       const longer = await sender.send(request(MAX_HEAD_OCTETS - fixed + 1));
       expect(longer).toEqual({
         kind: 'unsendable',
@@ -82,7 +82,7 @@ describe('request heads the checker sends', () => {
     expect(
       report.findings.map((finding) => `${finding.kind} ${finding.status ?? ''}: ${finding.message.slice(0, 200)}`),
     ).toEqual([]);
-    // The code one character past its maxLength, and the longest valid one, were drawn and not sent.
+    // The code one character past its maxLength, and the longest valid one, were generated and not sent.
     expect(statistics.skipped).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -30,7 +30,7 @@ describe('--scaffold', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('writes a stub per operation: the example of its first success answer with its required headers, else 501', async () => {
+  it('writes a stub per operation: the example of its first success response with its required headers, else 501', async () => {
     const first = document({
       '/thing': withExample,
       '/other': { post: { responses: { '201': { description: 'made', content: { 'application/json': {} } } } } },

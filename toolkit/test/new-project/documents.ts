@@ -1,9 +1,9 @@
 /**
  * What the tests of `contract-first new` do with each document: make a project of it, install it,
- * run its tests as made (verifiers not written: secured operations refused), then, if it has
+ * run its tests as made (verifiers not written: secured operations rejected), then, if it has
  * security schemes, write verifiers that accept any credential, give its tests credentials, and
  * run them again, then start it and send each operation with a documented example a request made
- * of the document's examples: it answers the example, and the same request with a parameter the
+ * of the document's examples: it responds with the example, and the same request with a parameter the
  * operation does not declare gets 400 before its handler runs. A document's own checks run on its
  * project as made and once its server has stopped (ProjectChecks).
  */
@@ -13,7 +13,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenApiDocument } from '../../src/codegen/bundle.js';
-import { successAnswer } from '../../src/codegen/examples.js';
+import { successExample } from '../../src/codegen/examples.js';
 import { generate } from '../../src/generate.js';
 import { presentCredentials, sampleRequest } from '../../src/testing/index.js';
 import { createProject, startProject, type Project } from './project.js';
@@ -75,8 +75,8 @@ export interface ProjectChecks {
 
 export interface DocumentRun {
   readonly project: Project;
-  /** The operations that answered their documented example through `npm start`. */
-  readonly answered: readonly string[];
+  /** The operations that responded with their documented example through `npm start`. */
+  readonly servedExamples: readonly string[];
 }
 
 /** The whole story for one document; `install` is `npm ci`'s extra flags. */
@@ -123,11 +123,11 @@ export async function exerciseDocument(
   }
 
   const server = await startProject(project);
-  const answered: string[] = [];
+  const servedExamples: string[] = [];
   try {
     const base = model.serverBases[0] ?? '';
     for (const operation of model.operations) {
-      const example = successAnswer(document as OpenApiDocument, operation.path, operation.method, rejectedExamples);
+      const example = successExample(document as OpenApiDocument, operation.path, operation.method, rejectedExamples);
       const chosen = operation.security.find((requirement) =>
         Object.keys(requirement).every((scheme) => credentials[scheme] !== undefined),
       );
@@ -147,22 +147,22 @@ export async function exerciseDocument(
           headers: sample.headers,
           ...(sample.body === undefined ? {} : { body: sample.body }),
         });
-      const answer = await send(sample.target);
-      const text = await answer.text();
-      expect([operation.key, answer.status], text).toEqual([operation.key, example.status]);
+      const response = await send(sample.target);
+      const text = await response.text();
+      expect([operation.key, response.status], text).toEqual([operation.key, example.status]);
       if (example.contentType !== undefined && /json/i.test(example.contentType))
         expect(JSON.parse(text), operation.key).toEqual(example.value);
       const invalid = await send(
         `${sample.target}${sample.target.includes('?') ? '&' : '?'}not_a_parameter_of_the_operation=1`,
       );
       expect([operation.key, invalid.status], await invalid.text()).toEqual([operation.key, 400]);
-      answered.push(operation.key);
+      servedExamples.push(operation.key);
     }
   } finally {
     await server.stop();
   }
   await checks.afterwards?.(project);
-  return { project, answered };
+  return { project, servedExamples };
 }
 
 /** The root of the project's document, as its redocly.yaml names it. */

@@ -2,7 +2,7 @@
  * `contract-first new` on the public documents of test/fixtures/third-party/ (sources and licences
  * in its SOURCES.md), documents we never wrote: each becomes a project, in a folder of its own
  * outside this repository, that installs the packed package with `npm ci`, passes its own
- * `npm test`, and serves each documented example through `npm start`, refusing an invalid request
+ * `npm test`, and serves each documented example through `npm start`, rejecting an invalid request
  * before its handler runs (documents.ts says how). Between them: the Museum's HTTP security and
  * examples; five schemes (API key, basic, bearer, two OAuth 2.0 flows); webhooks only, with no
  * operation; many parameter styles; the two Petstores. `NEW_PROJECT_DOCUMENTS=redocly-museum,…`
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exerciseDocument, type DocumentRun } from './documents.js';
 
-/** Each document, and how many of its operations document an example of a success answer. */
+/** Each document, and how many of its operations document an example of a success response. */
 const DOCUMENTS: ReadonlyArray<readonly [string, number]> = [
   ['redocly-museum', 7],
   ['readme-petstore', 0],
@@ -48,7 +48,7 @@ describe('contract-first new on public documents', () => {
         ['--prefer-offline'],
       );
       runs.push(run);
-      expect(run.answered).toHaveLength(examples);
+      expect(run.servedExamples).toHaveLength(examples);
     },
     300_000,
   );

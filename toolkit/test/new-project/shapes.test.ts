@@ -1,6 +1,6 @@
 /**
  * `contract-first new` on test/fixtures/generator/shapes.yaml, whose project also shows what an
- * owner meets in a new project: a secured operation refused until its verifier is written, a path
+ * owner meets in a new project: a secured operation rejected until its verifier is written, a path
  * asked for without the servers' base, and a handler off the contract failing the type check.
  */
 import { fileURLToPath } from 'node:url';
@@ -18,13 +18,13 @@ const SHAPES_CHECKS: ProjectChecks = {
   async asMade(project) {
     const server = await startProject(project);
     try {
-      // Refused with or without credentials, and the log names what to write.
-      const answer = await fetch(`${server.baseUrl}/v2/pets`, {
+      // Rejected with or without credentials, and the log names what to write.
+      const response = await fetch(`${server.baseUrl}/v2/pets`, {
         method: 'POST',
         headers: { Cookie: 'sid=anything', 'Content-Type': 'application/json' },
         body: JSON.stringify({ petType: 'cat', name: 'Tom', lives: 9 }),
       });
-      expect(answer.status).toBe(401);
+      expect(response.status).toBe(401);
       expect(server.lines.join('\n')).toContain('security scheme session has no verifier (server/security.ts)');
       // A documented path asked for without the servers' base says where it is served.
       const elsewhere = await fetch(`${server.baseUrl}/events`);
@@ -40,7 +40,7 @@ const SHAPES_CHECKS: ProjectChecks = {
     const checked = await project.npm(['run', 'typecheck']);
     expect(checked.code).not.toBe(0);
     expect(checked.output).toContain('server/handlers/create-pet.ts');
-    expect(checked.output).toContain('UndeclaredStatus<"createPet answers one of 201 | 400 | 401">');
+    expect(checked.output).toContain('UndeclaredStatus<"createPet responds with one of 201 | 400 | 401">');
   },
 };
 
@@ -53,7 +53,7 @@ describe('contract-first new on a document of the shapes public APIs use', () =>
       SHAPES_CHECKS,
     );
     runs.push(run);
-    // The created pet (JSON, behind the cookie's key) and the event stream (text/event-stream) answer their examples.
-    expect(run.answered).toEqual(['createPet', 'streamEvents']);
+    // The created pet (JSON, behind the cookie's key) and the event stream (text/event-stream) respond with their examples.
+    expect(run.servedExamples).toEqual(['createPet', 'streamEvents']);
   }, 300_000);
 });

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
 
 /**
- * A request that fails a `oneOf`/`anyOf` is answered with the error of the branch it was meant for
+ * A request that fails a `oneOf`/`anyOf` gets the error of the branch it was meant for
  * (src/runtime/branch-errors.ts): by discriminator, by a `const`/`enum` tag, else by the fewest
- * errors; a tag no branch takes is named with the values allowed. Each body below is refused with
- * 400; the answer names the intended branch's field and reason, where the validator's first error
+ * errors; a tag no branch takes is named with the values allowed. Each body below is rejected with
+ * 400; the response names the intended branch's field and reason, where the validator's first error
  * is another branch's (the member branch's, the cat's, the bank transfer's…).
  */
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -219,9 +219,9 @@ const ROUTES = [
 
 let server: ValidatedServer;
 beforeAll(async () => {
-  // Error answers are the test server's own, outside the document: only requests are checked.
+  // Error responses are the test server's own, outside the document: only requests are checked.
   server = await startValidatedServer(DOCUMENT, { routes: ROUTES, validateResponses: false });
-  server.answer = { status: 204 };
+  server.response = { status: 204 };
 });
 afterAll(() => server.close());
 

@@ -71,10 +71,10 @@ describe('createHttpServer', () => {
   it("builds each request and response with the app's prototypes, on every request of a kept-alive connection", async () => {
     const { url, seen } = await start(appWithRoutes(), createHttpServer);
     for (const id of ['a', 'b', 'c']) {
-      const answer = await get(`${url}/items/${id}`, { 'X-Probe': `probe-${id}` });
-      expect(answer.status).toBe(201);
-      expect(answer.headers['x-seen-header']).toBe(`probe-${id}`);
-      expect(JSON.parse(answer.body)).toEqual({ id, path: `/items/${id}`, json: null });
+      const response = await get(`${url}/items/${id}`, { 'X-Probe': `probe-${id}` });
+      expect(response.status).toBe(201);
+      expect(response.headers['x-seen-header']).toBe(`probe-${id}`);
+      expect(JSON.parse(response.body)).toEqual({ id, path: `/items/${id}`, json: null });
     }
     expect(seen).toEqual(Array.from({ length: 3 }, () => ({ built: { request: true, response: true } })));
   });
@@ -85,9 +85,9 @@ describe('createHttpServer', () => {
     expect(seen).toEqual([{ built: { request: false, response: false } }]);
   });
 
-  it('answers what no route takes as Express does (404 from its final handler)', async () => {
+  it('responds to what no route takes as Express does (404 from its final handler)', async () => {
     const { url } = await start(appWithRoutes(), createHttpServer);
-    const answer = await get(`${url}/nowhere`);
-    expect(answer.status).toBe(404);
+    const response = await get(`${url}/nowhere`);
+    expect(response.status).toBe(404);
   });
 });

@@ -127,7 +127,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 beforeEach(() => {
-  server.answer = { status: 200, body: { cents: 1, version: 1 } };
+  server.response = { status: 200, body: { cents: 1, version: 1 } };
   server.received = undefined;
 });
 
@@ -185,7 +185,7 @@ describe('parameters', () => {
     ['a parameter the operation does not declare', '?colour=red', 'query.colour'],
     ['a parameter with no value', '?note=', 'query.note'],
     ['a path parameter off its pattern', '', 'path.id', '/things/ABC'],
-  ])('refuses %s with 400 naming the field, before the handler', async (_name, query, field, path = '/things/abc') => {
+  ])('rejects %s with 400 naming the field, before the handler', async (_name, query, field, path = '/things/abc') => {
     const { status, body } = await post(`${path}${query}`, { body: THING });
     expect(status, JSON.stringify(body)).toBe(400);
     expect(body?.['field']).toBe(field);
@@ -193,14 +193,14 @@ describe('parameters', () => {
   });
 
   it('reads an integer in any spelling JavaScript reads as that number (the library coerces with Ajv: 1e2 is 100)', async () => {
-    // Not refused, and harmless: the handler receives the number the text stands for.
+    // Not rejected, and harmless: the handler receives the number the text stands for.
     expect((await post('/things/abc?limit=1e2', { body: THING })).status).toBe(200);
     expect(server.received?.query).toMatchObject({ limit: 100 });
     expect((await post('/things/abc?limit=0x10', { body: THING })).status).toBe(200);
     expect(server.received?.query).toMatchObject({ limit: 16 });
   });
 
-  it('refuses a request without a required header parameter, or with one off its schema', async () => {
+  it('rejects a request without a required header parameter, or with one off its schema', async () => {
     const missing = await post('/things/abc', { body: THING, headers: { 'X-Count': '' } });
     expect(missing.status).toBe(400);
     const wrong = await post('/things/abc', { body: THING, headers: { 'X-Count': '-1' } });
@@ -208,18 +208,18 @@ describe('parameters', () => {
     expect(server.received).toBeUndefined();
   });
 
-  it('refuses reserved characters sent unencoded in a query value unless the parameter allows them (allowReserved)', async () => {
+  it('rejects reserved characters sent unencoded in a query value unless the parameter allows them (allowReserved)', async () => {
     // The library's reading of allowReserved: false: RFC 3986 allows ' ( ) * ! : , in a query
-    // and encodeURIComponent leaves ' ( ) * ! unencoded, yet they are refused. A parameter that
+    // and encodeURIComponent leaves ' ( ) * ! unencoded, yet they are rejected. A parameter that
     // takes free text says `allowReserved: true` in the document (the service's `merchant` does).
     for (const note of ['Smith+Co', 'Smith(x)', 'a:b', 'a*b', 'a!b']) {
-      const refused = await post(`/things/abc?note=${note}`, { body: THING });
-      expect([note, refused.status, refused.body?.['field']]).toEqual([note, 400, 'query.note']);
+      const rejected = await post(`/things/abc?note=${note}`, { body: THING });
+      expect([note, rejected.status, rejected.body?.['field']]).toEqual([note, 400, 'query.note']);
     }
     const allowed = await post("/things/abc?text=O'Reilly+(x)*:,!", { body: THING });
     expect(allowed.status).toBe(200);
     expect(server.received?.query).toMatchObject({ text: "O'Reilly (x)*:,!" });
-    // What encodeURIComponent sends for `Smith+Co (x)` is refused; every reserved character encoded is not.
+    // What encodeURIComponent sends for `Smith+Co (x)` is rejected; every reserved character encoded is not.
     expect((await post(`/things/abc?note=${encodeURIComponent('Smith+Co (x)')}`, { body: THING })).status).toBe(400);
     expect((await post('/things/abc?note=Smith%2BCo%20%28x%29', { body: THING })).status).toBe(200);
     expect(server.received?.query).toMatchObject({ note: 'Smith+Co (x)' });
@@ -230,8 +230,8 @@ describe('bodies', () => {
   it.each([
     ['a type array with null takes null', { ...THING, note: null }, 200],
     ['a type array with null takes its other type', { ...THING, note: 'n' }, 200],
-    ['a type array with null refuses any other type', { ...THING, note: 5 }, 400],
-    ['const refuses another value', { ...THING, version: 2 }, 400],
+    ['a type array with null rejects any other type', { ...THING, note: 5 }, 400],
+    ['const rejects another value', { ...THING, version: 2 }, 400],
     ['a $ref applies its target (minLength 1)', { ...THING, label: '' }, 400],
     ['a sibling of $ref applies too (maxLength 5)', { ...THING, label: 'sixsix' }, 400],
     [
@@ -239,14 +239,14 @@ describe('bodies', () => {
       { cents: 5, version: 1, label: 'ok' },
       200,
     ],
-    ['unevaluatedProperties: false refuses a property nobody declares', { ...THING, extra: true }, 400],
+    ['unevaluatedProperties: false rejects a property nobody declares', { ...THING, extra: true }, 400],
     ['a required property of an allOf member is required', { version: 1 }, 400],
     ['int64 takes the largest safe integer', { ...THING, cents: 9007199254740991 }, 200],
-    ['int64 refuses a value JSON could not carry exactly', { ...THING, cents: 9007199254740992 }, 400],
-    ['no coercion: a number sent as text is refused', { ...THING, cents: '5' }, 400],
+    ['int64 rejects a value JSON could not carry exactly', { ...THING, cents: 9007199254740992 }, 400],
+    ['no coercion: a number sent as text is rejected', { ...THING, cents: '5' }, 400],
   ])('%s', async (_name, body, status) => {
-    const answer = await post('/things/abc', { body });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+    const response = await post('/things/abc', { body });
+    expect(response.status, JSON.stringify(response.body)).toBe(status);
     if (status === 200) expect(server.received?.body).toEqual(body);
   });
 
@@ -262,25 +262,25 @@ describe('bodies', () => {
     expect((await patch({})).status).toBe(400);
   });
 
-  it('answers 415 for a media type the operation does not take, and for a body without one', async () => {
+  it('responds with 415 for a media type the operation does not take, and for a body without one', async () => {
     expect((await post('/things/abc', { rawBody: 'cents=5', contentType: 'text/plain' })).status).toBe(415);
     expect((await post('/things/abc', { rawBody: '{}', contentType: null })).status).toBe(415);
     expect(server.received).toBeUndefined();
   });
 
-  it('refuses a required body that is missing', async () => {
+  it('rejects a required body that is missing', async () => {
     expect((await post('/things/abc', { contentType: null })).status).toBe(415);
     expect((await post('/things/abc', {})).status).toBe(400);
   });
 });
 
 describe('routing', () => {
-  it('answers 404 for a path the document does not have, before any route', async () => {
+  it('responds with 404 for a path the document does not have, before any route', async () => {
     const response = await fetch(`${server.baseUrl}/nothing/here`);
     expect(response.status).toBe(404);
   });
 
-  it('answers 405 with Allow for a method the path does not declare', async () => {
+  it('responds with 405 and Allow for a method the path does not declare', async () => {
     const response = await fetch(`${server.baseUrl}/things/abc`, { method: 'DELETE' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, POST');
@@ -293,8 +293,8 @@ describe('routing', () => {
 });
 
 describe('responses', () => {
-  it('lets an answer on the contract through', async () => {
-    server.answer = { status: 200, body: { cents: 2, version: 1, note: null } };
+  it('lets a response on the contract through', async () => {
+    server.response = { status: 200, body: { cents: 2, version: 1, note: null } };
     const response = await fetch(`${server.baseUrl}/things/abc`);
     expect([response.status, await response.json()]).toEqual([200, { cents: 2, version: 1, note: null }]);
   });
@@ -303,15 +303,15 @@ describe('responses', () => {
     ['a body off its schema', { status: 200, body: { cents: -1, version: 1 } }],
     ['a property the schema does not have', { status: 200, body: { cents: 1, version: 1, secret: 'x' } }],
     ['a status the operation does not declare', { status: 409, body: { message: 'conflict' } }],
-  ])('replaces %s with a 500 reported as off the contract', async (_name, answer) => {
-    server.answer = answer;
+  ])('replaces %s with a 500 reported as off the contract', async (_name, toSend) => {
+    server.response = toSend;
     const response = await fetch(`${server.baseUrl}/things/abc`);
     expect(response.status).toBe(500);
     expect(server.failures.at(-1)).toMatchObject({ status: 500, of: 'response' });
   });
 });
 
-// A body whose text is given (serializedAs, for stored idempotent answers) is sent as that text's
+// A body whose text is given (serializedAs, for stored idempotent responses) is sent as that text's
 // bytes only where responses are not validated; where they are, it goes through res.json and is
 // checked. Changing the body after giving its text (which a server must not do) shows which way
 // it went.
@@ -320,12 +320,12 @@ describe('a body serialized already', () => {
     const body = { cents: 2, version: 1, note: 'stored' };
     serializedAs(body, JSON.stringify(body));
     body.note = 'changed';
-    server.answer = { status: 200, body };
+    server.response = { status: 200, body };
     const response = await fetch(`${server.baseUrl}/things/abc`);
     expect([response.status, await response.json()]).toEqual([200, { cents: 2, version: 1, note: 'changed' }]);
     const off = { cents: -1, version: 1 };
     serializedAs(off, JSON.stringify(off));
-    server.answer = { status: 200, body: off };
+    server.response = { status: 200, body: off };
     expect((await fetch(`${server.baseUrl}/things/abc`)).status).toBe(500);
   });
 
@@ -341,12 +341,12 @@ describe('a body serialized already', () => {
         };
       };
       const body = { cents: 2, version: 1, note: 'ünïcode "quoted" \\ text' };
-      unvalidated.answer = { status: 200, body: { ...body } };
+      unvalidated.response = { status: 200, body: { ...body } };
       const plain = await read();
       const stored = { ...body };
       serializedAs(stored, JSON.stringify(stored));
       stored.note = 'changed';
-      unvalidated.answer = { status: 200, body: stored };
+      unvalidated.response = { status: 200, body: stored };
       expect(await read()).toEqual(plain);
     } finally {
       await unvalidated.close();
@@ -358,14 +358,14 @@ describe('a body serialized already', () => {
 // checked where responses are validated, and sent as the text's own bytes where they are not.
 describe('a body given as its JSON text', () => {
   it('is parsed and validated where responses are validated', async () => {
-    server.answer = { status: 200, body: jsonText('{"cents":2,"version":1,"note":"stored"}') };
+    server.response = { status: 200, body: jsonText('{"cents":2,"version":1,"note":"stored"}') };
     const response = await fetch(`${server.baseUrl}/things/abc`);
     expect([response.status, response.headers.get('content-type'), await response.json()]).toEqual([
       200,
       'application/json; charset=utf-8',
       { cents: 2, version: 1, note: 'stored' },
     ]);
-    server.answer = { status: 200, body: jsonText('{"cents":-1,"version":1}') };
+    server.response = { status: 200, body: jsonText('{"cents":-1,"version":1}') };
     expect((await fetch(`${server.baseUrl}/things/abc`)).status).toBe(500);
     expect(server.failures.at(-1)).toMatchObject({ status: 500, of: 'response' });
   });
@@ -374,11 +374,11 @@ describe('a body given as its JSON text', () => {
     const unvalidated = await startValidatedServer(DOCUMENT, { routes: ROUTES, validateResponses: false });
     try {
       const text = '{ "cents": 2,  "version": 1, "note": "ünïcode \\"quoted\\"" }';
-      unvalidated.answer = { status: 200, body: jsonText(text) };
+      unvalidated.response = { status: 200, body: jsonText(text) };
       const response = await fetch(`${unvalidated.baseUrl}/things/abc`);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(text));
-      // Whatever else serializes it (a stored answer) gets the body it stands for.
+      // Whatever else serializes it (a stored response) gets the body it stands for.
       expect(JSON.stringify({ page: jsonText(text) })).toBe(JSON.stringify({ page: JSON.parse(text) as unknown }));
     } finally {
       await unvalidated.close();
@@ -416,7 +416,7 @@ describe('formats the validator does not check', () => {
     const warn = vi.spyOn(console, 'warn');
     const formats = await startValidatedServer(document, { routes: [['get', '/counts']] });
     try {
-      formats.answer = { status: 200, body: { id: 'not a number at all' } };
+      formats.response = { status: 200, body: { id: 'not a number at all' } };
       expect((await fetch(`${formats.baseUrl}/counts?n=4294967296`)).status).toBe(200);
       // The type still holds.
       expect((await fetch(`${formats.baseUrl}/counts?n=many`)).status).toBe(400);

@@ -7,7 +7,7 @@ import express, { type Express } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/runtime/index.js';
 
-// The toolkit's HTTP server answers the reference pages it is given (referencePages: a path and
+// The toolkit's HTTP server serves the reference pages it is given (referencePages: a path and
 // its HTML file) to GET and HEAD, and leaves everything else to the app.
 
 let directory: string;
@@ -51,7 +51,7 @@ const pages = (): Record<string, string> => ({
 });
 
 describe('createHttpServer with referencePages', () => {
-  it('answers each page to GET, with or without a trailing slash or a query, as HTML checked on every visit', async () => {
+  it('serves each page for GET, with or without a trailing slash or a query, as HTML checked on every visit', async () => {
     const base = await serve(pages());
     for (const [target, title] of [
       ['/docs', 'Partner API'],
@@ -68,7 +68,7 @@ describe('createHttpServer with referencePages', () => {
     }
   });
 
-  it('answers HEAD with the length and no body', async () => {
+  it('responds to HEAD with the length and no body', async () => {
     const base = await serve(pages());
     const response = await fetch(`${base}/docs`, { method: 'HEAD' });
     expect(response.status).toBe(200);
@@ -97,7 +97,7 @@ describe('createHttpServer with referencePages', () => {
     expect(await (await fetch(`${base}/docs`)).json()).toEqual({ from: 'app', method: 'GET', path: '/docs' });
   });
 
-  it.each(['docs', '/docs/', ''])('refuses the path %j when the server is built', (page) => {
+  it.each(['docs', '/docs/', ''])('rejects the path %j when the server is built', (page) => {
     expect(() => createHttpServer(app(), { referencePages: { [page]: path.join(directory, 'index.html') } })).toThrow(
       /referencePages: .* must be a path starting with \//,
     );

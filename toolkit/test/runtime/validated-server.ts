@@ -9,10 +9,10 @@ import { sendResult } from '../../src/runtime/index.js';
 /**
  * An Express server around a document of a test's own, validated by the toolkit as the service
  * is: routing on the app, each operation's checks on its route after the JSON parser. Each route
- * answers what the test sets in `answer` (through the toolkit's sendResult), and records what its
+ * responds with what the test sets in `response` (through the toolkit's sendResult), and records what its
  * handler received.
  */
-export interface Answer {
+export interface ResponseToSend {
   readonly status: number;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
@@ -27,11 +27,11 @@ export interface Received {
 
 export interface ValidatedServer {
   readonly baseUrl: string;
-  /** What the next request's handler answers. */
-  answer: Answer;
+  /** What the next request's handler responds with. */
+  response: ResponseToSend;
   /** What the last handler received; undefined when no handler ran. */
   received: Received | undefined;
-  /** The validation failures the error handler turned into answers, last one last. */
+  /** The validation failures the error handler turned into error responses, last one last. */
   readonly failures: ValidationFailure[];
   close(): Promise<void>;
 }
@@ -56,7 +56,10 @@ export async function startValidatedServer(
     ...(options.ignorePaths === undefined ? {} : { ignorePaths: options.ignorePaths }),
   });
 
-  const state: { answer: Answer; received: Received | undefined } = { answer: { status: 200 }, received: undefined };
+  const state: { response: ResponseToSend; received: Received | undefined } = {
+    response: { status: 200 },
+    received: undefined,
+  };
   const failures: ValidationFailure[] = [];
   const app = express();
   app.set('case sensitive routing', true);
@@ -64,7 +67,7 @@ export async function startValidatedServer(
   app.use(...validation.routing);
   const handler: RequestHandler = (req: Request, res: Response) => {
     state.received = { query: req.query, params: req.params, headers: req.headers, body: req.body as unknown };
-    sendResult(res, state.answer);
+    sendResult(res, state.response);
   };
   const parsers = [express.json({ type: ['application/json', 'application/merge-patch+json'] })];
   for (const [method, path] of options.routes) app[method](path, ...parsers, ...validation.operation, handler);
@@ -89,11 +92,11 @@ export async function startValidatedServer(
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get answer() {
-      return state.answer;
+    get response() {
+      return state.response;
     },
-    set answer(value: Answer) {
-      state.answer = value;
+    set response(value: ResponseToSend) {
+      state.response = value;
     },
     get received() {
       return state.received;

@@ -125,7 +125,7 @@ const DOCUMENT = {
         operationId: 'getC',
         responses: {
           '200': {
-            description: 'a JSON answer with headers',
+            description: 'a JSON response with headers',
             headers: {
               'X-Trace': { required: true, schema: { type: 'string', pattern: '^t-[0-9]+$' } },
               'X-Count': { $ref: '#/components/headers/Count' },
@@ -157,7 +157,7 @@ const DOCUMENT = {
 
 let server: ValidatedServer;
 
-/** POSTs `body` as JSON to `path` of the server; answers the status. */
+/** POSTs `body` as JSON to `path` of the server; returns the status of the response. */
 async function postJson(path: string, body: unknown): Promise<number> {
   return (
     await fetch(`${server.baseUrl}${path}`, {
@@ -193,7 +193,7 @@ describe('route matchers compiled once (cdimascio/express-openapi-validator#1217
     ) as {
       pathToRegexp: (...args: unknown[]) => unknown;
     };
-    server.answer = { status: 200 };
+    server.response = { status: 200 };
     expect((await fetch(`${server.baseUrl}/b/warm`)).status).toBe(200);
     const compile = vi.spyOn(pathToRegexp, 'pathToRegexp');
     try {
@@ -208,20 +208,20 @@ describe('route matchers compiled once (cdimascio/express-openapi-validator#1217
 describe('path parameters whose names are not identifiers (path-to-regexp takes them quoted)', () => {
   it('finds the operation of /e/{pet-id} and reads its parameter by the document’s name', async () => {
     // The released 5.6.2 writes :pet-id, a parameter `pet` followed by the text `-id`: 404.
-    server.answer = { status: 200 };
+    server.response = { status: 200 };
     expect((await fetch(`${server.baseUrl}/e/5`)).status).toBe(200);
     expect(server.received?.params).toEqual({ 'pet-id': 5 });
     server.failures.length = 0;
     await fetch(`${server.baseUrl}/e/five`);
-    // Refused as a request off the contract (the document declares no 400, so its answer then is a 500).
+    // Rejected as a request off the contract (the document declares no 400, so its response then is a 500).
     expect(server.failures[0]).toMatchObject({ status: 400, of: 'request', field: 'path.pet-id' });
   });
 });
 
 describe('an optional request body (cdimascio/express-openapi-validator#646)', () => {
   it('accepts a request without one, and still checks one that is sent', async () => {
-    // The released 5.6.2 answers 415 unless the document writes `required: false`.
-    server.answer = { status: 200 };
+    // The released 5.6.2 responds with 415 unless the document writes `required: false`.
+    server.response = { status: 200 };
     server.failures.length = 0;
     expect((await fetch(`${server.baseUrl}/f`, { method: 'POST' })).status).toBe(200);
     await postJson('/f', {});
@@ -230,8 +230,8 @@ describe('an optional request body (cdimascio/express-openapi-validator#646)', (
 });
 
 describe('Ajv’s schemaPath and params kept on each error', () => {
-  it('says which schema reported each error of a refused request, and what its keyword reported', async () => {
-    // The library alone, as it reports a refusal: the released 5.6.2 keeps only path, message and errorCode.
+  it('says which schema reported each error of a rejected request, and what its keyword reported', async () => {
+    // The library alone, as it reports a rejection: the released 5.6.2 keeps only path, message and errorCode.
     const dir = mkdtempSync(join(tmpdir(), 'validator-patches-'));
     const apiSpec = join(dir, 'openapi.json');
     writeFileSync(apiSpec, JSON.stringify(DOCUMENT));
@@ -247,9 +247,9 @@ describe('Ajv’s schemaPath and params kept on each error', () => {
     app.post('/g', (_req, res) => {
       res.status(204).end();
     });
-    const refused: unknown[] = [];
+    const rejected: unknown[] = [];
     const record: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
-      refused.push(error);
+      rejected.push(error);
       res.status(400).end();
     };
     app.use(record);
@@ -264,7 +264,7 @@ describe('Ajv’s schemaPath and params kept on each error', () => {
       });
       expect(sent.status).toBe(400);
       // A `$ref` branch's error names the schema it references; a branch written in place, its index.
-      expect((refused[0] as { errors?: unknown }).errors).toEqual([
+      expect((rejected[0] as { errors?: unknown }).errors).toEqual([
         expect.objectContaining({
           path: '/body/name',
           schemaPath: '#/components/schemas/Named/required',
@@ -295,8 +295,8 @@ describe('response headers validated (cdimascio/express-openapi-validator#308)',
   });
   const get = async (): Promise<number> => (await fetch(`${server.baseUrl}/c`)).status;
 
-  it('lets an answer with its required headers, each matching its schema, through', async () => {
-    server.answer = { status: 200, body: { ok: true }, headers: { 'X-Trace': 't-1', 'X-Count': '2' } };
+  it('lets a response with its required headers, each matching its schema, through', async () => {
+    server.response = { status: 200, body: { ok: true }, headers: { 'X-Trace': 't-1', 'X-Count': '2' } };
     expect(await get()).toBe(200);
     expect(server.failures).toEqual([]);
   });
@@ -309,43 +309,43 @@ describe('response headers validated (cdimascio/express-openapi-validator#308)',
       { 'X-Trace': 't-1', 'X-Count': '-1' },
       'must be >= 0',
     ],
-  ])('refuses %s with a 500 reported as off the contract', async (_name, headers, message) => {
-    server.answer = { status: 200, body: { ok: true }, headers };
+  ])('replaces %s with a 500 reported as off the contract', async (_name, headers, message) => {
+    server.response = { status: 200, body: { ok: true }, headers };
     expect(await get()).toBe(500);
     expect(server.failures).toHaveLength(1);
     expect(server.failures[0]).toMatchObject({ status: 500, of: 'response' });
     expect(server.failures[0]?.message).toContain(message);
   });
 
-  it('checks the headers of an answer without a body, and its status', async () => {
-    server.answer = { status: 304, headers: { ETag: '"v1"' } };
+  it('checks the headers of a response without a body, and its status', async () => {
+    server.response = { status: 304, headers: { ETag: '"v1"' } };
     expect(await get()).toBe(304);
-    server.answer = { status: 304 };
+    server.response = { status: 304 };
     expect(await get()).toBe(500);
-    server.answer = { status: 204 };
+    server.response = { status: 204 };
     expect(await get()).toBe(500);
     expect(server.failures.map((failure) => failure.status)).toEqual([500, 500]);
   });
 
-  it('checks a referenced response header of an error answer', async () => {
-    server.answer = { status: 401, body: {} };
+  it('checks a referenced response header of an error response', async () => {
+    server.response = { status: 401, body: {} };
     expect(await get()).toBe(500);
-    server.answer = { status: 401, body: {}, headers: { 'WWW-Authenticate': 'Bearer' } };
+    server.response = { status: 401, body: {}, headers: { 'WWW-Authenticate': 'Bearer' } };
     expect(await get()).toBe(401);
   });
 });
 
 describe('an operation that declares no responses', () => {
-  it('lets its answers through, with a body or without, where the released 5.6.2 answers 500', async () => {
+  it('lets its responses through, with a body or without, where the released 5.6.2 responds with 500', async () => {
     // The released 5.6.2 throws a TypeError reading the responses it does not have.
     server.failures.length = 0;
-    server.answer = { status: 200, body: { anything: ['goes'] } };
-    const answered = await fetch(`${server.baseUrl}/h`);
-    expect(answered.status).toBe(200);
-    expect(await answered.json()).toEqual({ anything: ['goes'] });
-    server.answer = { status: 204 };
+    server.response = { status: 200, body: { anything: ['goes'] } };
+    const response = await fetch(`${server.baseUrl}/h`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ anything: ['goes'] });
+    server.response = { status: 204 };
     expect((await fetch(`${server.baseUrl}/h`)).status).toBe(204);
-    server.answer = { status: 404, body: { message: 'none' } };
+    server.response = { status: 404, body: { message: 'none' } };
     expect((await fetch(`${server.baseUrl}/h`)).status).toBe(404);
     expect(server.failures).toEqual([]);
   });
@@ -354,15 +354,15 @@ describe('an operation that declares no responses', () => {
 describe('a readOnly property with a default (cdimascio/express-openapi-validator#1083)', () => {
   const post = (body: unknown): Promise<number> => postJson('/r', body);
 
-  it('takes a request that leaves it out, and still refuses one that sets a readOnly property', async () => {
-    // The released 5.6.2 writes the default in, then refuses it as read-only: 400 for every request.
-    server.answer = { status: 200 };
+  it('takes a request that leaves it out, and still rejects one that sets a readOnly property', async () => {
+    // The released 5.6.2 writes the default in, then rejects it as read-only: 400 for every request.
+    server.response = { status: 200 };
     server.failures.length = 0;
     expect(await post({ name: 'a' })).toBe(200);
     expect(server.failures).toEqual([]);
     await post({ name: 'a', state: 'done' });
     await post({ name: 'a', id: 'x' });
-    // Each refusal is followed by a 500 for answering it, as the document declares no 400.
+    // Each rejection is followed by a 500 for sending it, as the document declares no 400.
     expect(
       server.failures.filter((failure) => failure.of === 'request').map((failure) => [failure.status, failure.field]),
     ).toEqual([
@@ -375,16 +375,16 @@ describe('a readOnly property with a default (cdimascio/express-openapi-validato
 describe('tuples (prefixItems) that do not bound their length', () => {
   const post = (body: unknown): Promise<number> => postJson('/t', body);
 
-  it('validates requests and answers by them', async () => {
+  it('validates requests and responses by them', async () => {
     // The released 5.6.2 cannot compile the schema (Ajv's strictTuples): every request is a 500.
     server.failures.length = 0;
-    server.answer = { status: 200, body: [7] };
+    server.response = { status: 200, body: [7] };
     expect(await post(['a'])).toBe(200);
     expect(await post([])).toBe(200);
     expect(server.failures).toEqual([]);
     await post(['a', 'b']);
     await post([1]);
-    server.answer = { status: 200, body: ['seven'] };
+    server.response = { status: 200, body: ['seven'] };
     expect(await post(['a'])).toBe(500);
     expect(server.failures.map((failure) => [failure.status, failure.of])).toEqual([
       [400, 'request'],
@@ -399,14 +399,14 @@ describe('tuples (prefixItems) that do not bound their length', () => {
 describe('objects with a valueOf or toString member that is not a function (epoberezkin/fast-deep-equal#142)', () => {
   const post = (body: unknown): Promise<number> => postJson('/u', body);
 
-  it('are compared as data, not answered 500', async () => {
+  it('are compared as data, not met with a 500', async () => {
     // The released fast-deep-equal 3.1.3 calls them: a TypeError inside the validator, and a 500.
-    server.answer = { status: 200 };
+    server.response = { status: 200 };
     server.failures.length = 0;
     expect(await post([{ valueOf: 1 }, { valueOf: 2 }])).toBe(200);
     expect(await post([{ toString: 'a' }, { toString: 'b' }])).toBe(200);
     expect(server.failures).toEqual([]);
-    // Two equal items are still refused as the request's fault.
+    // Two equal items are still rejected as the request's fault.
     await post([{ valueOf: 1 }, { valueOf: 1 }]);
     expect(server.failures[0]).toMatchObject({ status: 400, of: 'request' });
   });

@@ -6,7 +6,7 @@ import { pointerOf, type Warning } from './operations.js';
 import { token, walkDocument } from './walk.js';
 
 /**
- * Slips a linter reports but that leave an OpenAPI 3.1 document usable, each worked around on a
+ * Mistakes a linter reports but that leave an OpenAPI 3.1 document usable, each worked around on a
  * copy of the document (what is then served, validated and typed) with a warning naming its JSON
  * pointer:
  * - a security requirement that names a scheme components.securitySchemes does not define
@@ -20,7 +20,7 @@ import { token, walkDocument } from './walk.js';
 type Json = Record<string, unknown>;
 
 export interface WorkedAround {
-  /** The copy of the document with the slips worked around. */
+  /** The copy of the document with the mistakes worked around. */
   readonly document: OpenApiDocument;
   readonly warnings: readonly Warning[];
   /** The examples that do not match their schema: stubs and sample requests leave them out. */
@@ -31,7 +31,7 @@ const q = (value: string): string => JSON.stringify(value);
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export function workAroundSlips(bundled: OpenApiDocument): WorkedAround {
+export function workAroundMistakes(bundled: OpenApiDocument): WorkedAround {
   const document = structuredClone(bundled) as OpenApiDocument & Json;
   const warnings: Warning[] = [];
   undefinedSchemes(document, warnings);
@@ -44,13 +44,13 @@ export function workAroundSlips(bundled: OpenApiDocument): WorkedAround {
 /**
  * An alternative of a `security` list that names an undefined scheme is left out. When that leaves
  * no alternative, the list stays as written: an empty list would make the operation open, while
- * alternatives that name undefined schemes can never be met, so every request is refused.
+ * alternatives that name undefined schemes can never be met, so every request is rejected.
  */
 function undefinedSchemes(document: OpenApiDocument & Json, warnings: Warning[]): void {
   const schemes = isObject(document.components?.['securitySchemes']) ? document.components['securitySchemes'] : {};
   const undefinedIn = (requirement: unknown): string[] =>
     Object.keys(isObject(requirement) ? requirement : {}).filter((name) => !Object.hasOwn(schemes, name));
-  const workAround = (holder: Json, at: string, refused: string): void => {
+  const workAround = (holder: Json, at: string, rejected: string): void => {
     const requirements = holder['security'];
     if (!Array.isArray(requirements)) return;
     const kept = requirements.filter((requirement) => undefinedIn(requirement).length === 0);
@@ -64,12 +64,12 @@ function undefinedSchemes(document: OpenApiDocument & Json, warnings: Warning[])
         message:
           kept.length > 0
             ? `${names}: this alternative is left out`
-            : `${names}, and no other alternative is left: no request can meet it, so ${refused} (never served open)`,
+            : `${names}, and no other alternative is left: no request can meet it, so ${rejected} (never served open)`,
       });
     });
     if (kept.length > 0) holder['security'] = kept;
   };
-  workAround(document, '#/security', 'every operation without security of its own refuses every request');
+  workAround(document, '#/security', 'every operation without security of its own rejects every request');
   for (const [path, declared] of Object.entries(document.paths ?? {})) {
     const item = resolveLocal<PathItem>(document, declared) as Json;
     for (const method of HTTP_METHODS) {
@@ -78,7 +78,7 @@ function undefinedSchemes(document: OpenApiDocument & Json, warnings: Warning[])
         workAround(
           operation,
           pointerOf('paths', path, method, 'security'),
-          `every request to ${method.toUpperCase()} ${path} is refused`,
+          `every request to ${method.toUpperCase()} ${path} is rejected`,
         );
     }
   }
@@ -162,7 +162,7 @@ function nullable(document: OpenApiDocument, warnings: Warning[]): void {
 }
 
 /**
- * Which way the content or header at `pointer` travels: with an answer (under a `responses` map,
+ * Which way the content or header at `pointer` travels: with a response (under a `responses` map,
  * of an operation or of the components), with a request body, else `otherwise`. Webhooks' and
  * callbacks' travel the other way round, and an encoding's headers inside a body: those are read
  * in neither direction.
@@ -198,7 +198,7 @@ function examplesOffSchema(document: OpenApiDocument, warnings: Warning[]): Reje
     if (why === undefined) return;
     warnings.push({
       pointer: at,
-      message: `the example does not match its schema (${why}): it is not used to build answers or requests`,
+      message: `the example does not match its schema (${why}): it is not used to build responses or requests`,
     });
     rejected.set(holder, new Set([...(rejected.get(holder) ?? []), key]));
   };

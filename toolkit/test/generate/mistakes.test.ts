@@ -9,26 +9,26 @@ import { serve, type Serving } from '../../src/serve.js';
 import { sampleRequestWithAnyCredentials } from '../../src/testing/sample-request.js';
 
 /**
- * A document with the slips a linter reports but that leave it usable (test/fixtures/generator/slips.yaml of this package):
+ * A document with the mistakes a linter reports but that leave it usable (test/fixtures/generator/mistakes.yaml of this package):
  * the generator names each with its JSON pointer and works around it. Its output type-checks with
  * the others' in third-party.test.ts.
  */
-const SLIPS = fileURLToPath(new URL('../fixtures/generator/slips.yaml', import.meta.url));
+const MISTAKES = fileURLToPath(new URL('../fixtures/generator/mistakes.yaml', import.meta.url));
 const offSchema = (why: string): string =>
-  `the example does not match its schema (${why}): it is not used to build answers or requests`;
+  `the example does not match its schema (${why}): it is not used to build responses or requests`;
 
 let generation: Generation;
 let work = '';
 beforeAll(async () => {
-  work = await mkdtemp(path.join(os.tmpdir(), 'slips-'));
-  generation = await generate(SLIPS, path.join(work, 'out'), work);
+  work = await mkdtemp(path.join(os.tmpdir(), 'mistakes-'));
+  generation = await generate(MISTAKES, path.join(work, 'out'), work);
 }, 60_000);
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('the generator on a document with slips', () => {
-  it('warns of each slip, naming its JSON pointer', () => {
+describe('the generator on a document with mistakes', () => {
+  it('warns of each mistake, naming its JSON pointer', () => {
     expect(generation.warnings).toEqual([
       {
         pointer: '#/security/0',
@@ -38,7 +38,7 @@ describe('the generator on a document with slips', () => {
       {
         pointer: '#/paths/~1pets~1{petId}/delete/security/0',
         message:
-          'names the security scheme "petstore_auth", which components.securitySchemes does not define, and no other alternative is left: no request can meet it, so every request to DELETE /pets/{petId} is refused (never served open)',
+          'names the security scheme "petstore_auth", which components.securitySchemes does not define, and no other alternative is left: no request can meet it, so every request to DELETE /pets/{petId} is rejected (never served open)',
       },
       {
         pointer: '#/components/schemas/Pet/properties/tag',
@@ -84,7 +84,7 @@ describe('the generator on a document with slips', () => {
     expect(file('openapi.json')).not.toContain('"nullable":');
   });
 
-  it('scaffolds stubs that answer a valid example, or 501 where every example is off its schema', async () => {
+  it('scaffolds stubs that respond with a valid example, or 501 where every example is off its schema', async () => {
     const handlers = path.join(work, 'handlers');
     await scaffoldHandlers(generation, handlers, path.join(work, 'out'));
     expect(await readFile(path.join(handlers, 'list-pets.ts'), 'utf8')).toContain('"tag": "dog"');
@@ -110,11 +110,11 @@ describe('the generator on a document with slips', () => {
   });
 });
 
-describe('the document with slips, served', () => {
+describe('the document with mistakes, served', () => {
   let serving: Serving;
   beforeAll(async () => {
     serving = await serve({
-      input: SLIPS,
+      input: MISTAKES,
       port: 0,
       handlersDir: path.join(work, 'served-handlers'),
       log: () => undefined,
@@ -134,27 +134,27 @@ describe('the document with slips, served', () => {
       headers: { ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }), ...init.headers },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });
-    // A refusal whose response the document declares without content comes without a body.
+    // An error response the document declares without content comes without a body.
     const text = await response.text();
     return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
   };
 
-  it('answers valid requests, under the security alternative that is left', async () => {
+  it('responds to valid requests under the security alternative that is left', async () => {
     expect(await send('GET', '/pets?limit=1')).toEqual({ status: 200, body: [{ id: 1, name: 'Rex', tag: 'dog' }] });
     expect((await send('GET', '/pets/1', { headers: { 'X-API-Key': 'k' } })).status).toBe(200);
     expect((await send('GET', '/pets/1')).status).toBe(401);
   });
 
-  it('refuses null where the document wrote a 3.0 nullable, as its types do', async () => {
-    // The document declares its 400 without content: refused without a body.
+  it('rejects null where the document wrote a 3.0 nullable, as its types do', async () => {
+    // The document declares its 400 without content: rejected without a body.
     expect(await send('POST', '/pets', { body: { name: 'Rex', tag: null } })).toEqual({ status: 400, body: undefined });
-    // Every example of its answer is off its schema: serve answers a value drawn from the schema.
+    // Every example of its response is off its schema: serve responds with a value generated from the schema.
     expect((await send('POST', '/pets', { body: { name: 'Rex', tag: 'dog' } })).status).toBe(201);
   });
 
-  it('refuses every request to the operation secured by an undefined scheme, whatever it carries', async () => {
+  it('rejects every request to the operation secured by an undefined scheme, whatever it carries', async () => {
     for (const headers of [{}, { 'X-API-Key': 'k' }, { Authorization: 'Bearer t' }]) {
-      // The document declares its 403 without content: refused without a body.
+      // The document declares its 403 without content: rejected without a body.
       expect(await send('DELETE', '/pets/1', { headers })).toEqual({ status: 403, body: undefined });
     }
   });

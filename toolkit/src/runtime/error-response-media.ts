@@ -5,21 +5,22 @@ import { isJsonMediaType } from './send-result.js';
 type Json = Record<string, unknown>;
 
 /**
- * How this server sends its own refusals (a request off the contract, credentials missing) as the
- * document declares the operation's response with that status (its code, else its range `4XX`,
- * else `default`):
+ * How this server sends its own error responses (to a request off the contract, credentials
+ * missing) as the document declares the operation's response with that status (its code, else its
+ * range `4XX`, else `default`):
  * - `json`: in the JSON media type it declares (`application/problem+json`), else
  *   `application/json`, also where it declares no such response;
  * - `text`: the message alone, in the text media type it declares (`text/plain`, `text/html`);
  * - `empty`: no body, where it declares the response without content.
  */
-export type RefusalForm = { readonly kind: 'json' | 'text'; readonly mediaType: string } | { readonly kind: 'empty' };
+export type ErrorResponseForm =
+  { readonly kind: 'json' | 'text'; readonly mediaType: string } | { readonly kind: 'empty' };
 
-const JSON_FORM: RefusalForm = { kind: 'json', mediaType: 'application/json' };
+const JSON_FORM: ErrorResponseForm = { kind: 'json', mediaType: 'application/json' };
 
-export function refusalForms(
+export function errorResponseForms(
   apiSpec: string,
-): (route: { readonly path: string; readonly method: string } | undefined, status: number) => RefusalForm {
+): (route: { readonly path: string; readonly method: string } | undefined, status: number) => ErrorResponseForm {
   const document = JSON.parse(readFileSync(apiSpec, 'utf8')) as Json;
   const paths = (document['paths'] ?? {}) as Record<string, Record<string, Json> | undefined>;
   return (route, status) => {

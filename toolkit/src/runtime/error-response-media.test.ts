@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { refusalForms } from './refusal-media.js';
+import { errorResponseForms } from './error-response-media.js';
 
 const problem = { description: 'A problem', content: { 'application/problem+json': { schema: { type: 'object' } } } };
 const document = {
@@ -32,12 +32,12 @@ const document = {
   components: { responses: { Problem: problem } },
 };
 
-describe("the form of the server's own refusals", () => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'refusal-media-'));
+describe("the form of the server's own error responses", () => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'error-response-media-'));
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
   const file = path.join(directory, 'openapi.json');
   writeFileSync(file, JSON.stringify(document));
-  const form = refusalForms(file);
+  const form = errorResponseForms(file);
 
   it('is the JSON media type the operation declares for the status, through its reference, range or default', () => {
     expect(form({ path: '/pets', method: 'get' }, 400)).toEqual({

@@ -1,6 +1,6 @@
 /**
- * `contract-first new` on a document with slips that Redocly reports as errors and the generator
- * works around (test/fixtures/generator/slips.yaml: a 3.0 `nullable`, an unknown property, …): the
+ * `contract-first new` on a document with mistakes that Redocly reports as errors and the
+ * generator works around (test/fixtures/generator/mistakes.yaml: a 3.0 `nullable`, an unknown property, …): the
  * project's redocly.yaml makes those rules warnings, listing each finding, and its first `npm test`
  * passes.
  */
@@ -9,18 +9,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lintDocument } from '../../src/lint/lint-document.js';
 import { createProject, type Project } from './project.js';
 
-const SLIPS = fileURLToPath(new URL('../fixtures/generator/slips.yaml', import.meta.url));
+const MISTAKES = fileURLToPath(new URL('../fixtures/generator/mistakes.yaml', import.meta.url));
 
 let project: Project | undefined;
 afterAll(async () => {
   await project?.remove();
 });
 
-describe('contract-first new on a document with slips', () => {
+describe('contract-first new on a document with mistakes', () => {
   it("makes each rule that finds an error a warning of the project, listed, and the project's npm test passes", async () => {
-    const errors = (await lintDocument(SLIPS)).filter((finding) => finding.severity === 'error');
+    const errors = (await lintDocument(MISTAKES)).filter((finding) => finding.severity === 'error');
     expect(errors.length).toBeGreaterThan(0);
-    project = await createProject(SLIPS, 'slips');
+    project = await createProject(MISTAKES, 'mistakes');
     const config = await project.read('redocly.yaml');
     for (const rule of new Set(errors.map((finding) => finding.ruleId)))
       expect(config).toMatch(new RegExp(`^  ${rule}: warn$`, 'm'));

@@ -7,28 +7,28 @@ import { Schemas } from '../check/schemas.js';
 import { valuesOf } from '../check/values.js';
 
 /**
- * What `npm run serve` answers for an operation whose document gives no example of a success
- * answer, where a stub would answer 501: a value drawn from the schema of its first success
- * response (else of its `2XX` or `default` one, sent as 200), by the checker's drawing
- * (check/values.ts), kept only when it matches that schema, drawn when first
- * needed and the same value on every call; a response without content is answered without a
- * body, and in a media type other than JSON, text or bytes (otherAnswer). An operation that
- * declares no responses is answered 200 without a body. Undefined where nothing can be drawn (a
- * response with required headers): the stub's 501 stands then. The document is read as the
- * checker reads it (check/document.ts).
+ * What `npm run serve` responds with for an operation whose document gives no example of a success
+ * response, where a stub would respond with 501: a value generated from the schema of its first
+ * success response (else of its `2XX` or `default` one, sent as 200) by the checker's value
+ * generator (check/values.ts), kept only when it matches that schema, generated when first needed
+ * and the same value on every call; a response without content is sent without a body, and one in
+ * a media type other than JSON as text or bytes (otherResponse). An operation that declares no
+ * responses gets 200 without a body. Undefined where nothing can be generated (a response with
+ * required headers): the stub's 501 stands then. The document is read as the checker reads it
+ * (check/document.ts).
  */
-export interface DrawnAnswer {
+export interface GeneratedResponse {
   readonly status: number;
   readonly body?: unknown;
   readonly contentType?: string;
 }
 
 /**
- * A value drawn from the schema at `pointer` that matches it; undefined where none is found. Values
- * with every property first, else the smallest (required properties only): in a large schema one
- * of many optional properties drawn off it (a value two `oneOf` branches both take) spoils the whole.
+ * A value generated from the schema at `pointer` that matches it; undefined where none is found.
+ * Values with every property first, else the smallest (required properties only): in a large schema
+ * one of many optional properties generated off it (a value two `oneOf` branches both take) spoils the whole.
  */
-function drawn(document: OpenApiDocument, schemas: Schemas, pointer: string, seed: number): unknown {
+function generatedValue(document: OpenApiDocument, schemas: Schemas, pointer: string, seed: number): unknown {
   for (const minimal of [false, true]) {
     const arbitrary = valuesOf(
       document,
@@ -51,11 +51,11 @@ const IMAGES: Readonly<Record<string, string>> = {
 };
 
 /**
- * An answer in the first media type other than JSON: text (`text/…`, or a string schema that is
- * not `format: binary`) drawn from its schema, else bytes: a 1×1 image for PNG and GIF, else 16
- * bytes drawn by the seed. A wildcard type (`image/*`) is sent as `application/octet-stream`.
+ * A response in the first media type other than JSON: text (`text/…`, or a string schema that is
+ * not `format: binary`) generated from its schema, else bytes: a 1×1 image for PNG and GIF, else 16
+ * bytes generated from the seed. A wildcard type (`image/*`) is sent as `application/octet-stream`.
  */
-function otherAnswer(
+function otherResponse(
   document: OpenApiDocument,
   schemas: Schemas,
   media: MediaSpec,
@@ -76,7 +76,8 @@ function otherAnswer(
     declared?.['contentEncoding'] !== undefined ||
     declared?.['contentMediaType'] !== undefined;
   if (!binary && (/^text\//i.test(media.type) || declared?.['type'] === 'string')) {
-    const text = media.schemaPointer === undefined ? 'ok' : drawn(document, schemas, media.schemaPointer, seed);
+    const text =
+      media.schemaPointer === undefined ? 'ok' : generatedValue(document, schemas, media.schemaPointer, seed);
     return typeof text === 'string' ? { body: text, contentType } : undefined;
   }
   const image = IMAGES[contentType.toLowerCase()];
@@ -87,22 +88,26 @@ function otherAnswer(
   return { body: bytes, contentType };
 }
 
-/** The answers serve draws, each drawn the first time it is asked for and kept. */
-export interface DrawnAnswers {
-  get(operationKey: string): DrawnAnswer | undefined;
+/** The responses serve generates, each generated the first time it is asked for and kept. */
+export interface GeneratedResponses {
+  get(operationKey: string): GeneratedResponse | undefined;
 }
 
-export function drawnAnswers(document: OpenApiDocument, operations: readonly OperationInfo[], seed = 1): DrawnAnswers {
+export function generatedResponses(
+  document: OpenApiDocument,
+  operations: readonly OperationInfo[],
+  seed = 1,
+): GeneratedResponses {
   let read: ReadonlyMap<string, OperationSpec> | undefined;
   let schemas: Schemas | undefined;
   const byKey = new Map(operations.map((operation) => [operation.key, operation]));
-  const answers = new Map<string, DrawnAnswer | undefined>();
-  const answer = (operation: OperationInfo): DrawnAnswer | undefined => {
+  const responses = new Map<string, GeneratedResponse | undefined>();
+  const responseOf = (operation: OperationInfo): GeneratedResponse | undefined => {
     read ??= new Map(readOperations(document).operations.map((spec) => [`${spec.method} ${spec.path}`, spec]));
     const spec = read.get(`${operation.method.toUpperCase()} ${operation.path}`);
     if (spec === undefined) return undefined;
     if (spec.responses.length === 0) return { status: 200 };
-    // The first success code it declares; else its `2XX` or `default` answer, sent as 200.
+    // The first success code it declares; else its `2XX` or `default` response, sent as 200.
     const success =
       spec.responses.filter((response) => /^2\d\d$/.test(response.key)).sort((a, b) => a.key.localeCompare(b.key))[0] ??
       spec.responses.find((response) => response.key.toUpperCase() === '2XX') ??
@@ -114,19 +119,19 @@ export function drawnAnswers(document: OpenApiDocument, operations: readonly Ope
     schemas ??= new Schemas(document);
     const json = success.media.find((media) => isJsonMediaType(media.type));
     if (json === undefined) {
-      const other = otherAnswer(document, schemas, first, seed);
+      const other = otherResponse(document, schemas, first, seed);
       return other === undefined ? undefined : { status, ...other };
     }
     if (json.schemaPointer === undefined) return undefined;
-    const body = drawn(document, schemas, json.schemaPointer, seed);
+    const body = generatedValue(document, schemas, json.schemaPointer, seed);
     return body === undefined ? undefined : { status, body, contentType: json.type };
   };
-  const get = (operationKey: string): DrawnAnswer | undefined => {
-    if (!answers.has(operationKey)) {
+  const get = (operationKey: string): GeneratedResponse | undefined => {
+    if (!responses.has(operationKey)) {
       const operation = byKey.get(operationKey);
-      answers.set(operationKey, operation === undefined ? undefined : answer(operation));
+      responses.set(operationKey, operation === undefined ? undefined : responseOf(operation));
     }
-    return answers.get(operationKey);
+    return responses.get(operationKey);
   };
   return { get };
 }

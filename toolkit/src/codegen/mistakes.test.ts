@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from './bundle.js';
 import { mediaExample } from './examples.js';
-import { workAroundSlips } from './slips.js';
+import { workAroundMistakes } from './mistakes.js';
 
 const ok = { '200': { description: 'ok' } };
 const doc = (extra: Record<string, unknown>): OpenApiDocument =>
@@ -11,9 +11,9 @@ type Json = Record<string, unknown>;
 const at = (value: unknown, ...keys: string[]): unknown =>
   keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], value);
 
-describe('workAroundSlips', () => {
+describe('workAroundMistakes', () => {
   it('leaves out an alternative that names an undefined scheme, of an operation and of the document', () => {
-    const { document, warnings } = workAroundSlips(
+    const { document, warnings } = workAroundMistakes(
       doc({
         ...schemes,
         security: [{ session: [] }, { key: [] }],
@@ -36,13 +36,13 @@ describe('workAroundSlips', () => {
     ]);
   });
 
-  it('keeps the alternatives when none is left, so that the operation refuses every request instead of being open', () => {
-    const { document, warnings } = workAroundSlips(
+  it('keeps the alternatives when none is left, so that the operation rejects every request instead of being open', () => {
+    const { document, warnings } = workAroundMistakes(
       doc({ paths: { '/pets': { delete: { security: [{ petstore_auth: ['write'] }], responses: ok } } } }),
     );
     expect(at(document, 'paths', '/pets', 'delete', 'security')).toEqual([{ petstore_auth: ['write'] }]);
     expect(warnings.map((w) => w.message)).toEqual([
-      'names the security scheme "petstore_auth", which components.securitySchemes does not define, and no other alternative is left: no request can meet it, so every request to DELETE /pets is refused (never served open)',
+      'names the security scheme "petstore_auth", which components.securitySchemes does not define, and no other alternative is left: no request can meet it, so every request to DELETE /pets is rejected (never served open)',
     ]);
   });
 
@@ -61,7 +61,7 @@ describe('workAroundSlips', () => {
     ],
     ['nullable: false', { type: 'string', nullable: false }, 'remove it'],
   ])('removes a 3.0 nullable from a schema with %s, naming its pointer', (_name, schema, fix) => {
-    const { document, warnings } = workAroundSlips(
+    const { document, warnings } = workAroundMistakes(
       doc({
         components: { schemas: { Pet: { type: 'object', properties: { tag: schema } }, Other: { type: 'string' } } },
       }),
@@ -84,7 +84,7 @@ describe('workAroundSlips', () => {
         },
       },
     });
-    const { document, warnings } = workAroundSlips(bundled);
+    const { document, warnings } = workAroundMistakes(bundled);
     expect(at(document, 'components', 'schemas', 'Flags', 'properties', 'nullable')).toEqual({ type: 'boolean' });
     expect(warnings.map((w) => w.pointer)).toEqual(['#/components/schemas/Tag']);
     expect(at(bundled, 'components', 'schemas', 'Tag')).toEqual({ type: 'string', nullable: true });
@@ -95,7 +95,7 @@ describe('workAroundSlips', () => {
       schema: { $ref: '#/components/schemas/Pet' },
       examples: { wrong: { $ref: '#/components/examples/Wrong' }, right: { value: { id: 2 } } },
     };
-    const { document, warnings, rejectedExamples } = workAroundSlips(
+    const { document, warnings, rejectedExamples } = workAroundMistakes(
       doc({
         paths: {
           '/pets/{id}': {
@@ -131,21 +131,22 @@ describe('workAroundSlips', () => {
       {
         pointer: '#/paths/~1pets~1{id}/parameters/0/example',
         message:
-          'the example does not match its schema (/ must be integer): it is not used to build answers or requests',
+          'the example does not match its schema (/ must be integer): it is not used to build responses or requests',
       },
       {
         pointer: '#/paths/~1pets~1{id}/get/responses/200/headers/X-Count/example',
-        message: 'the example does not match its schema (/ must be >= 0): it is not used to build answers or requests',
+        message:
+          'the example does not match its schema (/ must be >= 0): it is not used to build responses or requests',
       },
       {
         pointer: '#/paths/~1pets~1{id}/get/responses/200/content/application~1json/examples/wrong',
         message:
-          "the example does not match its schema (/ must have required property 'id'): it is not used to build answers or requests",
+          "the example does not match its schema (/ must have required property 'id'): it is not used to build responses or requests",
       },
       {
         pointer: '#/components/schemas/Pet/examples/0',
         message:
-          'the example does not match its schema (/id must match format "int64"): it is not used to build answers or requests',
+          'the example does not match its schema (/id must match format "int64"): it is not used to build responses or requests',
       },
     ]);
     const served = at(
@@ -165,7 +166,7 @@ describe('workAroundSlips', () => {
 
   it('leaves out an extension that still holds a $ref to another file, and keeps the others', () => {
     const topics = [{ title: 'Getting started', content: { $ref: './docs/getting-started.md' } }];
-    const { document, warnings } = workAroundSlips(
+    const { document, warnings } = workAroundMistakes(
       doc({
         'x-topics': topics,
         'x-logo': { url: 'logo.png' },
@@ -193,7 +194,7 @@ describe('workAroundSlips', () => {
     ]);
   });
 
-  it('refuses a readOnly property in a request’s example and a writeOnly one in an answer’s, as the validator does', () => {
+  it('rejects a readOnly property in a request’s example and a writeOnly one in a response’s, as the validator does', () => {
     const card = {
       type: 'object',
       properties: { id: { type: 'string', readOnly: true }, cvc: { type: 'string', writeOnly: true } },
@@ -201,7 +202,7 @@ describe('workAroundSlips', () => {
     const media = (example: unknown): Json => ({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Card' }, example } },
     });
-    const { warnings } = workAroundSlips(
+    const { warnings } = workAroundMistakes(
       doc({
         paths: {
           '/cards': {
@@ -221,11 +222,11 @@ describe('workAroundSlips', () => {
     expect(warnings.map((warning) => [warning.pointer, warning.message])).toEqual([
       [
         '#/paths/~1cards/post/requestBody/content/application~1json/example',
-        'the example does not match its schema (/id is read-only): it is not used to build answers or requests',
+        'the example does not match its schema (/id is read-only): it is not used to build responses or requests',
       ],
       [
         '#/paths/~1cards/post/responses/201/content/application~1json/example',
-        'the example does not match its schema (/cvc is write-only): it is not used to build answers or requests',
+        'the example does not match its schema (/cvc is write-only): it is not used to build responses or requests',
       ],
     ]);
   });

@@ -5,12 +5,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { IRouter } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContractApp, type ContractResult, type ContractRoute, type Refusal } from '../../src/runtime/index.js';
+import {
+  createContractApp,
+  type ContractResult,
+  type ContractRoute,
+  type ErrorResponse,
+} from '../../src/runtime/index.js';
 
 /**
- * The body of the contract server's own refusals (src/runtime/contract-server.ts), shaped by
- * the project (`refusalBody`, server/refusals.ts of a new project) as its document's errors are:
- * here `{ code, message }`, which the document declares for 4XX.
+ * The body of the contract server's own error responses (src/runtime/contract-server.ts), shaped
+ * by the project (`errorResponseBody`, server/error-responses.ts of a new project) as its
+ * document's errors are: here `{ code, message }`, which the document declares for 4XX.
  */
 const ERROR = {
   type: 'object',
@@ -19,7 +24,7 @@ const ERROR = {
 };
 const DOCUMENT = {
   openapi: '3.1.0',
-  info: { title: 'Refusals', version: '1' },
+  info: { title: 'Error responses', version: '1' },
   paths: {
     '/things/{id}': {
       get: {
@@ -28,7 +33,7 @@ const DOCUMENT = {
         security: [{ key: [] }],
         responses: {
           '200': { description: 'the thing', content: { 'application/json': { schema: { type: 'object' } } } },
-          '4XX': { description: 'refused', content: { 'application/json': { schema: ERROR } } },
+          '4XX': { description: 'rejected', content: { 'application/json': { schema: ERROR } } },
           '500': { description: 'failed', content: { 'text/plain': { schema: { type: 'string' } } } },
         },
       },
@@ -50,9 +55,9 @@ type Handlers = { getThing: (id: string) => Promise<ContractResult> };
 let directory: string;
 let server: Server;
 let base = '';
-const refusals: Refusal[] = [];
+const errorResponses: ErrorResponse[] = [];
 beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'refusal-body-'));
+  directory = mkdtempSync(path.join(tmpdir(), 'error-response-body-'));
   const apiSpec = path.join(directory, 'openapi.json');
   writeFileSync(apiSpec, JSON.stringify(DOCUMENT));
   const app = createContractApp<ContractRoute, Handlers, undefined>({
@@ -72,9 +77,9 @@ beforeAll(async () => {
     },
     verifiers: { key: async ({ key }: { key: string }) => key === 'k' },
     validateResponses: true,
-    refusalBody: (refusal) => {
-      refusals.push(refusal);
-      return { code: refusal.status, message: refusal.message };
+    errorResponseBody: (errorResponse) => {
+      errorResponses.push(errorResponse);
+      return { code: errorResponse.status, message: errorResponse.message };
     },
   });
   server = app.listen(0, '127.0.0.1');
@@ -92,7 +97,7 @@ const get = async (target: string, key = 'k'): Promise<{ status: number; type: s
   return { status: response.status, type: response.headers.get('content-type'), body: await response.text() };
 };
 
-describe("the server's own refusals", () => {
+describe("the server's own error responses", () => {
   it('take the body the project writes, in the JSON media type the document declares', async () => {
     expect(await get('/things/many')).toEqual({
       status: 400,
@@ -103,7 +108,7 @@ describe("the server's own refusals", () => {
       code: 401,
       message: expect.any(String) as unknown,
     });
-    expect(refusals.slice(0, 2)).toEqual([
+    expect(errorResponses.slice(0, 2)).toEqual([
       { status: 400, message: expect.any(String) as unknown, field: 'path.id', operationId: 'getThing' },
       { status: 401, message: expect.any(String) as unknown, operationId: 'getThing' },
     ]);

@@ -2,27 +2,27 @@ import type { Transaction } from 'kysely';
 import {
   idempotencyKeyTakenOf,
   IdempotencyKeyTaken,
-  storedAnswerStatement,
+  storedResponseStatement,
   type KeyTakenOutcome,
-  type StoreAnswerInput,
+  type StoreResponseInput,
 } from '../../server/store/idempotency.js';
 import type { DB } from '../../server/database/schema.js';
 
 /**
  * Stores a write's answer in its transaction `tx` when called, as the unit of work does with the
- * commit (storedAnswerStatement): tests use it to take a key as a request would. When the key is
+ * commit (storedResponseStatement): tests use it to take a key as a request would. When the key is
  * taken it throws IdempotencyKeyTaken, and the transaction can only be rolled back.
  */
-export async function storeAnswer(tx: Transaction<DB>, input: StoreAnswerInput): Promise<void> {
-  if (!tx.isTransaction) throw new Error('storeAnswer belongs in the transaction of the write it answers');
+export async function storeResponse(tx: Transaction<DB>, input: StoreResponseInput): Promise<void> {
+  if (!tx.isTransaction) throw new Error('storeResponse belongs in the transaction of the write it answers');
   try {
-    await tx.executeQuery(storedAnswerStatement(input));
+    await tx.executeQuery(storedResponseStatement(input));
   } catch (error) {
     throw idempotencyKeyTakenOf(error) ?? error;
   }
 }
 
-/** What a storeAnswer call did, as a value: 'stored', or the outcome it threw IdempotencyKeyTaken with. */
+/** What a storeResponse call did, as a value: 'stored', or the outcome it threw IdempotencyKeyTaken with. */
 export function outcomeOf(storing: Promise<void>): Promise<'stored' | KeyTakenOutcome> {
   return storing.then(
     () => 'stored' as const,
