@@ -114,7 +114,7 @@ export function shouldRetry(
 }
 
 /**
- * `Retry-After` (RFC 9110 §10.2.3) is either delay-seconds or an HTTP date. Answers milliseconds
+ * `Retry-After` (RFC 9110 §10.2.3) is either delay-seconds or an HTTP date. Returns milliseconds
  * from `nowMs`, never negative, or undefined when the header is absent or unreadable.
  */
 export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {

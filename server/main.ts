@@ -17,7 +17,7 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { createApp } from './app.js';
-import { answerHttpParserErrors } from './http/http-parser-errors.js';
+import { respondToHttpParserErrors } from './http/http-parser-errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHttpServer } from 'contract-first/runtime';
 import { randomIds, systemClock } from './clock-and-ids.js';
@@ -321,7 +321,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
     server.once('error', reject);
     server.listen(config.port, () => resolve());
   });
-  answerHttpParserErrors(server, randomIds);
+  respondToHttpParserErrors(server, randomIds);
   // The responses being written, so that a shutdown can ask their connections to close after them.
   const inFlight = new Set<ServerResponse>();
   let closing = false;

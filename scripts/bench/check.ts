@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCheck } from 'contract-first/check';
-import { runAsMain } from '../cli.js';
+import { runAsMain } from 'contract-first/cli';
 import { PROJECT_ROOT } from './processes.js';
 
 const MUSEUM = path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party/redocly-museum.yaml');

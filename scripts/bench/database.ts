@@ -138,7 +138,7 @@ export async function onboardBench(
 /**
  * The organizations of the spread runs (seed-organizations.ts): `seeds` rounds of sandbox cards
  * for `organizationId` (one it already has), and `more` organizations onboarded with as many and
- * `transactions` bulk ledger records each. Answers the new organizations' credentials.
+ * `transactions` bulk ledger records each. Returns the new organizations' credentials.
  */
 export async function seedOrganizations(
   database: BenchDatabase,

@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseFlags } from '../cli.js';
+import { parseFlags } from 'contract-first/cli';
 import { saveFile, startDevProcess, type DevProcess } from 'contract-first/testing';
 import { copyProject } from '../project-copy.js';
 

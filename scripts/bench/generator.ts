@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { scaffoldHandlers } from 'contract-first';
-import { runAsMain } from '../cli.js';
+import { runAsMain } from 'contract-first/cli';
 import { generate } from 'contract-first';
 import { PROJECT_ROOT } from './processes.js';
 

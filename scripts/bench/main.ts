@@ -97,7 +97,7 @@ import {
 } from './scenarios.js';
 import type { StatementLoopInput, StatementLoopResult, StatementRead } from './statements.js';
 import { Rotation, WALK_FILTER_SETS, interleaveCards } from './traffic.js';
-import { refuseUsage, UsageError } from '../cli.js';
+import { reportUsageError, UsageError } from 'contract-first/cli';
 
 /** A benchmark of errors measures nothing: more than this share of non-2xx fails it. */
 const MAX_NON_2XX_SHARE = 0.01;
@@ -177,7 +177,7 @@ interface Bench {
 }
 
 /** One request of the spec sent with fetch, to show what a failing run was answered. */
-async function sampleAnswer(baseUrl: string, request: autocannon.Request): Promise<string> {
+async function sampleResponse(baseUrl: string, request: autocannon.Request): Promise<string> {
   const built =
     request.setupRequest === undefined || typeof request.setupRequest === 'string'
       ? request
@@ -250,7 +250,7 @@ async function measure(bench: Bench, name: string, target: LoadTarget, spec: () 
     `  ${name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms, server ${m.cpuUsPerRequest.toFixed(0)} µs/req (${codes})`,
   );
   if (m.requests === 0 || m.non2xx > m.requests * MAX_NON_2XX_SHARE || m.socketErrors > 0) {
-    const sample = await sampleAnswer(target.baseUrl, measuredSpec.request);
+    const sample = await sampleResponse(target.baseUrl, measuredSpec.request);
     const failure =
       m.requests === 0
         ? `${name}: no response completed within ${m.durationS} s; a request now gets: ${sample}`
@@ -958,7 +958,7 @@ async function main(argv: string[]): Promise<number> {
     options = parseBenchArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    return refuseUsage(error.message, USAGE);
+    return reportUsageError(error.message, USAGE);
   }
   if (options === 'help') {
     process.stdout.write(`${USAGE}\n`);

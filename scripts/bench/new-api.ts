@@ -11,7 +11,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { runAsMain } from '../cli.js';
+import { runAsMain } from 'contract-first/cli';
 import { PROJECT_ROOT } from './processes.js';
 import { largeDocument } from './generator.js';
 

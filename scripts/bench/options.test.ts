@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../cli.js';
+import { UsageError } from 'contract-first/cli';
 import { RUN_NAMES, RUN_TRAFFIC, parseBenchArgs } from './options.js';
 
 describe('parseBenchArgs', () => {

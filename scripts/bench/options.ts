@@ -1,6 +1,6 @@
 /** The flags of `npm run bench`. */
 import { parseArgs } from 'node:util';
-import { UsageError, wholeNumberFlag } from '../cli.js';
+import { UsageError, wholeNumberFlag } from 'contract-first/cli';
 import { MECHANISM_NAMES, type MechanismName } from './mechanisms.js';
 
 export const RUN_NAMES = [

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { runAsMain, UsageError, wholeNumberFlag } from '../cli.js';
+import { runAsMain, UsageError, wholeNumberFlag } from 'contract-first/cli';
 
 const USAGE = 'Usage: npx tsx scripts/bench/profile-summary.ts FILE.cpuprofile [--top N] [--requests N]';
 

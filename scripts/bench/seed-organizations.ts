@@ -19,7 +19,7 @@ import {
 } from '../../server/sandbox/demo-organization.js';
 import { openDatabase } from '../../server/database/open.js';
 import type { Onboarded } from './database.js';
-import { parseFlags, runAsMain, wholeNumberFlag } from '../cli.js';
+import { parseFlags, runAsMain, wholeNumberFlag } from 'contract-first/cli';
 
 const USAGE =
   'Usage: node --import tsx scripts/bench/seed-organizations.ts --organization ORG --more N --seeds S --transactions T --balance CENTS';

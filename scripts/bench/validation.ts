@@ -21,7 +21,7 @@ import { routeList } from '../../generated/server.js';
 import { createOpenApiValidation } from 'contract-first/runtime';
 import type { OpenApiDocument } from 'contract-first';
 import { successExample } from 'contract-first';
-import { parseFlags, refuseUsage, runAsMain, wholeNumberFlag } from '../cli.js';
+import { parseFlags, reportUsageError, runAsMain, wholeNumberFlag } from 'contract-first/cli';
 
 const USAGE = `Usage: npx tsx scripts/bench/validation.ts [--requests N] [--rounds N] [--responses] [--only NAME]
   --requests N    requests a round, to each app (default 2000)
@@ -176,7 +176,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const requests = wholeNumberFlag('--requests', values.requests, 1, 10_000_000, 2_000);
   const rounds = wholeNumberFlag('--rounds', values.rounds, 1, 10_000, 15);
   if (values.only !== undefined && !PROBES.some((probe) => probe.name === values.only)) {
-    return refuseUsage(`--only takes one of: ${PROBES.map((probe) => probe.name).join(', ')}.`, USAGE);
+    return reportUsageError(`--only takes one of: ${PROBES.map((probe) => probe.name).join(', ')}.`, USAGE);
   }
   const responses = values.responses === true;
   const document = JSON.parse(readFileSync(API_SPEC_PATH, 'utf8')) as Json;

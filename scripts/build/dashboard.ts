@@ -16,13 +16,13 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { parseFlags, runAsMain } from '../cli.js';
+import { parseFlags, runAsMain } from 'contract-first/cli';
 
 const USAGE = `Usage: npm run build:dashboard [-- --out DIR]
 
 Bundles the dashboard's pages (client/dashboard/) into .build/dashboard/, or into DIR.`;
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The pages' sources, under a project root. */
 const SOURCE = 'client/dashboard';
 /** Where `npm start` (server/main.ts) looks for the pages: relative to the project root. */

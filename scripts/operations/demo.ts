@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createPartnerClient, isApiError, isErrorType, type PartnerClient, type Schemas } from '../../client/index.js';
-import { parseFlags, runAsMain } from '../cli.js';
+import { parseFlags, runAsMain } from 'contract-first/cli';
 
 const DEFAULT_CREDENTIALS = '.data/demo-credentials.json';
 const DEFAULT_BASE_URL = 'http://localhost:3000';

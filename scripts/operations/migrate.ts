@@ -3,7 +3,7 @@
 // database under ./.data/ (which must not be open in a running server at the same time).
 import { openDatabase } from '../../server/database/open.js';
 import { migrateToLatest } from '../../server/database/migrate.js';
-import { parseFlags, runAsMain } from '../cli.js';
+import { parseFlags, runAsMain } from 'contract-first/cli';
 
 const USAGE = `Usage: npm run migrate
 

@@ -20,7 +20,7 @@ import {
   seedSandboxData,
   type SandboxSummary,
 } from '../../server/sandbox/demo-organization.js';
-import { refuseUsage, UsageError, wholeNumberFlag } from '../cli.js';
+import { reportUsageError, UsageError, wholeNumberFlag } from 'contract-first/cli';
 
 /** EGP 1,000,000.00 of sandbox money unless --balance says otherwise. */
 const DEFAULT_BALANCE_CENTS = 100_000_000;
@@ -201,7 +201,7 @@ async function main(argv: string[]): Promise<number> {
     options = parseOptions(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    return refuseUsage(error.message, USAGE);
+    return reportUsageError(error.message, USAGE);
   }
   if (options === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -212,7 +212,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      return refuseUsage(error.message, USAGE);
+      return reportUsageError(error.message, USAGE);
     }
     // Errors that say what to do: a held embedded database, a bad key, name, balance or username.
     if (error instanceof DatabaseLockedError || error instanceof OnboardingError || error instanceof OperatorError) {

@@ -17,7 +17,7 @@ import { openDatabase } from '../../server/database/open.js';
 import { DatabaseLockedError } from '../../server/database/embedded/lock.js';
 import { migrateToLatest } from '../../server/database/migrate.js';
 import type { OperatorRecord } from '../../server/store/operators.js';
-import { refuseUsage, runAsMain, UsageError } from '../cli.js';
+import { reportUsageError, runAsMain, UsageError } from 'contract-first/cli';
 
 export const USAGE = `Usage:
   npm run operator -- add --organization ORG_ID --username NAME [--role viewer|approver]
@@ -136,7 +136,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     command = parseCommand(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    return refuseUsage(error.message, USAGE);
+    return reportUsageError(error.message, USAGE);
   }
   if (command === 'help') {
     process.stdout.write(`${USAGE}\n`);

@@ -2,7 +2,7 @@ import { createSign, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { createApp } from '../../server/app.js';
-import { answerHttpParserErrors } from '../../server/http/http-parser-errors.js';
+import { respondToHttpParserErrors } from '../../server/http/http-parser-errors.js';
 import { createHttpServer } from 'contract-first/runtime';
 import { CLIENT_POLICY_CACHE_MS } from '../../server/http/token-policy-cache.js';
 import { silentLogger, type Logger } from '../../server/logger.js';
@@ -125,7 +125,7 @@ async function serve(db: Kysely<DB>, kind: DatabaseKind, clock: TestClock, optio
     logger: options.logger ?? silentLogger,
   });
   const server = createHttpServer(app).listen(0, '127.0.0.1');
-  answerHttpParserErrors(server, randomIds);
+  respondToHttpParserErrors(server, randomIds);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -9,7 +9,7 @@ import { openDatabase, type Database } from '../../server/database/open.js';
 import { mulberry32, picker, type Picker } from '../../server/sandbox/seeded-random.js';
 import { createTestDatabaseOf, pgliteTemplate, type TestDatabase } from './database.js';
 import { checkInvariants, waitForSettlement, type InvariantReport } from './invariants.js';
-import { field, proofClient, transferBody, type Answer, type ProofClient } from './proof-client.js';
+import { field, proofClient, transferBody, type ProofResponse, type ProofClient } from './proof-client.js';
 import { freePort, startServerProcess, type ServerProcess } from './server-process.js';
 
 // The crash proof: the server process is killed with SIGKILL at moments a
@@ -73,7 +73,7 @@ interface Operation {
   /** Index into the planned transfers. */
   readonly transfer: number;
   /** The first definitive response (not a broken connection, not 409). */
-  answer?: Answer;
+  answer?: ProofResponse;
 }
 
 interface PlannedTransfer {
@@ -203,7 +203,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     /** Sends an operation once; records its first definitive response. */
     const attempt = async (operation: Operation, replay = false): Promise<'answered' | 'busy' | 'broken'> => {
       requests += 1;
-      let answer: Answer;
+      let answer: ProofResponse;
       try {
         answer = await partner.send('POST', operation.path, {
           key: operation.key,

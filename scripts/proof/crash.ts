@@ -4,7 +4,7 @@
 // settle, and checks the invariants (scripts/proof/crash-schedule.ts says exactly what).
 import { runCrashSchedule } from './crash-schedule.js';
 import { seedFrom } from './seed.js';
-import { parseFlags, refuseUsage, runAsMain } from '../cli.js';
+import { parseFlags, reportUsageError, runAsMain } from 'contract-first/cli';
 
 const USAGE = `Usage: tsx scripts/proof/crash.ts [--kills N] [--seed N] [--clients N] [--database postgres|pglite]
 On PostgreSQL when DATABASE_URL is set (a fresh database on that server, dropped afterwards), else
@@ -26,7 +26,7 @@ async function main(argv: readonly string[]): Promise<number> {
     USAGE,
   );
   if (typeof values === 'number') return values;
-  const refuse = (reason: string): number => refuseUsage(reason, USAGE);
+  const refuse = (reason: string): number => reportUsageError(reason, USAGE);
   const kills = Number(values.kills);
   const clients = Number(values.clients);
   if (!Number.isInteger(kills) || kills < 1 || !Number.isInteger(clients) || clients < 1)

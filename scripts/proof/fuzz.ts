@@ -4,7 +4,7 @@
 import { startTestApp } from './app.js';
 import { runFuzz } from './fuzz-runner.js';
 import { seedFrom } from './seed.js';
-import { parseFlags, refuseUsage, runAsMain } from '../cli.js';
+import { parseFlags, reportUsageError, runAsMain } from 'contract-first/cli';
 
 const USAGE = `Usage: tsx scripts/proof/fuzz.ts [--runs N] [--seed N] [--lanes N]
 On PostgreSQL when DATABASE_URL is set (a new database on that server, dropped afterwards), else
@@ -28,7 +28,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const runs = Number(values.runs);
   const lanes = Number(values.lanes);
   if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(lanes) || lanes < 1) {
-    return refuseUsage('--runs and --lanes are positive integers.', USAGE);
+    return reportUsageError('--runs and --lanes are positive integers.', USAGE);
   }
   const seed = seedFrom(values.seed);
   const database = process.env['DATABASE_URL'] ? 'PostgreSQL' : 'the embedded database';

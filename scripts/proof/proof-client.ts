@@ -5,7 +5,7 @@ import type { OnboardingResult } from '../../server/onboarding.js';
 // idempotency keys chosen by the caller so that retries reuse them, and a deadline
 // on every request.
 
-export interface Answer {
+export interface ProofResponse {
   readonly status: number;
   readonly body: unknown;
   /** `Idempotent-Replayed: true` was sent. */
@@ -26,7 +26,7 @@ export interface ProofClient extends OnboardingResult {
   /** A token for `scope` (all granted scopes when absent), cached per scope. */
   token(scope?: string): Promise<string>;
   sign(method: string, path: string, timestamp: number | string): string;
-  send(method: string, path: string, options?: SendOptions): Promise<Answer>;
+  send(method: string, path: string, options?: SendOptions): Promise<ProofResponse>;
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);
@@ -110,7 +110,7 @@ export function proofClient(
 }
 
 /** A body field, or undefined when the body is not an object. */
-export function field(answer: Answer, name: string): unknown {
+export function field(answer: ProofResponse, name: string): unknown {
   const body = answer.body;
   return typeof body === 'object' && body !== null && !Array.isArray(body)
     ? (body as Record<string, unknown>)[name]
@@ -118,7 +118,7 @@ export function field(answer: Answer, name: string): unknown {
 }
 
 /** A short description of a response, for failure messages. */
-export function describeResponse(answer: Answer): string {
+export function describeResponse(answer: ProofResponse): string {
   return `${answer.status} ${JSON.stringify(answer.body)?.slice(0, 300) ?? ''}`;
 }
 

@@ -8,7 +8,7 @@ import type { IdGenerator } from '../clock-and-ids.js';
  * Node's bare answer without a body. They get the Error shape and an X-Request-Id like every other
  * answer (the ErrorType table in openapi/): 431 for oversized headers, 408 for a timeout, 400 otherwise.
  */
-export function answerHttpParserErrors(server: Server, ids: IdGenerator): void {
+export function respondToHttpParserErrors(server: Server, ids: IdGenerator): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();

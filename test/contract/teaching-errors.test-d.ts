@@ -17,9 +17,9 @@ declare const transfer: Schemas['Transfer'];
 declare const card: Schemas['Card'];
 
 /** What a handler of `K` may answer, as its type says. */
-type Answer<K extends OperationId> = Awaited<ReturnType<OperationHandler<K, unknown>>>;
+type HandlerResult<K extends OperationId> = Awaited<ReturnType<OperationHandler<K, unknown>>>;
 /** The member of it that carries the message. */
-type Undeclared<K extends OperationId> = Exclude<Answer<K>, OperationResult<K>>;
+type Undeclared<K extends OperationId> = Exclude<HandlerResult<K>, OperationResult<K>>;
 type MessageOf<K extends OperationId> = Undeclared<K>[Extract<keyof Undeclared<K>, symbol>];
 
 describe('the message of an undeclared status', () => {
@@ -42,7 +42,7 @@ describe('the message of an undeclared status', () => {
   });
 
   it('adds no answer a handler can give: the declared responses are exactly what they were', () => {
-    expectTypeOf<Exclude<Answer<'getTransfer'>, Undeclared<'getTransfer'>>>().toEqualTypeOf<
+    expectTypeOf<Exclude<HandlerResult<'getTransfer'>, Undeclared<'getTransfer'>>>().toEqualTypeOf<
       OperationResult<'getTransfer'>
     >();
     expectTypeOf<OperationResult<'getTransfer'>['status']>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 500 | 503>();

@@ -85,7 +85,7 @@ describe('writes run together', () => {
 
   const storedTransfer = (id: string) =>
     database.db.selectFrom('transfers').selectAll().where('id', '=', id).executeTakeFirst();
-  const storedAnswer = (key: string) =>
+  const storedResponse = (key: string) =>
     database.db
       .selectFrom('idempotency_keys')
       .select(['client_id', 'response_status', 'response_body'])
@@ -108,7 +108,7 @@ describe('writes run together', () => {
         status: 'PENDING',
         note: null,
       });
-      const answer = await storedAnswer(transfer.idempotencyKey);
+      const answer = await storedResponse(transfer.idempotencyKey);
       expect(answer).toMatchObject({ client_id: clientId, response_status: 200 });
       expect(JSON.parse(answer?.response_body ?? 'null')).toMatchObject({ id: transfer.id, memo: transfer.memo });
     }
@@ -189,7 +189,7 @@ describe('writes run together', () => {
     for (const transfer of ok) expect((await storedTransfer(transfer.id))?.id).toBe(transfer.id);
     expect(await storedTransfer(again.id)).toBeUndefined();
     expect(await storedTransfer(foreign.id)).toBeUndefined();
-    expect(await storedAnswer(foreign.idempotencyKey)).toBeUndefined();
+    expect(await storedResponse(foreign.idempotencyKey)).toBeUndefined();
   });
 
   it('commits one of two creates with one key in one moment; the other finds the key taken', async () => {
@@ -250,7 +250,7 @@ describe('writes run together', () => {
     expect(handedOver).toBe(2);
     for (const transfer of [...handed, ...inPlace]) {
       expect((await storedTransfer(transfer.id))?.id).toBe(transfer.id);
-      expect((await storedAnswer(transfer.idempotencyKey))?.response_status).toBe(200);
+      expect((await storedResponse(transfer.idempotencyKey))?.response_status).toBe(200);
     }
   });
 });

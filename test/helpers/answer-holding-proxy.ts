@@ -3,9 +3,9 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 /**
  * A TCP proxy in front of a PostgreSQL server that can hold the server's answers back: what a
  * client sends while its responses are held, it sent without waiting for them. It tells what the
- * clients sent (`sent`, `whenSent`) and when the server has answered given text (`whenAnswered`).
+ * clients sent (`sent`, `whenSent`) and when the server has answered given text (`whenResponded`).
  */
-export interface AnswerHoldingProxy {
+export interface ResponseHoldingProxy {
   /** The database URL through the proxy. */
   readonly url: string;
   /** From now on, the server's answers wait in the proxy. */
@@ -20,12 +20,12 @@ export interface AnswerHoldingProxy {
    */
   whenSent(text: string, from: number, withinMs: number): Promise<number>;
   /** The same for what the server answered, held or not (`answered()`: all of it, as Latin-1 text). */
-  whenAnswered(text: string, from: number, withinMs: number): Promise<number>;
+  whenResponded(text: string, from: number, withinMs: number): Promise<number>;
   answered(): string;
   close(): Promise<void>;
 }
 
-export async function startAnswerHoldingProxy(databaseUrl: string): Promise<AnswerHoldingProxy> {
+export async function startResponseHoldingProxy(databaseUrl: string): Promise<ResponseHoldingProxy> {
   const target = new URL(databaseUrl);
   let holding = false;
   const held: { to: Socket; chunk: Buffer }[] = [];
@@ -71,7 +71,7 @@ export async function startAnswerHoldingProxy(databaseUrl: string): Promise<Answ
     sent: () => sent.text,
     whenSent: (text, from, withinMs) => sent.when(text, from, withinMs),
     answered: () => answered.text,
-    whenAnswered: (text, from, withinMs) => answered.when(text, from, withinMs),
+    whenResponded: (text, from, withinMs) => answered.when(text, from, withinMs),
     async close() {
       release();
       for (const socket of sockets) socket.destroy();

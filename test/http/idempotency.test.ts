@@ -310,10 +310,10 @@ describe('in flight', () => {
       expect(answer.status).toBe(200);
       expect(answer.headers.get('idempotent-replayed')).toBe('true');
     }
-    const heldAnswer = await holder;
+    const heldResponse = await holder;
     const replay = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(await replay.json()).toEqual(heldAnswer);
+    expect(await replay.json()).toEqual(heldResponse);
     await expectError(
       await partner.request('POST', '/v1/transfer', { body: transferBody({ amountCents: 910 }), idempotencyKey: key }),
       422,

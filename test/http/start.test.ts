@@ -222,7 +222,7 @@ describe('npm start', () => {
       code,
       stdout: walked,
       stderr: complaints,
-    } = await runScript('demo.ts', [], { cwd: directory, timeoutMs: 90_000 });
+    } = await runScript('operations/demo.ts', [], { cwd: directory, timeoutMs: 90_000 });
     expect({ code, complaints }).toEqual({ code: 0, complaints: '' });
     const steps = walked
       .split('\n')

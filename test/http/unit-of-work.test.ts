@@ -75,13 +75,13 @@ afterAll(async () => {
   await database.close();
 });
 
-interface Answer {
+interface WriteResult {
   status: number;
   body: unknown;
   replayed: boolean;
 }
 
-async function write(key: string, body = 'one'): Promise<Answer> {
+async function write(key: string, body = 'one'): Promise<WriteResult> {
   const response = await fetch(`${baseUrl}/write`, { method: 'POST', headers: { 'Idempotency-Key': key }, body });
   return {
     status: response.status,

@@ -19,7 +19,7 @@ afterAll(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-const migrate = (args: string[]): Promise<ScriptRun> => runScript('migrate.ts', args, { cwd });
+const migrate = (args: string[]): Promise<ScriptRun> => runScript('operations/migrate.ts', args, { cwd });
 
 describe('npm run migrate', () => {
   it('refuses a flag it does not know with its usage and exit code 2, opening no database', async () => {

@@ -14,7 +14,7 @@ const ONBOARD_RUN_TIMEOUT_MS = 60_000;
 
 /** Runs the command in `cwd` (the project by default) on DATABASE_URL (in memory by default; '': embedded under cwd's .data/). */
 function onboard(args: string[], { cwd = ROOT, databaseUrl = 'memory://' } = {}): Promise<ScriptRun> {
-  return runScript('onboard.ts', args, { cwd, databaseUrl, timeoutMs: ONBOARD_RUN_TIMEOUT_MS });
+  return runScript('operations/onboard.ts', args, { cwd, databaseUrl, timeoutMs: ONBOARD_RUN_TIMEOUT_MS });
 }
 
 describe('npm run onboard', { timeout: 2 * ONBOARD_RUN_TIMEOUT_MS }, () => {

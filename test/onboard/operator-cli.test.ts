@@ -19,7 +19,7 @@ afterAll(async () => {
 
 describe('npm run operator', () => {
   it('adds, lists and disables the operators of an organization', async () => {
-    const onboarded = await command('onboard.ts', [
+    const onboarded = await command('operations/onboard.ts', [
       '--name',
       'Aswan Trading',
       '--operator',
@@ -29,7 +29,7 @@ describe('npm run operator', () => {
     expect(onboarded.code).toBe(0);
     const { organizationId } = JSON.parse(onboarded.stdout) as { organizationId: string };
 
-    const added = await command('operator.ts', [
+    const added = await command('operations/operator.ts', [
       'add',
       '--organization',
       organizationId,
@@ -46,7 +46,7 @@ describe('npm run operator', () => {
       password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
     });
 
-    const taken = await command('operator.ts', [
+    const taken = await command('operations/operator.ts', [
       'add',
       '--organization',
       organizationId,
@@ -58,13 +58,13 @@ describe('npm run operator', () => {
     expect(taken).toMatchObject({ code: 1, stdout: '' });
     expect(taken.stderr).toContain('The username salma.viewer is taken');
 
-    const disabled = await command('operator.ts', ['disable', '--username', 'SALMA.VIEWER']);
+    const disabled = await command('operations/operator.ts', ['disable', '--username', 'SALMA.VIEWER']);
     expect(disabled).toMatchObject({
       code: 0,
       stdout: 'Operator Salma.Viewer is disabled; their sessions have ended.\n',
     });
 
-    const listed = await command('operator.ts', ['list', '--organization', organizationId, '--json']);
+    const listed = await command('operations/operator.ts', ['list', '--organization', organizationId, '--json']);
     expect(JSON.parse(listed.stdout)).toEqual([
       { id: expect.stringMatching(/^opr_/), username: 'first.approver', role: 'approver', disabledAt: null },
       { id: expect.stringMatching(/^opr_/), username: 'Salma.Viewer', role: 'viewer', disabledAt: expect.any(Number) },
@@ -79,14 +79,14 @@ describe('npm run operator', () => {
     ['an unknown role', ['add', '--organization', 'org_x', '--username', 'abc', '--role', 'admin']],
     ['disable with --organization', ['disable', '--username', 'abc', '--organization', 'org_x']],
   ])('explains its usage and exits with 2 for %s', async (_name, args) => {
-    const { code, stdout, stderr } = await command('operator.ts', args);
+    const { code, stdout, stderr } = await command('operations/operator.ts', args);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toContain('Usage:\n  npm run operator -- add');
   });
 
   it('names an option it does not know in one line, then its usage', async () => {
-    const { code, stdout, stderr } = await command('operator.ts', [
+    const { code, stdout, stderr } = await command('operations/operator.ts', [
       'list',
       '--organization',
       'org_x',

@@ -9,7 +9,7 @@ import {
   field,
   proofClient,
   transferBody,
-  type Answer,
+  type ProofResponse,
   type ProofClient,
 } from '../../scripts/proof/proof-client.js';
 import { freePort, startServerProcess, type ServerProcess } from '../../scripts/proof/server-process.js';
@@ -40,7 +40,7 @@ const DECISION_RACES = 24;
 const SAME_KEYS = 8;
 const REQUESTS_PER_KEY = 12;
 
-async function untilAnswered(send: () => Promise<Answer>): Promise<Answer> {
+async function untilResponded(send: () => Promise<ProofResponse>): Promise<ProofResponse> {
   // 409 means the first request with the key is still running: ask again.
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const answer = await send();
@@ -151,7 +151,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         const settled = mine.filter((answer) => answer.status === 200);
         // Ask again until every request has its response: the same transfer, replayed.
         for (let waiting = mine.length - settled.length; waiting > 0; waiting -= 1) {
-          const retried = await untilAnswered(() =>
+          const retried = await untilResponded(() =>
             idem.send('POST', '/v1/transfer', { body: bodyAt(k), key, baseUrl: urlFor(k) }),
           );
           expect(retried.replayed, describeResponse(retried)).toBe(true);
@@ -168,7 +168,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
           .where('client_id', '=', idem.clientId)
           .where('idempotency_key', '=', key)
           .execute();
-        expect(stored.map((row) => row.id)).toEqual([field(settled[0] as Answer, 'id')]);
+        expect(stored.map((row) => row.id)).toEqual([field(settled[0] as ProofResponse, 'id')]);
       }
       // The same key with another body, on the other instance: 422, nothing created.
       const reused = await idem.send('POST', '/v1/transfer', {
@@ -297,18 +297,18 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
           () => decide.send('POST', `/v1/transfer/${id}/cancel`, { baseUrl: urlFor(index + 1) }),
         ] as const;
         // Each request goes first in a quarter of the races: every kind gets its chance to win.
-        const started: Array<Promise<{ status: number; body: Record<string, unknown> }> | Promise<Answer>> = [];
+        const started: Array<Promise<{ status: number; body: Record<string, unknown> }> | Promise<ProofResponse>> = [];
         for (let turn = 0; turn < sends.length; turn += 1) {
           const which = (index + turn) % sends.length;
           started[which] = (
-            sends[which] as () => Promise<{ status: number; body: Record<string, unknown> }> | Promise<Answer>
+            sends[which] as () => Promise<{ status: number; body: Record<string, unknown> }> | Promise<ProofResponse>
           )();
         }
         const [approve, reject, execute, cancel] = (await Promise.all(started)) as [
           { status: number; body: Record<string, unknown> },
           { status: number; body: Record<string, unknown> },
-          Answer,
-          Answer,
+          ProofResponse,
+          ProofResponse,
         ];
         return { id, approve, reject, execute, cancel };
       });

@@ -31,7 +31,7 @@ describe('a write retried after a network failure', () => {
   it('creates exactly one transfer', async () => {
     let dropped = 0;
     // The request reaches the server and is processed; the response is lost on the way back.
-    const losesFirstAnswer: Fetch = async (request) => {
+    const losesFirstResponse: Fetch = async (request) => {
       const response = await fetch(request);
       if (request.method === 'POST' && new URL(request.url).pathname === '/v1/transfer' && dropped === 0) {
         dropped += 1;
@@ -40,7 +40,7 @@ describe('a write retried after a network failure', () => {
       }
       return response;
     };
-    const counter = countingFetch(losesFirstAnswer);
+    const counter = countingFetch(losesFirstResponse);
     const sdk = sdkFor(app, partner, { fetch: counter.fetch });
     const amount = 4_321_09; // unique to this test, to find the transfer again
 
@@ -60,7 +60,7 @@ describe('a write retried after a network failure', () => {
   it('an execute retried after a lost answer reserves the money once', async () => {
     const poor = await app.onboard({ name: 'Exact Balance', balanceCents: 500_00 });
     let dropped = 0;
-    const losesFirstAnswer: Fetch = async (request) => {
+    const losesFirstResponse: Fetch = async (request) => {
       const response = await fetch(request);
       if (request.url.endsWith('/execute') && dropped === 0) {
         dropped += 1;
@@ -69,7 +69,7 @@ describe('a write retried after a network failure', () => {
       }
       return response;
     };
-    const sdk = sdkFor(app, poor, { fetch: losesFirstAnswer });
+    const sdk = sdkFor(app, poor, { fetch: losesFirstResponse });
     const created = await sdk.POST('/v1/transfer', { body: transferTo(SUCCEEDING_IBAN, 300_00) });
     const id = created.data?.id ?? '';
     const executed = await sdk.POST('/v1/transfer/{id}/execute', { params: { path: { id } } });

@@ -14,7 +14,7 @@ import {
   type StoreResponseInput,
 } from '../../server/store/idempotency.js';
 import { outcomeOf, storeResponse } from '../helpers/store-response.js';
-import { startAnswerHoldingProxy } from '../helpers/answer-holding-proxy.js';
+import { startResponseHoldingProxy } from '../helpers/answer-holding-proxy.js';
 import { migrateToLatest, migrations } from '../../server/database/migrate.js';
 import { Migrator } from 'kysely/migration';
 import { addCard, addDepartment, addHolder, addOrganization, addRecords, PLAIN_LIMITS } from '../helpers/ledger.js';
@@ -1309,7 +1309,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
 
   it("sends a transaction's begin with its first statement and its commit with its last, waiting for no answer between them", async () => {
     // PostgreSQL's answers are held in a proxy: what reaches it meanwhile went without waiting.
-    const proxy = await startAnswerHoldingProxy(database.url ?? '');
+    const proxy = await startResponseHoldingProxy(database.url ?? '');
     const one = await openDatabase({ url: proxy.url, maxConnections: 1 });
     try {
       const owner = await seedOrganization(one.db);
@@ -1328,7 +1328,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       expect(proxy.sent().slice(atHold, first)).toContain('begin');
       // Once both are answered (held in the proxy: the first's row, then PostgreSQL's ReadyForQuery
       // inside a transaction), the responses go and the next ones are held.
-      await proxy.whenAnswered(READY_IN_TRANSACTION, await proxy.whenAnswered(marker, 0, 5_000), 5_000);
+      await proxy.whenResponded(READY_IN_TRANSACTION, await proxy.whenResponded(marker, 0, 5_000), 5_000);
       const atLast = proxy.sent().length;
       proxy.release({ holdAgain: true });
       // ...and the commit after the last statement, before the response to the statement came back.

@@ -27,7 +27,7 @@ function asSet<T extends string>(values: readonly T[] | undefined): T[] | undefi
 type TransactionsQuery = OperationInput<'listTransactions'>['query'];
 
 type TransactionPage = { transactions: Transaction[]; nextCursor?: string };
-type TransactionPageAnswer = { status: 200; body: TransactionPage } | { status: 400; body: ErrorBody };
+type TransactionPageResponse = { status: 200; body: TransactionPage } | { status: 400; body: ErrorBody };
 
 /** A page of the organization's ledger with the partner API's filters: its listTransactions, and the dashboard's. */
 export async function transactionPage(
@@ -35,7 +35,7 @@ export async function transactionPage(
   db: Kysely<DB>,
   organizationId: string,
   query: TransactionsQuery,
-): Promise<TransactionPageAnswer> {
+): Promise<TransactionPageResponse> {
   const { fromDate, toDate } = query;
   if (fromDate !== undefined && toDate !== undefined && fromDate > toDate) {
     return {
