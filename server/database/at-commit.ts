@@ -145,9 +145,9 @@ class StatementCount implements KyselyPlugin {
  * condition does not hold, everything is rolled back, and `work` runs once more in a new
  * transaction, without an AtCommit.
  *
- * Given `overRows`, a transaction in which `work` ran no statement and whose statement at the commit
- * is over rows (rows-together.ts) ends empty, and that statement runs by itself through
- * `overRows`, with those of other writes of the moment.
+ * Given `runOverRows`, a transaction in which `work` ran no statement and whose statement at the
+ * commit is over rows (insertRows in rows-together.ts) ends empty, and that statement runs by
+ * itself through `runOverRows`, with those of other writes of the moment.
  */
 export async function inTransactionWithStatementAtCommit<T>(
   db: Kysely<DB>,

@@ -17,5 +17,11 @@ export * from './schema.js';
 export { migrateToLatest, MigrationError } from './migrate.js';
 export { inTransaction } from './in-transaction.js';
 export { conditionHolds, ConditionNotMet, inTransactionWithStatementAtCommit, type AtCommit } from './at-commit.js';
-export { createRowsTogether, overRows, rowsParameter, WRITES_TOGETHER, type RunOverRows } from './rows-together.js';
+export {
+  createRowsTogether,
+  insertRows,
+  WRITES_TOGETHER,
+  type InsertRowsClauses,
+  type RunOverRows,
+} from './rows-together.js';
 export { DatabaseBoundError, passedItsBound, SERVER_BOUNDS, type DatabaseBounds } from './bounds.js';

@@ -5,18 +5,21 @@
  * statements that come meanwhile go when that one is done, those of one text as one statement over
  * all their rows (DataLoader, as card-reads.ts batches reads): one round trip, one statement to
  * start and one commit to flush for several writes, which is most of what a create costs the
- * database, and nothing added to a lone write's wait.
+ * database, and nothing added to a lone write's wait
+ * (server/decisions/0006-postgresql-joins-concurrent-create-requests-into-one-statement.md).
  *
- * A statement over rows takes its rows as JSON arrays of row objects (rowsParameter), one parameter
- * per table it writes, and does for each row what it would do for that row alone: several such
- * statements with the same text and the same other parameters are the one statement over the rows
- * of all of them. One statement commits or fails as a whole, so when the statement of several
- * fails (one write's key was taken, say), each runs again by itself, and each write gets its own
- * answer: the others commit, the one that cannot fails as it would have alone.
+ * The queries write such a statement with insertRows: the rows to insert into a table, and what
+ * the insert does with each. Its text takes the rows as one JSON array and does for each row what
+ * it would do for that row alone, so several such statements with the same text and the same other
+ * parameters are the one statement over the rows of all of them. One statement commits or fails as
+ * a whole, so when the statement of several fails (one write's key was taken, say), each runs again
+ * by itself, and each write gets its own response: the others commit, the one that cannot fails
+ * as it would have alone.
  */
 import DataLoader from 'dataloader';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DatabaseKind } from './open.js';
+import type { Insertable } from 'kysely';
 import type { DB } from './schema.js';
 
 /** The indexes of a statement's parameters that are rows (JSON arrays of row objects). */
@@ -51,6 +54,49 @@ export function rowsParameter(rows: readonly object[]): string {
 
 const wellFormed = (_key: string, value: unknown): unknown =>
   typeof value === 'string' ? value.toWellFormed() : value;
+
+/** What an insert of rows does besides inserting each row, `row` naming the row in its clauses. */
+export interface InsertRowsClauses {
+  /** A condition on `row`: a row for which it is false is not inserted. */
+  readonly where?: string;
+  /** What follows `on conflict`: the conflict target and its action. */
+  readonly onConflict?: string;
+  /** The values of `$2`, `$3`… in the clauses: texts, numbers or null. */
+  readonly parameters?: readonly (string | number | null)[];
+}
+
+/**
+ * Inserts `rows` into `table`, the first row's columns for every row, with `clauses`: a statement
+ * over rows, whose text is the same for every insert of that table, those columns and those
+ * clauses (one prepared statement), and which the inserts of other writes of the moment may join.
+ * Run it, or hand it to an AtCommit, as any compiled query.
+ */
+export function insertRows<T extends keyof DB & string>(
+  table: T,
+  rows: readonly [Insertable<DB[T]>, ...Insertable<DB[T]>[]],
+  clauses: InsertRowsClauses = {},
+): CompiledQuery {
+  const columns = Object.keys(rows[0]);
+  const key = `${table}\u0000${columns.join(',')}\u0000${clauses.where ?? ''}\u0000${clauses.onConflict ?? ''}`;
+  let text = insertTexts.get(key);
+  if (text === undefined) {
+    for (const name of [table, ...columns])
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`insertRows: ${JSON.stringify(name)} is not a column name`);
+    const list = columns.join(', ');
+    text =
+      `insert into ${table} (${list}) select ${columns.map((column) => `row.${column}`).join(', ')}` +
+      ` from json_populate_recordset(null::${table}, $1::json) as row` +
+      (clauses.where === undefined ? '' : ` where ${clauses.where}`) +
+      (clauses.onConflict === undefined ? '' : ` on conflict ${clauses.onConflict}`);
+    // The texts are a handful of statement shapes; a bound keeps it so if a caller's are not.
+    if (insertTexts.size >= 100) insertTexts.clear();
+    insertTexts.set(key, text);
+  }
+  return overRows(CompiledQuery.raw(text, [rowsParameter(rows), ...(clauses.parameters ?? [])]), [0]);
+}
+
+/** Insert texts by table, columns and clauses (insertRows). */
+const insertTexts = new Map<string, string>();
 
 /**
  * Where statements over rows run together (server/main.ts, and the proofs' app as it). Not on the

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { type DB, type IdempotencyKeyRow, overRows, rowsParameter } from '../database/index.js';
+import { type DB, type IdempotencyKeyRow, insertRows, type InsertRowsClauses } from '../database/index.js';
 
 // Idempotency keys in the database. A key is stored only with its response, by the last statement
 // of the write it answers, in that write's own transaction: the change, the key and its response
@@ -68,12 +68,10 @@ export function idempotencyKeyTakenOf(error: unknown): IdempotencyKeyTaken | und
  * than the retention. When the key is taken it fails with the error idempotencyKeyTakenOf
  * recognizes, so that nothing of the write can commit. A data-modifying statement with no WITH of
  * its own and no `$` but its parameters' placeholders, so that it can also travel inside the
- * statement a write sends at its commit (withAlongside in at-commit.ts). A statement over rows
- * (rows-together.ts), the response its one row: its text is the same for every response, so it is
- * written once, not built each time, and the responses of writes of the same moment can go in one.
+ * statement a write sends at its commit (withAlongside in at-commit.ts).
  */
 export function storedResponseStatement(input: StoreResponseInput): CompiledQuery {
-  const answer = {
+  const row = {
     client_id: input.clientId,
     key: input.key,
     fingerprint: input.fingerprint,
@@ -81,28 +79,27 @@ export function storedResponseStatement(input: StoreResponseInput): CompiledQuer
     response_body: input.body,
     created_at: input.nowMs,
   } satisfies IdempotencyKeyRow;
-  return overRows(
-    CompiledQuery.raw(STORE_ANSWERS, [rowsParameter([answer]), input.retentionMs ?? IDEMPOTENCY_RETENTION_MS]),
-    [0],
-  );
+  return insertRows('idempotency_keys', [row], {
+    ...STORE_RESPONSE,
+    parameters: [input.retentionMs ?? IDEMPOTENCY_RETENTION_MS],
+  });
 }
 
-// One insert over the responses ($1): a row exists only when its key's advisory lock was free (a
-// CASE evaluates its branches in order, so the lock is tried first and the statement fails at once
-// when another transaction holds it, never waiting on the key's index entry); a row already there
-// is replaced only when older than the retention ($2) at the new row's time, and otherwise fails
-// the statement (OR evaluates left to right and stops at the first true).
-const STORE_ANSWERS = `insert into idempotency_keys (client_id, key, fingerprint, response_status, response_body, created_at)
-    select answer.client_id, answer.key, answer.fingerprint, answer.response_status, answer.response_body, answer.created_at
-    from json_populate_recordset(null::idempotency_keys, $1::json) as answer
-    where case
-      when pg_try_advisory_xact_lock(hashtextextended(answer.client_id || ' ' || answer.key, 0)) then true
+// A row is inserted only when its key's advisory lock was free (a CASE evaluates its branches in
+// order, so the lock is tried first and the statement fails at once when another transaction holds
+// it, never waiting on the key's index entry); a row already there is replaced only when older than
+// the retention ($2) at the new row's time, and otherwise fails the statement (OR evaluates left to
+// right and stops at the first true).
+const STORE_RESPONSE = {
+  where: `case
+      when pg_try_advisory_xact_lock(hashtextextended(row.client_id || ' ' || row.key, 0)) then true
       else idempotency_key_taken('in-flight')
-    end
-    on conflict (client_id, key) do update
+    end`,
+  onConflict: `(client_id, key) do update
       set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
           response_body = excluded.response_body, created_at = excluded.created_at
-      where idempotency_keys.created_at <= excluded.created_at - $2::bigint or idempotency_key_taken('exists')`;
+      where idempotency_keys.created_at <= excluded.created_at - $2::bigint or idempotency_key_taken('exists')`,
+} as const satisfies InsertRowsClauses;
 
 export type FoundResponse =
   /** `body` is the stored JSON text, byte for byte as first sent. */

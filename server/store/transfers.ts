@@ -1,12 +1,11 @@
-import { CompiledQuery, sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import {
   type AtCommit,
   conditionHolds,
   type DB,
   inTransaction,
   inTransactionWithStatementAtCommit,
-  overRows,
-  rowsParameter,
+  insertRows,
   type SettlementOutcome,
   type TransferRow,
   type TransferStatus,
@@ -121,15 +120,11 @@ function newTransferRow(transfer: NewTransfer): TransferRow {
 }
 
 /**
- * Inserts a new transfer and returns it as stored. Its text is written once, the same for every
- * new transfer (INSERT_TRANSFERS), rather than built with the query builder: it runs with every
- * create, and building the insert cost more than a tenth of a create's CPU. A statement over rows
- * (rows-together.ts), the transfer its one row, so that the creates of the same moment can go in one.
- *
- * Given `atCommit`, the insert is the transaction's last statement, sent with its commit
- * (at-commit.ts): nothing the response holds comes from the database, so a create is one round trip
- * on PostgreSQL. It has no condition: when it fails (a foreign key, a duplicate id) nothing of the
- * transaction commits and the error is the request's.
+ * Inserts a new transfer and returns it as stored. Given `atCommit`, the insert is the
+ * transaction's last statement, sent with its commit (at-commit.ts): nothing the response holds
+ * comes from the database, so a create is one round trip on PostgreSQL. It has no condition: when
+ * it fails (a foreign key, a duplicate id) nothing of the transaction commits and the error is the
+ * request's.
  */
 export async function insertTransfer(
   db: Kysely<DB>,
@@ -137,37 +132,11 @@ export async function insertTransfer(
   atCommit?: AtCommit,
 ): Promise<TransferRecord> {
   const row = newTransferRow(transfer);
-  const insert = overRows(CompiledQuery.raw(INSERT_TRANSFERS, [rowsParameter([row])]), [0]);
+  const insert = insertRows('transfers', [row]);
   if (atCommit === undefined) await db.executeQuery(insert);
   else atCommit({ compile: () => insert });
   return toTransfer(row);
 }
-
-/** Every column of a transfer, each written by INSERT_TRANSFERS (one missing or unknown does not compile). */
-const TRANSFER_COLUMNS = Object.keys({
-  id: true,
-  organization_id: true,
-  client_id: true,
-  idempotency_key: true,
-  amount_cents: true,
-  currency: true,
-  status: true,
-  category: true,
-  submission_date: true,
-  reviewed_at: true,
-  cancelled_at: true,
-  settle_after: true,
-  settled_at: true,
-  bank_id: true,
-  account_number: true,
-  account_name: true,
-  memo: true,
-  note: true,
-  reviewed_by_operator_id: true,
-  rejection_reason: true,
-} satisfies Record<keyof TransferRow, true>) as (keyof TransferRow)[];
-/** The same text for every new transfer, written once: the rows of $1, a JSON array of transfers' rows (rowsParameter). */
-const INSERT_TRANSFERS = `insert into transfers (${TRANSFER_COLUMNS.join(', ')}) select ${TRANSFER_COLUMNS.join(', ')} from json_populate_recordset(null::transfers, $1::json)`;
 
 /** The organization's transfer; undefined when unknown or another organization's (404 either way). */
 export async function getTransfer(

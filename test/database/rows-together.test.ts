@@ -5,7 +5,7 @@ import { randomIds, systemClock } from '../../server/clock-and-ids.js';
 import { onboardOrganization } from '../../server/onboarding.js';
 import { inTransactionWithStatementAtCommit, withAlongside } from '../../server/database/at-commit.js';
 import { idempotencyKeyTakenOf, storedResponseStatement } from '../../server/store/idempotency.js';
-import { createRowsTogether, type RunOverRows } from '../../server/database/rows-together.js';
+import { createRowsTogether, insertRows, type RunOverRows } from '../../server/database/rows-together.js';
 import { insertTransfer, type NewTransfer } from '../../server/store/transfers.js';
 import { createTestDatabase, type TestDatabase } from '../../scripts/proof/database.js';
 import { counted } from '../helpers/statement-count.js';
@@ -252,5 +252,25 @@ describe('writes run together', () => {
       expect((await storedTransfer(transfer.id))?.id).toBe(transfer.id);
       expect((await storedResponse(transfer.idempotencyKey))?.response_status).toBe(200);
     }
+  });
+
+  it('writes one text for every insert of a table, its columns and its clauses, and runs it on its own', async () => {
+    const department = (name: string) => ({ id: randomIds.next('dep'), organization_id: organizationId, name });
+    const [first, second] = [department('Sales'), department('Field sales')];
+    const one = insertRows('departments', [first]);
+    const other = insertRows('departments', [second]);
+    expect(other.sql).toBe(one.sql);
+    expect(insertRows('departments', [first], { onConflict: '(id) do nothing' }).sql).not.toBe(one.sql);
+    await database.db.executeQuery(one);
+    await database.db.executeQuery(insertRows('departments', [first, second], { onConflict: '(id) do nothing' }));
+    const names = await database.db
+      .selectFrom('departments')
+      .select('name')
+      .where('id', 'in', [first.id, second.id])
+      .orderBy('name')
+      .execute();
+    expect(names.map((row) => row.name)).toEqual(['Field sales', 'Sales']);
+    const unsafe = { ...first, 'name; drop table departments': 'x' } as typeof first;
+    expect(() => insertRows('departments', [unsafe])).toThrow(/is not a column name/);
   });
 });
