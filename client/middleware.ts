@@ -107,7 +107,7 @@ export function retryMiddleware(options: RetryOptions): Middleware {
 /**
  * The one retry loop of the SDK. `onRequest` keeps the call's parts; `onResponse` and `onError`
  * decide what happens next, asking `shouldRetry` after each failed attempt and sleeping for the
- * delay it answers before sending the call again. The caller sees only the last response, as
+ * delay it gives before sending the call again. The caller sees only the last response, as
  * openapi-fetch's `{ data } | { error }`, or the last network error thrown.
  */
 function callMiddleware(options: RetryOptions, credentials: CallCredentials | undefined): Middleware {
@@ -128,7 +128,7 @@ function callMiddleware(options: RetryOptions, credentials: CallCredentials | un
       headers.set('Authorization', `Bearer ${token}`);
     }
     if (plan.signer !== undefined) {
-      // A fresh timestamp per attempt: the service refuses one more than 300 s off its clock.
+      // A fresh timestamp per attempt: the service rejects one more than 300 s off its clock.
       const timestamp = unixSeconds(options.clock.now());
       headers.set('X-Partner-Request-Timestamp', timestamp);
       headers.set('X-Partner-Signature', plan.signer.sign(plan.method, plan.path, timestamp));

@@ -45,7 +45,7 @@ export async function* paginate<P extends ListPath>(
     if (!Array.isArray(items)) throw new TypeError(`The ${path} page has no "${key}" array.`);
     for (const item of items as ListItem<P>[]) yield item;
     const next = page.nextCursor;
-    // A server answering the cursor it was given would loop forever: stop loudly instead.
+    // A server responding to the cursor it was given would loop forever: stop loudly instead.
     if (next !== undefined && next === cursor)
       throw new TypeError(`The ${path} list returned the same nextCursor twice.`);
     cursor = next;

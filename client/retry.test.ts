@@ -30,7 +30,7 @@ describe('shouldRetry', () => {
     ['second retry doubles the ceiling', { ...write, attempt: 1, status: 503 }, { retry: true, delayMs: 500 }],
     ['429 on a read', { ...read, attempt: 0, status: 429 }, { retry: true, delayMs: 250 }],
     [
-      '429 on an unkeyed POST (refused before running)',
+      '429 on an unkeyed POST (rejected before running)',
       { method: 'POST', maxRetries: 2, attempt: 0, status: 429 },
       { retry: true, delayMs: 250 },
     ],

@@ -1,7 +1,7 @@
 /**
  * When to try a request again, and how long to wait first: a pure policy, after stripe-node's
  * RequestSender. The transport asks `shouldRetry` after every failed attempt and sleeps for the
- * `delayMs` it answers; nothing here does I/O, so the whole policy is table-tested.
+ * `delayMs` it gives; nothing here does I/O, so the whole policy is table-tested.
  */
 
 export interface RetryPolicy {
@@ -35,7 +35,7 @@ export interface RetryInput {
   readonly retryAfterMs?: number | undefined;
   /** The request carries an `Idempotency-Key`, so the server runs it at most once whatever we resend. */
   readonly idempotencyKey?: boolean | undefined;
-  /** Sending it twice does nothing beyond answering twice (a token request), whatever the method. */
+  /** Sending it twice does nothing beyond responding twice (a token request), whatever the method. */
   readonly repeatable?: boolean | undefined;
 }
 
@@ -77,7 +77,7 @@ export function backoffDelay(
  *   a repeatable request such as the token request, or an `Idempotency-Key`: the service stores
  *   nothing under the key on a 5xx, as the document's "Idempotency" says);
  * - 409, the same idempotency key still running elsewhere: the retry gets the replay;
- * - 429, refused before anything ran.
+ * - 429, rejected before anything ran.
  * Every other 4xx (400, 401, 403, 404, 405, 413, 415, 422) would fail again and is never retried;
  * the single token refresh on 401 is the transport's business, not a retry.
  */

@@ -65,7 +65,7 @@ describe('createRequestSigner', () => {
         .toString(),
       /1024 bits/,
     ],
-  ])('refuses %s when the client is built', (_name, pem, message) => {
+  ])('rejects %s when the client is built', (_name, pem, message) => {
     expect(() => createRequestSigner(pem)).toThrow(message);
   });
 });

@@ -93,14 +93,14 @@ describe('createTokenCache', () => {
 
 describe('tokenRequester', () => {
   /** The token client as the SDK builds it, over a fetch that responds from a script. */
-  function tokenClient(answers: (() => Response)[]) {
+  function tokenClient(responses: (() => Response)[]) {
     const sent: { method: string; url: string; headers: Headers; body: string }[] = [];
     const delays: number[] = [];
     const fetch = async (request: Request): Promise<Response> => {
       sent.push({ method: request.method, url: request.url, headers: request.headers, body: await request.text() });
-      const answer = answers[sent.length - 1];
-      if (answer === undefined) throw new Error('no answer scripted');
-      return answer();
+      const respond = responses[sent.length - 1];
+      if (respond === undefined) throw new Error('no response scripted');
+      return respond();
     };
     const client = createClient<paths>({ baseUrl: 'http://partner.test', fetch });
     client.use(
@@ -144,7 +144,7 @@ describe('tokenRequester', () => {
     }
   });
 
-  it('throws the refusal as a PartnerApiError, without a retry', async () => {
+  it('throws the rejection as a PartnerApiError, without a retry', async () => {
     const { client, sent, delays } = tokenClient([
       json(
         401,

@@ -97,7 +97,7 @@ function formEncode(value: string): string {
  * serialized by openapi-fetch for its `application/x-www-form-urlencoded` Content-Type. The
  * client's middleware retries network errors, 429 and 5xx (asking for a token twice does no
  * harm); any other failure (wrong secret, scope not granted) throws a PartnerApiError with the
- * service's answer, and a network error that outlasts the retries is thrown as it came.
+ * service's response, and a network error that outlasts the retries is thrown as it came.
  */
 export function tokenRequester(options: TokenRequestOptions): () => Promise<TokenGrant> {
   const authorization = `Basic ${Buffer.from(`${formEncode(options.clientId)}:${formEncode(options.clientSecret)}`).toString('base64')}`;

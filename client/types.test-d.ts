@@ -74,7 +74,7 @@ describe('bodies, paths and queries', () => {
     assertType(sdk.GET('/v1/transaction', { params: { query: { statuses: ['SUCCEEDED', 'DECLINED'] } } }));
   });
 
-  it('refuse an operation the document does not have', () => {
+  it('reject an operation the document does not have', () => {
     // @ts-expect-error no DELETE on a transfer
     assertType(sdk.DELETE('/v1/transfer/{id}', { params: { path: { id: 'x' } } }));
     // @ts-expect-error no such path

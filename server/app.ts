@@ -32,7 +32,7 @@ import { createOpenApiValidation } from 'contract-first/runtime';
 const API_SPEC_PATH = fileURLToPath(new URL('../generated/openapi.json', import.meta.url));
 
 export interface AppConfig {
-  /** On in development and in every test: an off-contract answer becomes a 500 and fails the test. */
+  /** On in development and in every test: an off-contract response becomes a 500 and fails the test. */
   readonly validateResponses: boolean;
   /** The dashboard's session cookie is `Secure` (production). */
   readonly secureCookies?: boolean;
@@ -104,7 +104,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.set('query parser', 'simple');
   app.use(requestContext(ids, logger, clock));
 
-  // The dashboard's API (openapi/dashboard/dashboard.yaml) answers every path under
+  // The dashboard's API (openapi/dashboard/dashboard.yaml) responds to every path under
   // /dashboard/api, its own 404 and 405 included, before the partner API's routing sees them;
   // every other request passes it by.
   app.use(
@@ -167,8 +167,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     throw noSuchPath(referenceUrl);
   });
   const errors = errorHandler({ logger, tokenPath: routes.createToken.path, referenceUrl });
-  // Twice: when response validation refuses the first one's answer (an error response off the
-  // contract), the error response goes on to the next error handler, which responds 500 InternalError.
+  // Twice: when response validation rejects the first one's response (an error response off the
+  // contract), the error response goes on to the next error handler, which responds with 500 InternalError.
   app.use(errors, errors);
   return app;
 }

@@ -42,7 +42,7 @@ export function describeError(error: ApiError | undefined, response: Response): 
   if (response.status === 403) {
     return current?.operator.role === 'viewer'
       ? 'Not allowed: you are a viewer, and only an approver may do this. Ask an approver of your organization.'
-      : `Not allowed: ${error?.message ?? 'the service refused the request.'}`;
+      : `Not allowed: ${error?.message ?? 'the service rejected the request.'}`;
   }
   if (response.status === 429) {
     const wait = Number(response.headers.get('Retry-After'));
@@ -51,11 +51,11 @@ export function describeError(error: ApiError | undefined, response: Response): 
   if (error?.type === 'InsufficientFunds')
     return `Insufficient funds: the organization's available balance cannot cover this transfer. ${error.message}`;
   if (error?.type === 'NotFound') return 'Not found: it may belong to no one in your organization, or it is gone.';
-  if (response.status >= 500) return 'The service failed to answer. Try again in a moment.';
+  if (response.status >= 500) return 'The service failed to respond. Try again in a moment.';
   return error?.message ?? `The request failed (HTTP ${response.status}).`;
 }
 
-/** Called when any request responds 401: the pages go back to the login form. */
+/** Called when any request responds with 401: the pages go back to the login form. */
 let onSessionEnded: (() => void) | undefined;
 export function whenSessionEnds(handler: () => void): void {
   onSessionEnded = handler;

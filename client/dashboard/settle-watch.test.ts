@@ -25,7 +25,7 @@ describe('settleWatchDelays', () => {
     ['no first wait', { firstDelayMs: 0, factor: 2, maxDelayMs: 1000, totalMs: 1000 }],
     ['a shrinking factor', { firstDelayMs: 100, factor: 0.5, maxDelayMs: 1000, totalMs: 1000 }],
     ['a cap below the first wait', { firstDelayMs: 500, factor: 2, maxDelayMs: 100, totalMs: 1000 }],
-  ] as const)('refuses %s', (_name, policy) => {
+  ] as const)('rejects %s', (_name, policy) => {
     expect(() => settleWatchDelays(policy)).toThrow(RangeError);
   });
 });

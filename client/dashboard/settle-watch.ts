@@ -1,6 +1,6 @@
 /**
  * How the transfers page follows an approved transfer until the payment network settles it: an
- * approval answers PROCESSING, and the sandbox network settles it SUCCEEDED or FAILED after
+ * approval responds with PROCESSING, and the sandbox network settles it SUCCEEDED or FAILED after
  * PAYMENT_NETWORK_DELAY_MS (2 s by default), which the settlement worker notices within a
  * quarter second. The page asks again after each of these waits, stopping at a settled status.
  */

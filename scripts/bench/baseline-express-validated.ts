@@ -2,7 +2,7 @@
  * `baseline-express-validated`: Express served as the toolkit serves it (its HTTP server,
  * contract-first/runtime) with the toolkit's request validation
  * (contract-first/runtime, express-openapi-validator) of the service's bundled
- * document mounted as the service mounts it, answering GET /v1/bank with the service's own bank
+ * document mounted as the service mounts it, serving GET /v1/bank with the service's own bank
  * list: the toolkit's part of a request and nothing else. Beside the service's bank list in the
  * same run, it shows what the service adds to it. Usage: baseline-express-validated.ts PORT BODY_FILE.
  */
@@ -17,7 +17,7 @@ if (port === undefined || bodyFile === undefined)
   throw new Error('usage: baseline-express-validated.ts PORT BODY_FILE');
 const list: unknown = JSON.parse(readFileSync(bodyFile, 'utf8'));
 
-// As in production: requests validated, answers not.
+// As in production: requests validated, responses not.
 const validation = createOpenApiValidation({
   apiSpec: fileURLToPath(new URL('../../generated/openapi.json', import.meta.url)),
   validateResponses: false,

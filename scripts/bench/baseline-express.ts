@@ -1,7 +1,7 @@
 /**
- * `baseline-express`: bare Express 5 (no middleware) answering GET /v1/bank with the service's
+ * `baseline-express`: bare Express 5 (no middleware) serving GET /v1/bank with the service's
  * own bank list through `res.json`, the yardstick the targets are ratios of.
- * Usage: baseline-express.ts PORT BODY_FILE (the JSON the service answered).
+ * Usage: baseline-express.ts PORT BODY_FILE (the JSON the service responded with).
  */
 import { readFileSync } from 'node:fs';
 import express from 'express';

@@ -1,7 +1,7 @@
 /**
- * `baseline-http`: raw node:http answering GET /v1/bank with the service's own bank list, the
+ * `baseline-http`: raw node:http serving GET /v1/bank with the service's own bank list, the
  * floor any Node.js HTTP service stands on. Serialises the list on every request, as the service
- * does. Usage: baseline-http.ts PORT BODY_FILE (the JSON the service answered).
+ * does. Usage: baseline-http.ts PORT BODY_FILE (the JSON the service responded with).
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

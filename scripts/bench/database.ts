@@ -177,7 +177,7 @@ export async function seedOrganizations(
 
 /**
  * Runs a CLI of the project against the database (its own process: the embedded database belongs
- * to one process at a time) and answers the JSON it prints on stdout; `progress` hears its stderr
+ * to one process at a time) and responds with the JSON it prints on stdout; `progress` hears its stderr
  * lines and, every 15 s, how long it has been running.
  */
 export async function runDatabaseCli(

@@ -1,5 +1,5 @@
 /**
- * How long `npm run dev` takes from a save to a server answering on what was saved, on a copy of
+ * How long `npm run dev` takes from a save to a server responding on what was saved, on a copy of
  * the project (scripts/project-copy.ts): for a document change (a new optional query parameter
  * of GET /v1/bank, a new name each run, so that the types change each time) and for a change to
  * the server's code alone (the bank list's Cache-Control). Each run is timed from just before the
@@ -73,7 +73,7 @@ async function timed(
   const response = await fetch(`${dev.baseUrl}${url}`, { headers: { Connection: 'close' } });
   await response.arrayBuffer();
   const milliseconds = performance.now() - started;
-  if (!shows(response)) throw new Error(`the server answered ${url} with ${response.status} without the change`);
+  if (!shows(response)) throw new Error(`the server responded to ${url} with ${response.status} without the change`);
   return { kind, milliseconds, steps: steps(line) };
 }
 
@@ -157,7 +157,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   console.log(`\n${os.cpus().length} cores, load average ${load.map((value) => value.toFixed(2)).join(' → ')}`);
-  console.log('change     save → answer: median (range)     median steps (dev process)');
+  console.log('change     save → response: median (range)     median steps (dev process)');
   for (const kind of ['document', 'code'] as const) {
     const ofKind = results.filter((run) => run.kind === kind);
     const times = ofKind.map((run) => run.milliseconds);

@@ -26,7 +26,7 @@ describe('Samples', () => {
 });
 
 describe('OperationTally', () => {
-  it('counts every answer but takes latencies from 2xx answers only, as autocannon does', () => {
+  it('counts every response but takes latencies from 2xx responses only, as autocannon does', () => {
     const tally = new OperationTally();
     for (let i = 1; i <= 98; i += 1) tally.record(200, 1);
     tally.record(201, 3);

@@ -17,7 +17,7 @@ export interface LoadTarget {
   /** PostgreSQL backends of the service's database, when it has any. */
   readonly databasePids?: () => readonly number[];
   /**
-   * A path that answers once the work queued before it is done (the service's /readyz queues
+   * A path that responds once the work queued before it is done (the service's /readyz queues
    * behind the database work of earlier requests): waited for between warm-up and measurement,
    * so that requests the warm-up left in flight are not measured.
    */
@@ -31,7 +31,7 @@ export interface LoadSpec {
   readonly amount?: number;
   /**
    * Each connection's own request, made as autocannon opens the connection: for what a connection
-   * carries from one answer to its next request (a walk's cursor). autocannon clears a request's
+   * carries from one response to its next request (a walk's cursor). autocannon clears a request's
    * `context` before each request when a run has one request, so the state lives here instead.
    */
   readonly connection?: (index: number) => ConnectionRequest;
@@ -81,7 +81,7 @@ export interface Measurement {
   /** CPU the rest of the machine used meanwhile, in % of all its cores: noise from other work. */
   readonly otherCpuPct: number;
   readonly peakRssMb: number;
-  /** Per operation, in the order they first answered; empty unless the run names its operations. */
+  /** Per operation, in the order they first responded; empty unless the run names its operations. */
   readonly operations: readonly OperationMeasurement[];
   /** The 2xx latencies (ms), sorted: what the percentiles were taken from, for combining runs (combine.ts). */
   readonly latencies: Float64Array;

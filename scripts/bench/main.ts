@@ -5,7 +5,7 @@
  * The service runs as a child process (server/main.ts, NODE_ENV=production so that responses are
  * not validated, LOG_LEVEL=warn) on a fresh database onboarded before it starts: a new
  * PostgreSQL database on the server of DATABASE_URL, or an embedded one in a temporary
- * directory. The baselines respond with the exact bytes GET /v1/bank answered, each in its own process.
+ * directory. The baselines respond with the exact bytes GET /v1/bank responded with, each in its own process.
  * Progress goes to stderr; stdout holds the table, or with --json only the JSON.
  *
  * The spread runs (cards of several organizations, ledger walks, the mixed run) add organizations
@@ -119,7 +119,7 @@ const PGBENCH_THREADS = 2;
 const BULK_LEDGER_DAYS = 365 + 31;
 const DAY_MS = 86_400_000;
 
-/** The mixed run's operations in the order MIXED_OPERATIONS lists them (the order they first answered varies). */
+/** The mixed run's operations in the order MIXED_OPERATIONS lists them (the order they first responded varies). */
 const mixedOrder = (operation: string): number => MIXED_OPERATIONS.findIndex((mixed) => mixed.operation === operation);
 const round1 = (value: number): number => Math.round(value * 10) / 10;
 const firstLine = (error: unknown): string =>
@@ -176,7 +176,7 @@ interface Bench {
   readonly failures: string[];
 }
 
-/** One request of the spec sent with fetch, to show what a failing run was answered. */
+/** One request of the spec sent with fetch, to show what a failing run received. */
 async function sampleResponse(baseUrl: string, request: autocannon.Request): Promise<string> {
   const built =
     request.setupRequest === undefined || typeof request.setupRequest === 'string'
@@ -197,14 +197,14 @@ async function sampleResponse(baseUrl: string, request: autocannon.Request): Pro
   }
 }
 
-/** Waits until `url` responds 200 (the server has worked off what the warm-up queued). */
+/** Waits until `url` responds with 200 (the server has worked off what the warm-up queued). */
 async function settle(url: string, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     await response.arrayBuffer();
     if (response.status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 after the warm-up`);
+    if (Date.now() > deadline) throw new Error(`${url} did not respond with 200 after the warm-up`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -420,7 +420,7 @@ async function measureServiceRun(
       const m = await measure(bench, name, target, () => ({ request: createTransferReplayRequest(session) }));
       const notMarked = session.replaysNotMarked - before;
       if (notMarked > 0)
-        bench.failures.push(`${name}: ${notMarked} answers without Idempotent-Replayed: true (not replays)`);
+        bench.failures.push(`${name}: ${notMarked} responses without Idempotent-Replayed: true (not replays)`);
       return m;
     }
     case 'executeTransfer': {
@@ -492,7 +492,7 @@ async function measureServiceRun(
       for (const operation of m.operations) {
         if (operation.non2xx > operation.requests * MAX_NON_2XX_SHARE) {
           bench.failures.push(
-            `${name}: ${operation.name} answered ${operation.non2xx} non-2xx in ${operation.requests}`,
+            `${name}: ${operation.name} responded with ${operation.non2xx} non-2xx in ${operation.requests}`,
           );
         }
       }
@@ -945,7 +945,7 @@ async function run(options: BenchOptions): Promise<number> {
   }
   if (bench.failures.length > 0) {
     progress(
-      `\nThe benchmark FAILED: ${bench.failures.length} run(s) answered more than ${MAX_NON_2XX_SHARE * 100}% errors or nothing at all (see above).`,
+      `\nThe benchmark FAILED: ${bench.failures.length} run(s) responded with more than ${MAX_NON_2XX_SHARE * 100}% errors or nothing at all (see above).`,
     );
     return 1;
   }

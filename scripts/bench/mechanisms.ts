@@ -63,7 +63,7 @@ export const MECHANISMS: Readonly<Record<MechanismName, Mechanism>> = {
   },
   'write-batching': {
     name: 'write-batching',
-    what: "a create's statement (its insert and stored answer) run with those of the creates that come while one is under way, as one statement (server/database/rows-together.ts)",
+    what: "a create's statement (its insert and stored response) run with those of the creates that come while one is under way, as one statement (server/database/rows-together.ts)",
     databases: ['postgres'],
     off: { env: { WRITE_BATCHING: 'off' } },
   },

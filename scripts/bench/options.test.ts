@@ -10,7 +10,7 @@ describe('parseBenchArgs', () => {
     expect(options.without).toEqual(['last-statement', 'database-thread']);
   });
 
-  it('refuses a mechanism it does not know, naming those it does', () => {
+  it('rejects a mechanism it does not know, naming those it does', () => {
     expect(() => parseBenchArgs(['--without', 'cache'])).toThrow(UsageError);
     expect(() => parseBenchArgs(['--without', 'cache'])).toThrow(/last-statement/);
   });

@@ -33,8 +33,8 @@ export const SANDBOX_ROUNDS_PER_ORGANIZATION = 13;
 
 /** What each run sends; the repeated-request runs say that they carry no target. */
 export const RUN_TRAFFIC: Readonly<Record<RunName, string>> = {
-  'baseline-http': 'bare node:http answering the bytes GET /v1/bank answered',
-  'baseline-express': 'bare Express 5 answering the same bytes (the ratios are to this run)',
+  'baseline-http': 'bare node:http serving the bytes GET /v1/bank responded with',
+  'baseline-express': 'bare Express 5 responding with the same bytes (the ratios are to this run)',
   'baseline-express-validated': 'Express 5 with request validation, the same bytes',
   listBanks: 'GET /v1/bank',
   getCard: 'the same card every request: repeated request, no target',
@@ -43,7 +43,8 @@ export const RUN_TRAFFIC: Readonly<Record<RunName, string>> = {
   listTransactionsUnkept: 'the same filtered records with a new fromDate each request, so none is kept: no target',
   listTransactionsPages: 'ledger walks by nextCursor, each page once, under 4 filter sets in every organization',
   createTransfer: 'signed POST /v1/transfer, a new Idempotency-Key each',
-  createTransferReplay: 'the same key and body every request, the stored answer replayed: repeated request, no target',
+  createTransferReplay:
+    'the same key and body every request, the stored response replayed: repeated request, no target',
   executeTransfer: 'signed POST /v1/transfer/{id}/execute, each pending transfer once',
   mixed:
     '8 spread card reads, 8 walk pages, 3 signed creates and 1 execute in every 20 requests, over all organizations',

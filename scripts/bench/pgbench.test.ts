@@ -39,7 +39,7 @@ describe('pgbenchScript', () => {
     expect(script.defines).toEqual({ s_p2: 'SUCCEEDED', s_p3: 'x', s_p10: 'y' });
   });
 
-  it('refuses a value it cannot bind', () => {
+  it('rejects a value it cannot bind', () => {
     expect(() =>
       pgbenchScript({ sql: 'select $1', parameters: [1.5] }, { prefix: '', head: [], substitute: () => undefined }),
     ).toThrow(/number/);
@@ -47,7 +47,7 @@ describe('pgbenchScript', () => {
 });
 
 describe('textArray', () => {
-  it('lists ids, and refuses anything that would need quoting', () => {
+  it('lists ids, and rejects anything that would need quoting', () => {
     expect(textArray(['crd_a1', 'crd_b2'])).toBe("'{crd_a1,crd_b2}'::text[]");
     expect(() => textArray(["x'; drop table cards; --"])).toThrow(/not an id/);
   });

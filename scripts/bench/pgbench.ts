@@ -26,7 +26,7 @@ export interface CapturedStatement {
   readonly parameters: readonly unknown[];
 }
 
-/** The statements `run` sends, in order, without a database: the driver answers every one with no rows. */
+/** The statements `run` sends, in order, without a database: the driver responds to every one with no rows. */
 export async function captureStatements(run: (db: Kysely<DB>) => Promise<unknown>): Promise<CapturedStatement[]> {
   const captured: CapturedStatement[] = [];
   const db = new Kysely<DB>({

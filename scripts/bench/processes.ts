@@ -90,7 +90,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Polls `url` until it responds 200, the child exits, or `timeoutMs` passes. */
+/** Polls `url` until it responds with 200, the child exits, or `timeoutMs` passes. */
 export async function waitUntilReady(child: NodeChild, url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exitedWith: number | string | undefined;
@@ -99,7 +99,7 @@ export async function waitUntilReady(child: NodeChild, url: string, timeoutMs: n
   });
   for (;;) {
     if (exitedWith !== undefined) {
-      throw new Error(`the process exited (${exitedWith}) before ${url} answered:\n${child.output()}`);
+      throw new Error(`the process exited (${exitedWith}) before ${url} responded:\n${child.output()}`);
     }
     try {
       const response = await fetch(url);
@@ -109,7 +109,7 @@ export async function waitUntilReady(child: NodeChild, url: string, timeoutMs: n
       // Not listening yet.
     }
     if (Date.now() > deadline)
-      throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s:\n${child.output()}`);
+      throw new Error(`${url} did not respond with 200 within ${timeoutMs / 1000} s:\n${child.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -216,7 +216,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   delete env['DATABASE_URL'];
   delete env['WEB_CONCURRENCY'];
   if (options.databaseUrl !== undefined) env['DATABASE_URL'] = options.databaseUrl;
-  // In production the service refuses the embedded database, which flushes nothing to disk, unless
+  // In production the service rejects the embedded database, which flushes nothing to disk, unless
   // told to accept that; the benchmark's database is thrown away at the end.
   else env['EMBEDDED_DATABASE'] ??= EMBEDDED_DATABASE_ACCEPTED;
   const nodeFlags = [
@@ -246,7 +246,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
 export type BaselineKind = 'http' | 'express' | 'express-validated';
 
-/** Starts scripts/bench/baseline-<kind>.ts answering GET /v1/bank with the JSON in `bodyFile`. */
+/** Starts scripts/bench/baseline-<kind>.ts serving GET /v1/bank with the JSON in `bodyFile`. */
 export async function startBaseline(kind: BaselineKind, bodyFile: string): Promise<RunningServer> {
   const port = await freePort();
   const child = startNode(`${PROJECT_ROOT}scripts/bench/baseline-${kind}.ts`, [String(port), bodyFile]);

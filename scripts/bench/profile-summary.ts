@@ -53,7 +53,7 @@ function label(node: ProfileNode): string {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  // A bad command line is a UsageError, which runAsMain refuses with USAGE (parseFlags takes no file).
+  // A bad command line is a UsageError, which runAsMain rejects with USAGE (parseFlags takes no file).
   let parsed;
   try {
     parsed = parseArgs({

@@ -212,7 +212,7 @@ interface LatencyTarget {
 interface DatabaseTargets {
   readonly ratios: readonly RatioTarget[];
   readonly latencies: readonly LatencyTarget[];
-  /** Every operation of the mixed run answers within this at the 99th percentile. */
+  /** Every operation of the mixed run responds within this at the 99th percentile. */
   readonly mixedMaxP99Ms: number;
   /** The walk's p99 at 1M ledger records at most this many times its p99 at 10k; undefined: no such target on this database. */
   readonly paginationGrowth: number | undefined;
@@ -296,7 +296,7 @@ export function evaluateTargets(
     targets.push(
       operation.requests > operation.non2xx
         ? latency(label, operation.p99Ms, mixedMaxP99Ms)
-        : { target: label, measured: 'no 2xx answer', status: 'MISS' },
+        : { target: label, measured: 'no 2xx response', status: 'MISS' },
     );
   }
 

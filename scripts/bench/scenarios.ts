@@ -101,7 +101,7 @@ export function signingCostUs(signer: Signer, rounds = 200): number {
 export interface Session {
   readonly organizationId: string;
   readonly token: string;
-  /** The exact body GET /v1/bank answered (the baselines respond with the same). */
+  /** The exact body GET /v1/bank responded with (the baselines respond with the same). */
   readonly bankListJson: string;
   readonly cardId: string;
   readonly signer: Signer;
@@ -109,13 +109,13 @@ export interface Session {
   readonly replayKey: string;
   /** Ids of PENDING transfers created so far, for the execute run. */
   readonly pendingTransfers: string[];
-  /** 200 answers to replays without `Idempotent-Replayed: true`: each would be a new transfer, not a replay. */
+  /** 200 responses to replays without `Idempotent-Replayed: true`: each would be a new transfer, not a replay. */
   replaysNotMarked: number;
 }
 
 async function expectOk(response: Response, what: string): Promise<string> {
   const text = await response.text();
-  if (response.status !== 200) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 500)}`);
+  if (response.status !== 200) throw new Error(`${what} responded with ${response.status}: ${text.slice(0, 500)}`);
   return text;
 }
 
@@ -384,7 +384,7 @@ export function paginationConnection(traffic: Traffic, plan: PaginationPlan): Co
         request.headers = { authorization: `Bearer ${traffic.sessions[page.organization]?.token ?? ''}` };
         return request;
       },
-      onResponse: (status, body) => paginator.answered(status, body),
+      onResponse: (status, body) => paginator.received(status, body),
     },
   };
 }
@@ -507,7 +507,7 @@ export function mixedConnection(
         }
       },
       onResponse: (status, body) => {
-        if (inFlight === 'listTransactions') paginator.answered(status, body);
+        if (inFlight === 'listTransactions') paginator.received(status, body);
       },
     },
   };

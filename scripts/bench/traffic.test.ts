@@ -109,13 +109,13 @@ describe('PageCursor', () => {
   const page = (cursor?: string): string =>
     `{"transactions":[{"id":"txn_1"}]${cursor === undefined ? '' : `,"nextCursor":"${cursor}"`}}`;
 
-  it("follows each answer's cursor, and starts the next walk after the last page", () => {
+  it("follows each response's cursor, and starts the next walk after the last page", () => {
     const plan = new PaginationPlan(2, [{ name: 'whole ledger' }]);
     const paginator = new PageCursor(plan);
     expect(paginator.page(NOW)).toEqual({ organization: 0, path: '/v1/transaction?limit=100' });
-    paginator.answered(200, page('c1'));
+    paginator.received(200, page('c1'));
     expect(paginator.page(NOW)).toEqual({ organization: 0, path: '/v1/transaction?limit=100&cursor=c1' });
-    paginator.answered(200, page());
+    paginator.received(200, page());
     expect(paginator.page(NOW)).toEqual({ organization: 1, path: '/v1/transaction?limit=100' });
     expect(paginator.paginationsFinished).toBe(1);
     expect(paginator.pagesAsked).toBe(3);
@@ -125,9 +125,9 @@ describe('PageCursor', () => {
     const plan = new PaginationPlan(2, [{ name: 'whole ledger' }]);
     const paginator = new PageCursor(plan);
     paginator.page(NOW);
-    paginator.answered(200, page('c1'));
+    paginator.received(200, page('c1'));
     paginator.page(NOW);
-    paginator.answered(400, '{"message":"The cursor is not valid for this request.","type":"InvalidRequest"}');
+    paginator.received(400, '{"message":"The cursor is not valid for this request.","type":"InvalidRequest"}');
     expect(paginator.page(NOW).path).toBe('/v1/transaction?limit=100');
     expect(paginator.paginationsFinished).toBe(0);
   });
@@ -138,7 +138,7 @@ describe('PageCursor', () => {
     const b = new PageCursor(plan);
     expect(a.page(NOW).organization).toBe(0);
     expect(b.page(NOW).organization).toBe(1);
-    a.answered(200, page());
+    a.received(200, page());
     expect(a.page(NOW).organization).toBe(2);
   });
 });
@@ -160,7 +160,7 @@ describe('mixSchedule', () => {
     });
   });
 
-  it('refuses weights that make no cycle', () => {
+  it('rejects weights that make no cycle', () => {
     expect(() => mixSchedule([{ operation: 'card', weight: 0 }])).toThrow(RangeError);
     expect(() => mixSchedule([{ operation: 'card', weight: 1.5 }])).toThrow(RangeError);
   });

@@ -171,7 +171,7 @@ export class PaginationPlan {
 const NEXT_CURSOR = '"nextCursor":"';
 
 /**
- * The `nextCursor` of a listTransactions answer, or undefined on the last page. It is the page's
+ * The `nextCursor` of a listTransactions response, or undefined on the last page. It is the page's
  * last member (TransactionListPage): found from the end, so that the client, which runs on the
  * same cores as the server, does not parse some 60 kB of JSON for it.
  */
@@ -201,7 +201,7 @@ export class PageCursor {
   }
 
   /** The response to the page last asked for: the walk goes on by its cursor, or the next walk starts (also after a failure). */
-  answered(status: number, body: string): void {
+  received(status: number, body: string): void {
     const cursor = status === 200 ? nextCursorOf(body) : undefined;
     if (cursor !== undefined) {
       this.cursor = cursor;

@@ -1,7 +1,7 @@
 /**
  * The CPU a request spends in validation alone: the same requests through two Express apps built
  * from the bundled document, one with the toolkit's validation (contract-first/runtime) and one without,
- * each route answering the document's own example. Requests go over loopback on one kept-alive
+ * each route responding to the document's own example. Requests go over loopback on one kept-alive
  * connection from this same process, one after another (no database), and the process's CPU time
  * is read around each batch: client, sockets and Express cost the same for both apps, so the
  * difference between them is what validation costs.
@@ -26,7 +26,7 @@ import { parseFlags, reportUsageError, runAsMain, wholeNumberFlag } from 'contra
 const USAGE = `Usage: npx tsx scripts/bench/validation.ts [--requests N] [--rounds N] [--responses] [--only NAME]
   --requests N    requests a round, to each app (default 2000)
   --rounds N      rounds, the apps taking turns (default 15)
-  --responses     also check answers, as development and tests do (off in production)
+  --responses     also check responses, as development and tests do (off in production)
   --only NAME     one request: bank list, card read, signed create or filtered page`;
 
 const API_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
@@ -45,16 +45,16 @@ function buildApp(document: Json, validation: ReturnType<typeof createOpenApiVal
     express.urlencoded({ extended: false }),
   ];
   for (const route of routeList) {
-    // The document's example of the operation's first success response, as a scaffolded stub answers.
-    const answer = successExample(document as unknown as OpenApiDocument, route.path, route.method) ?? {
+    // The document's example of the operation's first success response, as a scaffolded stub responds.
+    const example = successExample(document as unknown as OpenApiDocument, route.path, route.method) ?? {
       status: 204,
       value: undefined,
       headers: {},
     };
     const handler: RequestHandler = (_req, res) => {
-      res.set(answer.headers).status(answer.status);
-      if (answer.value === undefined) res.end();
-      else res.json(answer.value);
+      res.set(example.headers).status(example.status);
+      if (example.value === undefined) res.end();
+      else res.json(example.value);
     };
     app[route.method as 'get'](
       [...route.expressPaths],

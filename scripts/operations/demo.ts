@@ -64,7 +64,7 @@ async function checkServiceUp(baseUrl: string): Promise<void> {
     await fetch(new URL('/healthz', baseUrl), { signal: AbortSignal.timeout(3_000) });
   } catch {
     throw new DemoError(
-      `No service answers at ${baseUrl}.\n  Start it in another terminal with \`npm start\`, or point the demo elsewhere with --base-url.`,
+      `No service responds at ${baseUrl}.\n  Start it in another terminal with \`npm start\`, or point the demo elsewhere with --base-url.`,
     );
   }
 }
@@ -240,8 +240,8 @@ async function day(partner: PartnerClient): Promise<void> {
   });
   if (paid.status !== 'SUCCEEDED') throw new DemoError(`Expected SUCCEEDED, got ${paid.status}.`);
 
-  step(`6. A payment the network refuses (Vodafone Cash ${FAILING_WALLET}: numbers ending 0002 fail in the sandbox)`);
-  const refused = await createAndExecute(partner, {
+  step(`6. A payment the network rejects (Vodafone Cash ${FAILING_WALLET}: numbers ending 0002 fail in the sandbox)`);
+  const rejected = await createAndExecute(partner, {
     amountCents: 300_00,
     currency: 'EGP',
     bankId: 'vodafone-cash',
@@ -250,9 +250,9 @@ async function day(partner: PartnerClient): Promise<void> {
     category: 'OTHER',
   });
   line(
-    refused.status === 'FAILED'
+    rejected.status === 'FAILED'
       ? 'FAILED: the reserved amount went back to the organization balance.'
-      : `unexpected status ${refused.status}`,
+      : `unexpected status ${rejected.status}`,
   );
 
   step('7. A retried create with the same Idempotency-Key returns the same transfer');
@@ -272,7 +272,7 @@ async function day(partner: PartnerClient): Promise<void> {
   line(`key ${key}`);
   line(`first  answer: ${first.data.id}`);
   line(
-    `second answer: ${again.data.id}  Idempotent-Replayed: ${again.response.headers.get('idempotent-replayed') ?? '(absent)'}`,
+    `second response: ${again.data.id}  Idempotent-Replayed: ${again.response.headers.get('idempotent-replayed') ?? '(absent)'}`,
   );
   line(first.data.id === again.data.id ? 'one transfer, not two.' : 'DIFFERENT transfers: idempotency is broken!');
   if (first.data.id !== again.data.id) throw new DemoError('The retried create made a second transfer.');
@@ -282,7 +282,7 @@ async function day(partner: PartnerClient): Promise<void> {
   line(`cancelled ${cancelled.data.id} while still PENDING: ${cancelled.data.status}`);
   const late = await partner.POST('/v1/transfer/{id}/execute', { params: { path: { id: first.data.id } } });
   if (late.error !== undefined && isErrorType(late.error, 'InvalidRequest')) {
-    line(`executing it now is refused: HTTP ${late.response.status} ${late.error.type}: ${late.error.message}`);
+    line(`executing it now is rejected: HTTP ${late.response.status} ${late.error.type}: ${late.error.message}`);
   }
 
   step('8. Latest transfers, newest first (paginate GET /v1/transfer)');

@@ -26,15 +26,15 @@ async function main(argv: readonly string[]): Promise<number> {
     USAGE,
   );
   if (typeof values === 'number') return values;
-  const refuse = (reason: string): number => reportUsageError(reason, USAGE);
+  const reject = (reason: string): number => reportUsageError(reason, USAGE);
   const kills = Number(values.kills);
   const clients = Number(values.clients);
   if (!Number.isInteger(kills) || kills < 1 || !Number.isInteger(clients) || clients < 1)
-    return refuse('--kills and --clients are positive integers.');
+    return reject('--kills and --clients are positive integers.');
   const database = values.database ?? (process.env['DATABASE_URL'] ? 'postgres' : 'pglite');
-  if (database !== 'postgres' && database !== 'pglite') return refuse('--database is postgres or pglite.');
+  if (database !== 'postgres' && database !== 'pglite') return reject('--database is postgres or pglite.');
   if (database === 'postgres' && !process.env['DATABASE_URL'])
-    return refuse(
+    return reject(
       '--database postgres needs DATABASE_URL=postgres://… (the server to create the scratch database on).',
     );
   const seed = seedFrom(values.seed);
@@ -56,8 +56,8 @@ async function main(argv: readonly string[]): Promise<number> {
       '',
       `${report.kills} kills (${report.killsUnderLoad} under load, ${report.killsDuringStartup} during start-up) in ${(report.durationMs / 1000).toFixed(1)} s`,
       `${report.requests} requests, ${report.interrupted} cut off by a kill and retried with their key`,
-      `answers by status: ${JSON.stringify(report.responsesByStatus)}`,
-      `${report.replaysChecked} replays compared with the first answer`,
+      `responses by status: ${JSON.stringify(report.responsesByStatus)}`,
+      `${report.replaysChecked} replays compared with the first response`,
       ...(database === 'pglite'
         ? [`${report.staleLocksTakenOver} pid locks of killed servers taken over by the next start`]
         : []),
@@ -71,7 +71,7 @@ async function main(argv: readonly string[]): Promise<number> {
     );
     return 1;
   }
-  console.log('PASS: every answered request is in the database, every key converged, the invariants hold');
+  console.log('PASS: every acknowledged request is in the database, every key converged, the invariants hold');
   return 0;
 }
 

@@ -158,7 +158,7 @@ function idKindOf(id: IdRef | undefined): IdKind {
   return id.ref === 'own-encoded' ? 'own' : id.ref;
 }
 
-/** What a request with nothing wrong may answer, per operation. */
+/** What a request with nothing wrong may respond, per operation. */
 export function baseline(operationId: string, id: IdKind): Outcome[] {
   const mine = id === 'own' || id === 'none';
   switch (operationId) {
@@ -253,7 +253,7 @@ function validQuery(operation: OperationSpec): fc.Arbitrary<Array<[string, Query
     .map((pairs) => [...pairs]);
 }
 
-/** Both bounds of a range filter given, the lower above the upper: refused with 400. */
+/** Both bounds of a range filter given, the lower above the upper: rejected with 400. */
 function invertedRange(query: ReadonlyArray<readonly [string, QueryValue]>): boolean {
   const value = (name: string): number | undefined => {
     const found = query.find(([key]) => key === name)?.[1];
@@ -708,7 +708,7 @@ function duplicateFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
       fc.tuple(baseRequest(operation), fc.constantFrom(...queryParams)).chain(([base, parameter]) =>
         fc.tuple(validValue(parameter.schema, 'text'), validValue(parameter.schema, 'text')).map(([a, b]) =>
           // A list parameter given twice is read as the one comma-separated value (the same
-          // records); a single value given twice is ambiguous and refused.
+          // records); a single value given twice is ambiguous and rejected.
           caseOf(
             base,
             'duplicate-parameter',
@@ -758,7 +758,7 @@ function encodingFamily(operation: OperationSpec): fc.Arbitrary<FuzzCase> {
         .tuple(baseRequest(operation), fc.constantFrom(...textSlots), fc.constantFrom(...texts))
         .map(([base, slot, [label, text]]) => {
           const changes = applySlot(base, slot, text);
-          // Taken as text, or refused as a whole (NUL cannot be stored: a 400, never a 500).
+          // Taken as text, or rejected as a whole (NUL cannot be stored: a 400, never a 500).
           const expect = [...insideOutcome(rebase(base, changes), slot), invalid];
           return caseOf(base, 'encoding', `${slot.where} ${slot.name}: ${label}`, expect, {
             ...changes,

@@ -35,12 +35,12 @@ import type { RawRequest } from './raw-http.js';
 //   proof:leak           no stack trace, SQL, file path, driver or JavaScript error in an error body;
 //   proof:header         WWW-Authenticate on 401 and 403, Allow on 405, Retry-After on 429;
 //   proof:status         the status and type the service gives the case (fuzz-cases.ts);
-//   proof:replay         a replay with a used key answers the stored response, marked Idempotent-Replayed.
+//   proof:replay         a replay with a used key responds with the stored response, marked Idempotent-Replayed.
 // - around each write, a database snapshot before and after:
 //   proof:rejected-write a rejected write changes nothing: the lane's balance, transfers, card
 //                        limits and keys are the same, except the one key that stores the
-//                        operation's own error response (a key stores its operation's 4xx answers);
-//   proof:stored-answer  that key stores exactly the response sent (never a 401, 403, 409, 413,
+//                        operation's own error response (a key stores its operation's 4xx responses);
+//   proof:stored-response that key stores exactly the response sent (never a 401, 403, 409, 413,
 //                        415, 422 or 5xx), and a 2xx write stores its response with its key.
 // The checker itself reports a 5xx (server-error), a hang and a failed connection.
 
@@ -86,7 +86,7 @@ export interface HistoryEntry {
   readonly contentHeaders: ReadonlyArray<readonly [string, string]>;
   readonly key: string;
   readonly status: number;
-  readonly answer: unknown;
+  readonly received: unknown;
 }
 
 const CONTENT_HEADERS = new Set(['Content-Type', 'Content-Encoding']);
@@ -606,12 +606,12 @@ export function checkResponse(
   operation: OperationSpec,
   target: string,
   method: string,
-  answer: ReceivedResponse,
+  received: ReceivedResponse,
 ): PluginVerdict[] {
   const problems: PluginVerdict[] = [];
-  const { status } = answer;
-  const header = (name: string): string | undefined => answer.headers[name.toLowerCase()];
-  const json = parseJson(answer.body);
+  const { status } = received;
+  const header = (name: string): string | undefined => received.headers[name.toLowerCase()];
+  const json = parseJson(received.body);
   const record =
     typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
   const type = typeof record?.['type'] === 'string' ? record['type'] : undefined;
@@ -626,7 +626,11 @@ export function checkResponse(
       );
     if (record === undefined)
       problems.push(
-        verdict('proof:error-shape', 'not an object', `error body is not a JSON object: ${answer.body.slice(0, 200)}`),
+        verdict(
+          'proof:error-shape',
+          'not an object',
+          `error body is not a JSON object: ${received.body.slice(0, 200)}`,
+        ),
       );
     else {
       const allowed = tokenEndpoint ? TOKEN_ERROR_KEYS : ERROR_KEYS;
@@ -660,8 +664,8 @@ export function checkResponse(
           verdict('proof:token-error', '', `token error without an RFC 6749 error code: ${String(record['error'])}`),
         );
       for (const [what, pattern] of LEAKS)
-        if (pattern.test(answer.body))
-          problems.push(verdict('proof:leak', what, `error body leaks ${what}: ${answer.body.slice(0, 300)}`));
+        if (pattern.test(received.body))
+          problems.push(verdict('proof:leak', what, `error body leaks ${what}: ${received.body.slice(0, 300)}`));
     }
     if (
       status === 401 &&
@@ -683,10 +687,10 @@ export function checkResponse(
 }
 
 /** What the case's family says of its response: its statuses and types, and a replay's stored response. */
-export function checkExpected(testCase: FuzzCase, prepared: Prepared, answer: ReceivedResponse): PluginVerdict[] {
+export function checkExpected(testCase: FuzzCase, prepared: Prepared, received: ReceivedResponse): PluginVerdict[] {
   const problems: PluginVerdict[] = [];
-  const { status } = answer;
-  const json = parseJson(answer.body);
+  const { status } = received;
+  const json = parseJson(received.body);
   const type =
     typeof json === 'object' && json !== null && 'type' in json && typeof json.type === 'string'
       ? json.type
@@ -700,20 +704,20 @@ export function checkExpected(testCase: FuzzCase, prepared: Prepared, answer: Re
       verdict(
         'proof:status',
         `${testCase.family} ${type ?? ''}`,
-        `answered ${status} ${type ?? ''}; expected ${expected}`,
+        `responded ${status} ${type ?? ''}; expected ${expected}`,
       ),
     );
   }
   const replay = prepared.replayOf;
   if (replay !== undefined) {
-    if (answer.headers['idempotent-replayed'] !== 'true')
+    if (received.headers['idempotent-replayed'] !== 'true')
       problems.push(verdict('proof:replay', 'header', 'a replay without Idempotent-Replayed: true'));
-    if (!isDeepStrictEqual(json, replay.answer))
+    if (!isDeepStrictEqual(json, replay.received))
       problems.push(
         verdict(
           'proof:replay',
-          'answer',
-          `a replay answered ${answer.body.slice(0, 200)}, first ${JSON.stringify(replay.answer).slice(0, 200)}`,
+          'response',
+          `a replay responded ${received.body.slice(0, 200)}, first ${JSON.stringify(replay.received).slice(0, 200)}`,
         ),
       );
   }
@@ -769,15 +773,15 @@ export function compareSnapshots(
   before: Snapshot,
   after: Snapshot,
   write: WriteSent,
-  answer: ReceivedResponse,
+  received: ReceivedResponse,
 ): PluginVerdict[] {
   const problems: PluginVerdict[] = [];
-  const json = parseJson(answer.body);
+  const json = parseJson(received.body);
   const added = [...after.keys.keys()].filter((key) => !before.keys.has(key));
   const changed = [...before.keys.entries()]
     .filter(([key, value]) => !isDeepStrictEqual(after.keys.get(key), value))
     .map(([key]) => key);
-  if (answer.status >= 400) {
+  if (received.status >= 400) {
     if (after.balance !== before.balance)
       problems.push(
         verdict(
@@ -802,22 +806,26 @@ export function compareSnapshots(
     const own = write.key === undefined ? undefined : after.keys.get(write.key);
     if (own !== undefined && added.includes(write.key ?? '')) {
       // Only the operation's own error response is stored, and exactly as sent.
-      if (own.status !== answer.status || !isDeepStrictEqual(own.body, json))
+      if (own.status !== received.status || !isDeepStrictEqual(own.body, json))
         problems.push(
           verdict(
-            'proof:stored-answer',
+            'proof:stored-response',
             'not as sent',
-            `the key stores ${own.status} ${JSON.stringify(own.body)} for an answer ${answer.status}`,
+            `the key stores ${own.status} ${JSON.stringify(own.body)} for a response ${received.status}`,
           ),
         );
-      if ([401, 403, 409, 413, 415, 422].includes(answer.status) || answer.status >= 500)
-        problems.push(verdict('proof:stored-answer', 'stored refusal', `a ${answer.status} stored its key`));
+      if ([401, 403, 409, 413, 415, 422].includes(received.status) || received.status >= 500)
+        problems.push(verdict('proof:stored-response', 'stored rejection', `a ${received.status} stored its key`));
     }
-  } else if (write.key !== undefined && !write.replay && answer.status < 300 && write.ownMethod) {
+  } else if (write.key !== undefined && !write.replay && received.status < 300 && write.ownMethod) {
     const own = after.keys.get(write.key);
-    if (own === undefined || own.status !== answer.status || !isDeepStrictEqual(own.body, json))
+    if (own === undefined || own.status !== received.status || !isDeepStrictEqual(own.body, json))
       problems.push(
-        verdict('proof:stored-answer', 'not stored', `a ${answer.status} write did not store its answer with its key`),
+        verdict(
+          'proof:stored-response',
+          'not stored',
+          `a ${received.status} write did not store its response with its key`,
+        ),
       );
   }
   return problems;
@@ -833,7 +841,7 @@ function outgoing(baseUrl: string, request: RawRequest): OutgoingRequest {
   try {
     url = new URL(`${baseUrl}${request.target}`).href;
   } catch {
-    // A target URL syntax refuses is still sent as written (`target`); reports show the base URL.
+    // A target URL syntax rejects is still sent as written (`target`); reports show the base URL.
   }
   return {
     method: request.method,
@@ -916,17 +924,17 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
     },
   });
 
-  /** Remember answered writes whose key now stores the response: later cases replay or reuse them. */
-  const remember = async (expectation: CaseExpectation, answer: ReceivedResponse): Promise<void> => {
+  /** Remember acknowledged writes whose key now stores the response: later cases replay or reuse them. */
+  const remember = async (expectation: CaseExpectation, received: ReceivedResponse): Promise<void> => {
     const { prepared, lane } = expectation;
-    if (prepared.key === undefined || prepared.replayOf !== undefined || answer.status >= 500) return;
+    if (prepared.key === undefined || prepared.replayOf !== undefined || received.status >= 500) return;
     const stored = await app.db
       .selectFrom('idempotency_keys')
       .select('response_status')
       .where('client_id', '=', lane.credentials.clientId)
       .where('key', '=', prepared.key)
       .executeTakeFirst();
-    if (stored?.response_status !== answer.status) return;
+    if (stored?.response_status !== received.status) return;
     lane.history.push({
       method: prepared.request.method,
       target: prepared.request.target,
@@ -936,15 +944,15 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
         .filter(([name]) => CONTENT_HEADERS.has(name))
         .map(([name, value]): [string, string] => [name, value.toString()]),
       key: prepared.key,
-      status: answer.status,
-      answer: parseJson(answer.body),
+      status: received.status,
+      received: parseJson(received.body),
     });
     if (lane.history.length > 50) lane.history.shift();
     // A transfer created here joins the lane's own ids.
-    const created = parseJson(answer.body);
+    const created = parseJson(received.body);
     if (
       prepared.operation.operationId === 'createTransfer' &&
-      answer.status === 200 &&
+      received.status === 200 &&
       typeof created === 'object' &&
       created !== null &&
       'id' in created
@@ -998,7 +1006,7 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
       const before = isWrite ? await snapshot(app.db, lane) : undefined;
       const exchange: PluginExchange = await send();
       if (exchange.outcome.kind !== 'response') return [];
-      const { response: answer } = exchange.outcome;
+      const { response: received } = exchange.outcome;
       const expectation = isExpectation(exchange.expect) ? exchange.expect : undefined;
       const problems: PluginVerdict[] = [];
       if (before !== undefined) {
@@ -1014,25 +1022,25 @@ export async function fuzzPlugin(app: FuzzApp, options: FuzzPluginOptions): Prom
                 replay: expectation.prepared.replayOf !== undefined,
                 ownMethod: expectation.prepared.request.method === expectation.prepared.operation.method,
               };
-        problems.push(...compareSnapshots(before, await snapshot(app.db, lane), write, answer));
+        problems.push(...compareSnapshots(before, await snapshot(app.db, lane), write, received));
       }
-      if (problems.length === 0 && isWrite && expectation !== undefined) await remember(expectation, answer);
+      if (problems.length === 0 && isWrite && expectation !== undefined) await remember(expectation, received);
       return problems;
     },
     judge: (exchange) => {
       if (exchange.outcome.kind !== 'response') return [];
-      const { response: answer } = exchange.outcome;
+      const { response: received } = exchange.outcome;
       const operation = proofOperation(exchange.operation.key);
       if (operation === undefined) return [];
       const expectation = isExpectation(exchange.expect) ? exchange.expect : undefined;
       counts.cases += 1;
-      count(counts.byStatus, String(answer.status));
+      count(counts.byStatus, String(received.status));
       count(counts.byOperation, operation.operationId);
       count(counts.byFamily, expectation?.testCase.family ?? `check:${exchange.intent}`);
       const target = exchange.request.target ?? new URL(exchange.request.url).pathname;
       return [
-        ...checkResponse(operation, target, exchange.request.method, answer),
-        ...(expectation === undefined ? [] : checkExpected(expectation.testCase, expectation.prepared, answer)),
+        ...checkResponse(operation, target, exchange.request.method, received),
+        ...(expectation === undefined ? [] : checkExpected(expectation.testCase, expectation.prepared, received)),
       ];
     },
   };

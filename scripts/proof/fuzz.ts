@@ -59,7 +59,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(`  by status\n${table(report.byStatus)}`);
     console.log(`  by family\n${table(report.byFamily)}`);
     console.log(`  by operation\n${table(report.byOperation)}`);
-    console.log('PASS: every answer within the contract');
+    console.log('PASS: every response within the contract');
     return 0;
   } finally {
     await app.close();

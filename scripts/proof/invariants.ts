@@ -168,7 +168,7 @@ export async function checkInvariants(
     const stored = storedBodyOf(key?.response_body);
     if (key === undefined || key.response_status !== 200 || stored?.['id'] !== transfer.id) {
       violations.push(
-        `transfer ${transfer.id}: its idempotency key ${JSON.stringify(transfer.idempotency_key)} holds no stored 200 answer naming it`,
+        `transfer ${transfer.id}: its idempotency key ${JSON.stringify(transfer.idempotency_key)} holds no stored 200 response naming it`,
       );
     }
   }
@@ -183,7 +183,7 @@ export async function checkInvariants(
       const transfer = transfers.find((candidate) => candidate.id === id);
       if (transfer === undefined)
         violations.push(
-          `idempotency key ${JSON.stringify(key.key)}: stored answer names transfer ${id}, which does not exist`,
+          `idempotency key ${JSON.stringify(key.key)}: stored response names transfer ${id}, which does not exist`,
         );
       else if (stored?.['idempotencyKey'] === key.key && transfer.idempotency_key !== key.key) {
         violations.push(

@@ -110,16 +110,16 @@ export function proofClient(
 }
 
 /** A body field, or undefined when the body is not an object. */
-export function field(answer: ProofResponse, name: string): unknown {
-  const body = answer.body;
+export function field(response: ProofResponse, name: string): unknown {
+  const body = response.body;
   return typeof body === 'object' && body !== null && !Array.isArray(body)
     ? (body as Record<string, unknown>)[name]
     : undefined;
 }
 
 /** A short description of a response, for failure messages. */
-export function describeResponse(answer: ProofResponse): string {
-  return `${answer.status} ${JSON.stringify(answer.body)?.slice(0, 300) ?? ''}`;
+export function describeResponse(response: ProofResponse): string {
+  return `${response.status} ${JSON.stringify(response.body)?.slice(0, 300) ?? ''}`;
 }
 
 /** A valid transfer body (a domestic account is 6 to 30 digits; one ending in 0002 fails at settlement). */

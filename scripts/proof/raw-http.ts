@@ -23,10 +23,10 @@ export interface RawResponse {
   header(name: string): string | undefined;
 }
 
-/** The server did not answer within the deadline: the "never a hang" property failed. */
+/** The server did not respond within the deadline: the "never a hang" property failed. */
 export class HangError extends Error {
   constructor(request: RawRequest, timeoutMs: number) {
-    super(`no answer within ${timeoutMs} ms to ${request.method} ${request.target.slice(0, 200)}`);
+    super(`no response within ${timeoutMs} ms to ${request.method} ${request.target.slice(0, 200)}`);
     this.name = 'HangError';
   }
 }
@@ -100,7 +100,7 @@ export function rawRequest(port: number, request: RawRequest, timeoutMs: number)
     const timer = setTimeout(() => finish(() => reject(new HangError(request, timeoutMs))), timeoutMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', (error) => {
-      // The server may answer and close before it read the whole body (413): keep what came.
+      // The server may respond and close before it read the whole body (413): keep what came.
       const bytes = Buffer.concat(chunks);
       finish(() => {
         if (bytes.indexOf('\r\n\r\n') >= 0) resolve(parseResponse(bytes));

@@ -20,7 +20,7 @@ import { sessionChecks } from './session.js';
 /** The dashboard's bundled document (openapi/dashboard/dashboard.yaml, generated into generated/dashboard/). */
 const DASHBOARD_SPEC_PATH = fileURLToPath(new URL('../../generated/dashboard/openapi.json', import.meta.url));
 
-/** Every path of the dashboard's API: what the dashboard answers, 404 and 405 included. */
+/** Every path of the dashboard's API: what the dashboard responds with, 404 and 405 included. */
 export const DASHBOARD_API_PATHS = /^\/dashboard\/api(?:\/|$)/;
 
 export interface DashboardApiDeps {

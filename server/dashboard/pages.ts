@@ -5,7 +5,7 @@ import type { RequestHandler, Response } from 'express';
 /**
  * The dashboard's pages at /dashboard (README, "The dashboard's pages"): the index.html and the
  * hashed assets `npm run build` bundles from client/dashboard/ into a folder (`.build/dashboard/`),
- * read once at start and answered from memory. GET /dashboard and /dashboard/ are the page (the
+ * read once at start and served from memory. GET /dashboard and /dashboard/ are the page (the
  * views are chosen by the address's hash, so no other path is a page); /dashboard/assets/<file>
  * the script and style. /dashboard/api is the API's, mounted ahead of this.
  */
@@ -63,7 +63,7 @@ async function readAssets(dir: string): Promise<{ page: Buffer; assets: Map<stri
 }
 
 /**
- * The pages' middleware, from the built folder. When the folder holds no build, /dashboard answers
+ * The pages' middleware, from the built folder. When the folder holds no build, /dashboard responds with
  * 503 saying how to build it, and the rest of the service is unaffected.
  */
 export async function dashboardPages(dir: string): Promise<RequestHandler> {

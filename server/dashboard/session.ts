@@ -18,7 +18,7 @@ import type { DB } from '../database/index.js';
 export const SESSION_COOKIE = 'dashboard_session';
 /** A session lasts 8 hours from login: the cookie's Max-Age and the stored expiry (the "Sessions" table). */
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
-/** The security scheme of the dashboard document that the session cookie answers. */
+/** The security scheme of the dashboard document that the session cookie satisfies. */
 const SESSION_SCHEME = 'session';
 /** The header every write carries (the CsrfToken parameter). */
 const CSRF_HEADER = 'X-CSRF-Token';
@@ -111,7 +111,7 @@ function isWrite(route: RouteDefinition): boolean {
  * An `Origin` header, when present, must name the origin the dashboard is served from: its host
  * must be the request's own Host. Browsers send it on cross-origin requests, so another site's
  * page cannot act with an operator's cookie ("CSRF protection"). `Origin: null` (a sandboxed
- * frame, a redirect) is refused too.
+ * frame, a redirect) is rejected too.
  */
 const checkOrigin: RequestHandler = (req, _res, next) => {
   const origin = req.get('origin');
@@ -131,7 +131,7 @@ const checkOrigin: RequestHandler = (req, _res, next) => {
     return;
   }
   next(
-    new ApiError('forbidden', "Requests from another origin are refused. Use the dashboard's own pages.", {
+    new ApiError('forbidden', "Requests from another origin are rejected. Use the dashboard's own pages.", {
       details: `Origin: ${origin.slice(0, 200)}`,
     }),
   );

@@ -2,7 +2,7 @@
  * How long the server lets a database call take. A request's statements are short (its responses
  * come in milliseconds at the 99th percentile), so a call far past that is stuck: a statement that
  * scans what it should not, a row lock held by a transaction that does not end, a pool with every
- * connection taken. Such a call ends with an error the HTTP layer answers as 503 (its transaction
+ * connection taken. Such a call ends with an error the HTTP layer responds with 503 (its transaction
  * rolled back, nothing stored under the idempotency key), instead of holding a connection and its
  * locks until the client gives up.
  *
@@ -45,7 +45,7 @@ export class DatabaseBoundError extends Error {
  */
 const BOUND_SQLSTATES = new Set(['57014', '55P03', '25P03']);
 
-/** Whether `error` is a database call that passed its bound (the HTTP layer responds 503). */
+/** Whether `error` is a database call that passed its bound (the HTTP layer responds with 503). */
 export function passedItsBound(error: unknown): boolean {
   if (error instanceof DatabaseBoundError) return true;
   if (typeof error !== 'object' || error === null) return false;

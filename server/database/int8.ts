@@ -9,7 +9,7 @@
 export const INT8_OID = 20;
 
 /**
- * int8 → number, refusing anything a JavaScript number cannot hold exactly. Money and times
+ * int8 → number, rejecting anything a JavaScript number cannot hold exactly. Money and times
  * stay far below 2^53 (the largest amount is 99_999_999_999), so this throws only on a bug.
  * `sum()` of bigints is `numeric`, which both drivers return as a string: cast it (`sum(x)::bigint`).
  */
@@ -24,7 +24,7 @@ export function parseInt8(text: string): number {
 /**
  * An int8 column that arrived inside a JSON value (a statement that returns its rows as one JSON
  * value, which both drivers parse with JSON.parse): held to the safe range as parseInt8 holds the
- * columns, so that a value JSON.parse has rounded is refused, never used.
+ * columns, so that a value JSON.parse has rounded is rejected, never used.
  */
 export function int8FromJson(value: number, column: string): number {
   if (!Number.isSafeInteger(value))

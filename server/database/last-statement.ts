@@ -19,7 +19,7 @@ export function isLastOfItsTransaction(compiled: CompiledQuery): boolean {
   return lastStatements.has(compiled);
 }
 
-/** A statement that came after the last one of its transaction: it is refused, never run outside the transaction. */
+/** A statement that came after the last one of its transaction: it is rejected, never run outside the transaction. */
 export function afterTheLastStatement(sql: string): Error {
   return new Error(
     `The transaction was committed by its last statement; "${sql.slice(0, 60)}" came after it and was not run.`,

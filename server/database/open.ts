@@ -197,7 +197,7 @@ function openPostgres(
     connectionString: url,
     max,
     // pg's pipeline mode (https://node-postgres.com/features/pipelining): a query is sent without
-    // waiting for the responses of those before it, and each is answered on its own. The dialect
+    // waiting for the responses of those before it, and each is served on its own. The dialect
     // sends a transaction's begin with its first statement and its commit with its last
     // (postgres/dialect.ts): an execute is two round trips instead of four.
     pipeline,

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
-// The Kysely view of the database that migrations/001-initial.ts creates.
+// The Kysely view of the database that server/database/migrations/001-baseline.ts creates.
 // Conventions (see the migration for the SQL):
 // - money is integer cents in `bigint` columns; the int8 parsers of server/database/int8.ts make them
 //   `number` (always a safe integer) on both drivers;
@@ -20,7 +20,7 @@ export type SettlementOutcome = 'SUCCEEDED' | 'FAILED';
 export interface OrganizationsTable {
   id: string;
   name: string;
-  /** Available balance: start - sum(SUCCEEDED) - sum(PROCESSING); never negative (its domain, available_balance_cents, migration 014). */
+  /** Available balance: start - sum(SUCCEEDED) - sum(PROCESSING); never negative (its domain, available_balance_cents). */
   balance_cents: number;
   created_at: number;
 }
@@ -32,7 +32,7 @@ export interface ClientsTable {
   secret_hash: string;
   scopes: string[];
   created_at: number;
-  /** Tokens issued before this time (Unix ms) are refused; null when none was revoked (migration 003). */
+  /** Tokens issued before this time (Unix ms) are refused; null when none was revoked. */
   tokens_not_before: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
@@ -89,9 +89,9 @@ export interface TransfersTable {
   account_name: string;
   memo: string | null;
   note: string | null;
-  /** The operator who approved or rejected it in the dashboard; null when undecided or executed through the API (migration 005). */
+  /** The operator who approved or rejected it in the dashboard; null when undecided or executed through the API. */
   reviewed_by_operator_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The reason given for REJECTED, and only for it (migration 005). */
+  /** The reason given for REJECTED, and only for it. */
   rejection_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
@@ -99,7 +99,7 @@ export const OPERATOR_ROLES = ['viewer', 'approver'] as const;
 /** A viewer reads; an approver also approves and rejects transfers and sets card limits. */
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 
-/** A person of an organization who uses the dashboard (migration 005). */
+/** A person of an organization who uses the dashboard. */
 export interface OperatorsTable {
   id: string;
   organization_id: string;
@@ -111,7 +111,7 @@ export interface OperatorsTable {
   disabled_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-/** A dashboard session, keyed by the SHA-256 of its cookie value (migration 005). */
+/** A dashboard session, keyed by the SHA-256 of its cookie value. */
 export interface OperatorSessionsTable {
   token_hash: string;
   operator_id: string;
@@ -134,7 +134,7 @@ export interface CardHoldersTable {
   user_external_id_two: string | null;
   user_external_id_three: string | null;
   department_id: string | null;
-  /** The holder's outstanding cash in cents, kept by the database as the ledger changes (migration 013). */
+  /** The holder's outstanding cash in cents, kept by the database as the ledger changes. */
   outstanding_cash_cents: ColumnType<number, never, never>;
 }
 
@@ -152,8 +152,8 @@ export interface CardsTable {
   approval_based_limit: number | null;
   created_at: number;
   /**
-   * The card as the API shows it (the Card schema) but for its availableBalance, as JSON
-   * (migration 013): written by the database from the row, its holder and the holder's
+   * The card as the API shows it (the Card schema) but for its availableBalance, as JSON:
+   * written by the database from the row, its holder and the holder's
    * department, never by the application.
    */
   record: ColumnType<unknown, never, never>;
@@ -186,7 +186,7 @@ export interface TransactionsTable {
   last4: string | null;
   cleared: boolean;
   /**
-   * The record as the API shows it (the Transaction schema), as JSON (migrations 011 and 012):
+   * The record as the API shows it (the Transaction schema), as JSON:
    * written by the database from the row, its holder and the holder's department, never by the
    * application.
    */

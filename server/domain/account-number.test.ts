@@ -67,7 +67,7 @@ describe('checkAccountNumber', () => {
     ['EG with a letter', NBE, 'EG38001900050000000026318000A', /EG followed by 27 digits/],
     ['wrong foreign checksum', NBE, 'DE89370400440532013001', /check digits do not match/],
     ['foreign IBAN too short', NBE, 'DE8937040044', /15 to 34 characters; this one has 12/],
-    ['lower-case IBAN (refused, not normalised)', NBE, 'eg380019000500000000263180002', /capital letters/],
+    ['lower-case IBAN (rejected, not normalised)', NBE, 'eg380019000500000000263180002', /capital letters/],
     ['lower-case foreign IBAN', NBE, 'gb82west12345698765432', /capital letters/],
     ['IBAN with spaces', NBE, 'EG38 0019 0005 0000 0000 2631 8000 2', /without spaces/],
     ['IBAN without check digits', NBE, 'EGAB0019000500000000263180002', /two check digits/],
@@ -84,7 +84,7 @@ describe('checkAccountNumber', () => {
     ['wallet: spaces', VODAFONE, '010 1234 5678', /national form 01012345678/],
     ['wallet: an IBAN', VODAFONE, 'EG380019000500000000263180002', /Vodafone Cash is a mobile wallet/],
     ['wallet: letters', VODAFONE, 'abc', /international forms/],
-  ] as const)('refuses %s', (_name, payeeBank, accountNumber, reason) => {
+  ] as const)('rejects %s', (_name, payeeBank, accountNumber, reason) => {
     const result = checkAccountNumber(payeeBank, accountNumber);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.reason).toMatch(reason);

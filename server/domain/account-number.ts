@@ -3,14 +3,14 @@
  * failure is 400 `InvalidBankAccount`). Three shapes:
  *
  * 1. IBAN: starts with two letters. Capital letters A–Z and digits only, written without
- *    spaces or separators: a lower-case or spaced IBAN is refused rather than silently
+ *    spaces or separators: a lower-case or spaced IBAN is rejected rather than silently
  *    rewritten, because the stored account number is exactly what the partner sent and what
  *    the payment network receives. It must pass the ISO 13616 / ISO 7064 MOD 97-10 check
  *    (check digits 02–98), be 15 to 34 characters long, and an Egyptian IBAN (`EG`) is 29
  *    characters: `EG`, 2 check digits, 25 digits.
  * 2. Mobile wallet (a bank whose kind is `wallet`): an Egyptian mobile number written in the
  *    national form `01` + 9 digits (`01012345678`). The international forms `+201…` and
- *    `00201…` are refused, and the reason says which form to send, so that one number has
+ *    `00201…` are rejected, and the reason says which form to send, so that one number has
  *    one spelling (and one idempotency fingerprint).
  * 3. Anything else: 6 to 30 digits (a domestic account number).
  */

@@ -225,7 +225,7 @@ describe('cairoPeriods at day and month boundaries', () => {
     },
   );
 
-  it('answers each instant for its own day however the calls follow one another (the last day is remembered)', () => {
+  it('gives each instant its own day however the calls follow one another (the last day is remembered)', () => {
     // The fall-back day of 2025 (25 hours), its neighbours, and back: each call right after one
     // for another day must not get that day's periods.
     const fallBack = cairoPeriods(Date.parse('2025-10-30T21:30:00Z'));

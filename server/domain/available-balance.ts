@@ -9,8 +9,9 @@
  * `Intl.DateTimeFormat`, never from a fixed offset.
  *
  * Which transactions count for each usage figure is `USAGE_RULES` below (declarative, for the
- * store's SQL in server/store/cards.ts and the outstanding cash the database keeps, migration
- * 013's `outstanding_cash_of`) and `countsFor` (the same rules as a predicate, for checking both).
+ * store's SQL in server/store/cards.ts and the outstanding cash the database keeps,
+ * `outstanding_cash_of` in server/database/migrations/001-baseline.ts) and `countsFor` (the same
+ * rules as a predicate, for checking both).
  */
 import type { Limits } from './card-limits.js';
 
@@ -103,7 +104,7 @@ function startOfCairoDay(year: number, month: number, day: number): number {
 }
 
 /**
- * The last answer of `cairoPeriods`: every instant of its day has the same periods, and a card
+ * The last response of `cairoPeriods`: every instant of its day has the same periods, and a card
  * read asks for the current day's again and again (the time-zone arithmetic costs some 80 µs).
  */
 let lastPeriods: CairoPeriods | undefined;

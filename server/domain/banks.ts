@@ -67,7 +67,7 @@ const UNSORTED: readonly Bank[] = [
 
 /**
  * Sort key: the name without accents, in lower case, compared by code unit. It does not depend
- * on the ICU locale data of the machine, so every instance answers `GET /v1/bank` in the same
+ * on the ICU locale data of the machine, so every instance responds to `GET /v1/bank` in the same
  * order (and with the same ETag).
  */
 export function bankSortKey(name: string): string {

@@ -64,7 +64,7 @@ describe('setLimits (PUT: the whole limit state, plain or approval-based)', () =
     ['missing atm', { daily: 1, monthly: 2 }, /missing atm/],
     ['empty body', {}, /missing daily, monthly, atm/],
     ['approvalBased null alone', { approvalBased: null }, /missing daily, monthly, atm/],
-  ] as const)('refuses %s', (_name, body: SetLimitsBody, message) => {
+  ] as const)('rejects %s', (_name, body: SetLimitsBody, message) => {
     const result = setLimits(body);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toMatch(message);
@@ -160,7 +160,7 @@ describe('updateLimits (PATCH: amounts added to the current limits)', () => {
     ],
     ['empty delta', PLAIN, {}, /at least one of daily, monthly, atm/],
     ['only undefined fields', PLAIN, { daily: undefined }, /at least one/],
-  ] as const)('refuses %s', (_name, current: Limits, delta: LimitsDelta, message) => {
+  ] as const)('rejects %s', (_name, current: Limits, delta: LimitsDelta, message) => {
     const result = updateLimits(current, delta);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toMatch(message);

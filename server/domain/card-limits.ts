@@ -1,7 +1,7 @@
 /**
  * Card limits: PUT (whole state) and PATCH (add a signed amount to each present limit), as the
  * setCardLimits and updateCardLimits operations describe. Expected failures come back as values
- * (`ok: false`) with a message the partner can act on; the HTTP layer answers them with 400
+ * (`ok: false`) with a message the partner can act on; the HTTP layer responds to them with 400
  * `InvalidRequest` and changes nothing.
  */
 /** The upper end of each limit's range, in cents (the CardLimits schema). */
@@ -130,7 +130,7 @@ export function updateLimits(current: Limits, delta: LimitsDelta): LimitsResult 
   return problems.length > 0 ? fail(problems.join(' ')) : { ok: true, limits };
 }
 
-/** The new limit, or the message saying why the change is refused. */
+/** The new limit, or the message saying why the change is rejected. */
 function addDelta(field: LimitField, currentValue: number, change: number): number | string {
   const max = LIMIT_MAXIMA[field];
   if (!Number.isSafeInteger(change)) return `${field} change must be a whole number of cents; got ${change}.`;

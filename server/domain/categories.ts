@@ -1,8 +1,8 @@
 /**
  * Transaction and transfer categories (the Category schema) and their display labels
  * (`categoryLabel`: `FOOD_BEVERAGE` → `Food & Beverage`). A ledger record's label is written by
- * the database (`category_label()`, migration 012); these labels are what it must give, and
- * test/store/store.test.ts compares the two.
+ * the database (`category_label()`, server/database/migrations/001-baseline.ts); these labels are
+ * what it must give, and test/store/store.test.ts compares the two.
  */
 
 /** The 37 categories, in the order the Category schema lists them. */

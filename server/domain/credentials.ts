@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
- * Repeated failed client authentication: more than 10 a minute for one client id is responded 429
+ * Repeated failed client authentication: more than 10 a minute for one client id gets 429
  * (the token endpoint's description in the document says so). The window is also how long the
  * settlement worker keeps a failure count before purging it.
  */

@@ -56,7 +56,7 @@ describe('cursor round trip', () => {
     expect(() => codec.encode(position, BINDING)).toThrow(RangeError);
   });
 
-  it.each([[''], ['short'], [new Uint8Array(15)]])('refuses a weak secret %#', (secret) => {
+  it.each([[''], ['short'], [new Uint8Array(15)]])('rejects a weak secret %#', (secret) => {
     expect(() => createCursorCodec(secret)).toThrow(/at least 16 bytes/);
   });
 });
@@ -84,7 +84,7 @@ describe('cursor tampering', () => {
     ['oversize', `${'A'.repeat(MAX_CURSOR_LENGTH)}.${MAC}`],
     ['payload and MAC swapped', `${MAC}.${PAYLOAD}`],
     ['signed with another secret', createCursorCodec('another-secret-0123456789abcdef').encode(POSITION, BINDING)],
-  ] as const)('refuses %s', (_name, cursor) => {
+  ] as const)('rejects %s', (_name, cursor) => {
     expect(codec.decode(cursor, BINDING)).toBeNull();
   });
 
@@ -94,7 +94,7 @@ describe('cursor tampering', () => {
     ['a filter added', bindingOf({ status: 'PENDING', minAmountCents: 100, maxAmountCents: 500 }, 10)],
     ['another limit', bindingOf({ status: 'PENDING', minAmountCents: 100 }, 11)],
     ['a number sent as a string', bindingOf({ status: 'PENDING', minAmountCents: '100' }, 10)],
-  ] as const)('refuses a valid cursor sent with %s', (_name, binding) => {
+  ] as const)('rejects a valid cursor sent with %s', (_name, binding) => {
     expect(codec.decode(CURSOR, binding)).toBeNull();
   });
 
@@ -109,7 +109,7 @@ describe('cursor tampering', () => {
     ['raw binding instead of its hash', `{"v":1,"s":1,"i":"a","b":"${BINDING}"}`],
     ['an array', '[1,1,"a"]'],
     ['not JSON', 'v=1&s=1'],
-  ] as const)('refuses a correctly signed payload with %s', (_name, json) => {
+  ] as const)('rejects a correctly signed payload with %s', (_name, json) => {
     expect(codec.decode(forge(json), BINDING)).toBeNull();
   });
 

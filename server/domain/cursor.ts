@@ -5,7 +5,7 @@
  * where payload is the JSON `{"v":1,"s":<sort>,"i":"<id>","b":"<binding>"}`:
  * - `s`, `i`: the keyset position of the last record of the page (sort value, then id as the
  *   tie-breaker), so the next page starts strictly after it and no record is skipped or repeated;
- * - `b`: a hash of the binding (`bindingOf(filters, limit)`), so a cursor is refused when it is
+ * - `b`: a hash of the binding (`bindingOf(filters, limit)`), so a cursor is rejected when it is
  *   sent with other filters or another limit (400 `InvalidRequest`, as the Cursor parameter says).
  * The MAC makes the cursor tamper-evident; it is not encrypted, and it holds nothing secret.
  */

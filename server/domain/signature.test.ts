@@ -196,7 +196,7 @@ describe('createSignatureVerifier', () => {
     return { verify, calls: () => calls };
   };
 
-  it('verifies a repeated signature once per key set, and never remembers a refusal', () => {
+  it('verifies a repeated signature once per key set, and never remembers a rejection', () => {
     const once = counting();
     const verify = createSignatureVerifier(once.verify);
     const keys = [FIRST];
@@ -206,9 +206,9 @@ describe('createSignatureVerifier', () => {
     // The same keys loaded again (a new array) are verified again.
     expect(verify([FIRST], MESSAGE, GOOD)).toBe(true);
     expect(once.calls()).toBe(2);
-    // A key set without the signing key refuses it, however often the signature verified before.
+    // A key set without the signing key rejects it, however often the signature verified before.
     expect(verify([SECOND], MESSAGE, GOOD)).toBe(false);
-    // Another message, or a signature one byte off, is verified (and refused) each time.
+    // Another message, or a signature one byte off, is verified (and rejected) each time.
     const other = signatureMessage('POST', '/v1/transfer', '1717000001');
     expect(verify(keys, other, GOOD)).toBe(false);
     expect(verify(keys, other, GOOD)).toBe(false);

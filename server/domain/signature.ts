@@ -18,7 +18,7 @@ export const MIN_RSA_MODULUS_BITS = 2048;
 
 /**
  * The longest Base64 text accepted: the signature of a 16384-bit key (2048 bytes) is 2732
- * characters. Anything longer is refused before decoding.
+ * characters. Anything longer is rejected before decoding.
  */
 const MAX_SIGNATURE_BASE64_LENGTH = 2732;
 
@@ -32,7 +32,7 @@ export type ParsedPublicKey = { ok: true; key: KeyObject } | { ok: false; reason
 
 /**
  * Reads a partner's public key (PEM: `BEGIN PUBLIC KEY` SPKI or `BEGIN RSA PUBLIC KEY` PKCS#1).
- * A private key is refused even though a public key could be derived from it: the service
+ * A private key is rejected even though a public key could be derived from it: the service
  * keeps only public keys, and a partner who sends a private key should be told so.
  */
 export function parsePublicKey(pem: string): ParsedPublicKey {
@@ -70,7 +70,7 @@ export function parsePublicKey(pem: string): ParsedPublicKey {
 }
 
 /**
- * Decodes the signature header's standard Base64 strictly (decodeCanonical), refusing anything
+ * Decodes the signature header's standard Base64 strictly (decodeCanonical), rejecting anything
  * longer than the largest key's signature before decoding.
  */
 export function decodeStrictBase64(text: string): Buffer | null {
@@ -129,7 +129,7 @@ export function createSignatureVerifier(
 
 /**
  * A timestamp more than `windowSeconds` older or newer than the server's clock
- * is refused; exactly `windowSeconds` away is still accepted.
+ * is rejected; exactly `windowSeconds` away is still accepted.
  */
 export function timestampWithinWindow(
   timestampSeconds: number,

@@ -46,12 +46,12 @@ describe('token service', () => {
     expect(await service.verify(token)).toBeDefined();
     clock.set(START + ACCESS_TOKEN_TTL_SECONDS * 1000);
     expect(await service.verify(token)).toBeUndefined();
-    // And stays refused later: the expired entry is gone, and the full check refuses it too.
+    // And stays rejected later: the expired entry is gone, and the full check rejects it too.
     clock.set(START + ACCESS_TOKEN_TTL_SECONDS * 1000 + 5_000);
     expect(await service.verify(token)).toBeUndefined();
   });
 
-  it('a token one byte off a cached one is verified in full and refused', async () => {
+  it('a token one byte off a cached one is verified in full and rejected', async () => {
     const service = createTokenService(KEY, movableClock(START));
     const { token } = await service.issue(PRINCIPAL);
     expect(await service.verify(token)).toBeDefined();
@@ -72,7 +72,7 @@ describe('token service', () => {
     expect(await service.verify(token)).toBeDefined();
   });
 
-  it('refuses tokens of another key, another algorithm, or without the claims it needs', async () => {
+  it('rejects tokens of another key, another algorithm, or without the claims it needs', async () => {
     const now = Math.floor(START / 1000);
     const service = createTokenService(KEY, movableClock(START));
     const other = createTokenService(randomBytes(32), movableClock(START));

@@ -43,7 +43,7 @@ const MAX_CACHED_TOKENS = 10_000;
 /**
  * HS256 JWTs signed with a key kept in the database, so that every instance sharing the database
  * verifies what any of them issued. Only HS256 is accepted: `alg: none` and every other algorithm
- * are refused by `jwtVerify`'s allow-list.
+ * are rejected by `jwtVerify`'s allow-list.
  *
  * A partner sends the same token with every request for up to an hour, and checking it costs
  * more than the rest of a card read's own work (WebCrypto's HMAC is an asynchronous job). So a

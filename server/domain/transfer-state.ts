@@ -5,7 +5,7 @@
  * The partner may cancel it or execute it (execute = approve and submit) while it is PENDING;
  * the operator tooling may reject it while it is PENDING (never through the partner API); the
  * payment network settles a PROCESSING transfer to SUCCEEDED or FAILED. Everything else is
- * refused: no cancel or execute of a transfer that is not PENDING.
+ * rejected: no cancel or execute of a transfer that is not PENDING.
  */
 
 export const TRANSFER_STATUSES = ['PENDING', 'CANCELLED', 'REJECTED', 'PROCESSING', 'FAILED', 'SUCCEEDED'] as const;

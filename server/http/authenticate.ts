@@ -12,7 +12,7 @@ export interface AuthenticatedLocals {
 }
 
 /**
- * The `WWW-Authenticate` challenge of an operation's 401 answers (RFC 6750 §3): the realm and the
+ * The `WWW-Authenticate` challenge of an operation's 401 responses (RFC 6750 §3): the realm and the
  * scopes it requires. Failures of the token add an `error` parameter; a 401 for the write
  * request's signature carries the challenge alone, since the token itself was accepted.
  */
@@ -28,7 +28,7 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
  * `WWW-Authenticate: Bearer`; a valid token without the operation's scopes is 403
  * `insufficient_scope`. Scopes come from the generated route table, i.e. from the document.
  * A token whose client no longer exists, or that was issued before the client's tokens were
- * revoked, is refused like an expired one.
+ * revoked, is rejected like an expired one.
  */
 export function authenticate(
   route: RouteDefinition,

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 
-/** Bodies over 64 KiB are refused with 413 (the PayloadTooLarge response in openapi/). */
+/** Bodies over 64 KiB are rejected with 413 (the PayloadTooLarge response in openapi/). */
 export const BODY_LIMIT = '64kb';
 
 /**

@@ -9,7 +9,7 @@ export type ErrorBody = components['schemas']['Error'];
 
 /**
  * The error registry: every failure the HTTP layer raises, with the status and type that
- * the document's ErrorType table gives it. One place to read how the service answers when
+ * the document's ErrorType table gives it. One place to read how the service responds when
  * something is wrong.
  */
 export const ERRORS = {
@@ -34,7 +34,7 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
-/** A failure the service answers on purpose; anything else thrown is a bug and becomes a 500. */
+/** A failure the service responds with on purpose; anything else thrown is a bug and becomes a 500. */
 export class ApiError extends Error {
   readonly status: number;
   readonly type: ErrorType;
@@ -105,7 +105,7 @@ export function noSuchPath(referenceUrl?: string): ApiError {
 
 const payloadTooLarge = (): ApiError => new ApiError('payloadTooLarge', 'The request body is larger than 64 KiB.');
 
-/** A request the validator refused, answered with the status and type the ErrorType table of the document gives. */
+/** A request the validator rejected, responded with the status and type the ErrorType table of the document gives. */
 function fromValidationFailure(failure: ValidationFailure, referenceUrl: string | undefined): ApiError {
   switch (failure.status) {
     case 404:
@@ -187,7 +187,7 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
       next(error);
       return;
     }
-    // The validator's: a request it refused, or a response off the contract (a 500, logged as such).
+    // The validator's: a request it rejected, or a response off the contract (a 500, logged as such).
     const failure = error instanceof ApiError ? undefined : validationFailureOf(error);
     const offContract = failure?.of === 'response' ? failure : undefined;
     const known =
@@ -210,7 +210,7 @@ export function errorHandler(options: ErrorHandlerOptions): ErrorRequestHandler 
     if (known === undefined) {
       const where = { requestId: res.getHeader('X-Request-Id'), method: req.method, path: req.path };
       if (offContract === undefined) options.logger.error({ err: error, ...where }, 'unexpected error');
-      else options.logger.error({ offContract, ...where }, 'answer off the contract replaced by a 500');
+      else options.logger.error({ offContract, ...where }, 'response off the contract replaced by a 500');
     }
     res.set(apiError.headers);
     const body =

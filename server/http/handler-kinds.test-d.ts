@@ -39,7 +39,7 @@ describe('handler kinds', () => {
     expectTypeOf<OperationContext>().not.toHaveProperty('tx');
   });
 
-  it('refuses a signed write declared as an operation', () => {
+  it('rejects a signed write declared as an operation', () => {
     const wrong: ServiceHandlers = {
       ...handlers,
       // @ts-expect-error createTransfer declares the write-request headers: it must be an idempotent write
@@ -51,7 +51,7 @@ describe('handler kinds', () => {
     void wrong;
   });
 
-  it('refuses a read declared as an idempotent write', () => {
+  it('rejects a read declared as an idempotent write', () => {
     const wrong: ServiceHandlers = {
       ...handlers,
       // @ts-expect-error getTransfer declares no write-request headers: it must not be an idempotent write
@@ -63,7 +63,7 @@ describe('handler kinds', () => {
     void wrong;
   });
 
-  it('refuses a write handler that uses the database outside its transaction', () => {
+  it('rejects a write handler that uses the database outside its transaction', () => {
     idempotentWrite<'cancelTransfer'>(async (_input, ctx) => {
       // @ts-expect-error a write handler has no ctx.db: its statements go through ctx.tx
       void ctx.db;

@@ -59,7 +59,7 @@ export interface OperationContext extends RequestContext<Services> {
 
 /**
  * What an `idempotentWrite` handler gets: its transaction, which commits only with the stored
- * answer, and nothing else of the database (WriteServices).
+ * response, and nothing else of the database (WriteServices).
  */
 export interface WriteContext extends RequestContext<WriteServices> {
   readonly tx: Transaction<DB>;
@@ -69,10 +69,10 @@ export interface WriteContext extends RequestContext<WriteServices> {
    * Sends a statement after the handler returns, as the transaction's last, with the stored
    * answer and the commit in one round trip (server/database/at-commit.ts): the statement that takes
    * a row every write of its kind needs, so that the row is held only inside the database, or one
-   * whose result the response does not need (a create's insert). The handler answers as if the
+   * whose result the response does not need (a create's insert). The handler responds as if the
    * statement does its part, which the statement makes sure of by failing when it cannot
    * (conditionHolds); then nothing commits and the handler runs once more, in a new transaction,
-   * with `atCommit` undefined: it runs that statement in place and answers from what it finds.
+   * with `atCommit` undefined: it runs that statement in place and responds from what it finds.
    */
   readonly atCommit: AtCommit | undefined;
 }

@@ -3,10 +3,10 @@ import type { Duplex } from 'node:stream';
 import type { IdGenerator } from '../clock-and-ids.js';
 
 /**
- * Requests Node's HTTP parser refuses before they reach the app (a forbidden byte in the request
+ * Requests Node's HTTP parser rejects before they reach the app (a forbidden byte in the request
  * line or a header, a header section over Node's 16 KiB, a request too slow to arrive) would get
- * Node's bare answer without a body. They get the Error shape and an X-Request-Id like every other
- * answer (the ErrorType table in openapi/): 431 for oversized headers, 408 for a timeout, 400 otherwise.
+ * Node's bare response without a body. They get the Error shape and an X-Request-Id like every other
+ * response (the ErrorType table in openapi/): 431 for oversized headers, 408 for a timeout, 400 otherwise.
  */
 export function respondToHttpParserErrors(server: Server, ids: IdGenerator): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -25,7 +25,7 @@ export function containsNul(root: unknown): boolean {
 /**
  * PostgreSQL text cannot hold U+0000 (both drivers fail with "invalid byte sequence"), so a name,
  * memo or filter carrying one would reach the database only to fail there as a 500. It is a value
- * the client can fix: refused with 400 InvalidRequest right after schema validation (the "Text"
+ * the client can fix: rejected with 400 InvalidRequest right after schema validation (the "Text"
  * convention of openapi/openapi.yaml), before anything is looked up or stored.
  */
 export const refuseNulText: RequestHandler = (req, _res, next) => {

@@ -5,7 +5,7 @@ import type { RouteDefinition } from '../../generated/server.js';
  * OAuth 2.0 scopes a bearer token must hold, and whether the operation is a signed, idempotent write.
  */
 
-/** The security scheme of the document that this service's bearer tokens answer. */
+/** The security scheme of the document that this service's bearer tokens satisfy. */
 const TOKEN_SCHEME = 'oauth2';
 
 /** The write-request headers (the document declares all three on every signed write, or none). */
@@ -13,7 +13,7 @@ export const WRITE_REQUEST_HEADERS = ['Idempotency-Key', 'X-Partner-Request-Time
 
 /**
  * The scopes the operation's token must hold, or undefined when it takes no token. The service
- * answers one requirement per operation, of its oauth2 scheme: a document that asks for another
+ * responds to one requirement per operation, of its oauth2 scheme: a document that asks for another
  * (alternatives, optional security, another scheme) fails when the app is built, not at a request.
  */
 export function requiredScopes(route: RouteDefinition): readonly string[] | undefined {

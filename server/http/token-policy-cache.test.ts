@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tokenIssueTime, tokenStillValid } from './token-policy-cache.js';
 
-// Revocation with whole-second `iat`: a token issued up to the revocation is refused, one issued
+// Revocation with whole-second `iat`: a token issued up to the revocation is rejected, one issued
 // after it works, including within the same second.
 
 const ORG = 'org_a';
@@ -43,14 +43,14 @@ describe('tokenIssueTime and tokenStillValid together', () => {
     ['revoked at a whole second', 5_000_000],
     ['revoked mid-second', 5_000_437],
     ['revoked at the last millisecond of a second', 5_000_999],
-  ])('%s: tokens issued up to it are refused, tokens issued after it work', (_name, revokedAt) => {
+  ])('%s: tokens issued up to it are rejected, tokens issued after it work', (_name, revokedAt) => {
     const notBefore = revokedAt + 1; // revokeClientTokens(nowMs) stores nowMs + 1
     const policy = { organizationId: ORG, tokensNotBefore: notBefore };
     for (let issuedAt = revokedAt - 1_500; issuedAt <= revokedAt + 1_500; issuedAt += 1) {
       const dated = issuedAt <= revokedAt ? issuedAt : tokenIssueTime(issuedAt, notBefore);
       const valid = tokenStillValid(policy, ORG, Math.floor(dated / 1000));
       if (valid !== issuedAt > revokedAt)
-        throw new Error(`a token issued at ${issuedAt} is ${valid ? 'valid' : 'refused'}`);
+        throw new Error(`a token issued at ${issuedAt} is ${valid ? 'valid' : 'rejected'}`);
     }
   });
 

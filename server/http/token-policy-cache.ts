@@ -33,7 +33,7 @@ export function createClientPolicyCache(db: Kysely<DB>, clock: Clock): ClientPol
 /**
  * Whether a token issued at `issuedAtSeconds` (its `iat`) is still good for the client: the client
  * exists, belongs to the token's organization, and the token is not older than its revocation point.
- * `iat` has whole seconds; a token issued in the second of a revocation but before it is refused,
+ * `iat` has whole seconds; a token issued in the second of a revocation but before it is rejected,
  * and the token endpoint dates tokens issued in that second after it (see `tokenIssueTime`).
  */
 export function tokenStillValid(

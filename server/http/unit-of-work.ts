@@ -24,16 +24,16 @@ export function requestFingerprint(method: string, path: string, body: Uint8Arra
   return hash('sha256', `${method.toUpperCase()} ${path}\n${hash('sha256', body, 'hex')}`, 'hex');
 }
 
-/** Rolls the write's transaction back and is answered as is: a 5xx stores nothing, so a retry runs again. */
+/** Rolls the write's transaction back and is served as is: a 5xx stores nothing, so a retry runs again. */
 class UnstoredResponse extends Error {
-  constructor(readonly answer: AnyOperationResult) {
-    super(`operation answered ${answer.status}`);
+  constructor(readonly received: AnyOperationResult) {
+    super(`operation responded ${received.status}`);
   }
 }
 
 const inFlight = (): ApiError =>
   new ApiError('idempotencyKeyInFlight', 'A request with this Idempotency-Key is still being processed.', {
-    details: 'Retry after a short wait to get its answer.',
+    details: 'Retry after a short wait to get its response.',
     headers: { 'Retry-After': '1' },
   });
 
@@ -42,7 +42,7 @@ const inFlight = (): ApiError =>
  * the response. An idempotent write is one transaction: the handler's statements, then its response
  * stored under the request's key (storedResponseStatement) with the commit, inside the statement the
  * handler deferred to the commit if it did (atCommit); a 5xx response or a thrown error
- * rolls everything back. When the key turns out to be answered already, the write rolls back too
+ * rolls everything back. When the key turns out to hold a response already, the write rolls back too
  * and the stored response is sent (a replay, marked Idempotent-Replayed) or the request is refused
  * (422 when it differs from the key's first request, 409 while another request is committing one).
  */
@@ -79,25 +79,25 @@ export function createInvoke(services: Services): Invoke<UnitOfWork> {
           return await inTransactionWithStatementAtCommit(
             services.db,
             (tx, atCommit) => handler({ tx, now, principal, services: forWrites, header, atCommit }),
-            (answer) => {
-              if (answer.status >= 500) throw new UnstoredResponse(answer);
+            (received) => {
+              if (received.status >= 500) throw new UnstoredResponse(received);
               // Sent with the commit, inside the statement the handler deferred to the commit if it
               // did. It fails when the key is taken, and then nothing commits.
-              const body = JSON.stringify(answer.body ?? null);
-              serializedAs(answer.body, body);
-              return storedResponseStatement({ ...key, status: answer.status, body });
+              const body = JSON.stringify(received.body ?? null);
+              serializedAs(received.body, body);
+              return storedResponseStatement({ ...key, status: received.status, body });
             },
             services.runOverRows,
           );
         } catch (error) {
-          if (error instanceof UnstoredResponse) return error.answer as R;
+          if (error instanceof UnstoredResponse) return error.received as R;
           // A taken key fails the statement that stores the response, whichever statement carried it.
           if (idempotencyKeyTakenOf(error) === undefined) throw error;
         }
         // The key is taken. Whether it was held by a transaction still storing a response or by
         // one committed before, a committed response is what this request gets: a transaction
         // holding the key beside a committed response is another retry of this request, which
-        // rolls back just as this one did. No committed answer means the first request is still
+        // rolls back just as this one did. No committed response means the first request is still
         // running (or the key expired and was purged in the moment between): 409, retry shortly.
         const found = await findStoredResponse(services.db, key);
         if (found === undefined) throw inFlight();

@@ -564,8 +564,8 @@ export async function insertBulkTransactions(db: Kysely<DB>, options: BulkOption
   // Row g is dated end - g/count of the span, less a jitter below one step: rows come out in
   // list order (newest first), so every index (list order, per filter, per card, per person)
   // grows at one place per key instead of at random places. The record each row carries is the
-  // database's to write (migration 011's trigger), and is most of a bulk insert's time now:
-  // a million rows in some 40 s on PostgreSQL, 130 s on the embedded database.
+  // database's to write (the transactions_write_record trigger), and is most of a bulk insert's
+  // time now: a million rows in some 40 s on PostgreSQL, 130 s on the embedded database.
   const step = Math.max(1, Math.floor(BULK_SPAN_MS / count));
   const merchants = CARD_MERCHANTS;
   const cashMerchants = CASH_MERCHANTS;

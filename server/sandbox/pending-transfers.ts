@@ -9,7 +9,7 @@
  *   amount goes back to the balance;
  * - `nearBalance`: close to the limit an approval can take, the available balance: it leaves
  *   a fiftieth of it, so that after it only small transfers still fit;
- * - `notCovered`: more than the balance; approving it answers InsufficientFunds and it stays
+ * - `notCovered`: more than the balance; approving it responds with InsufficientFunds and it stays
  *   PENDING until it is rejected.
  *
  * They are stored as the createTransfer operation stores a transfer (handlers/transfers.ts): the
@@ -120,7 +120,7 @@ export interface PendingTransfersOptions {
 /**
  * Adds DEMO_PENDING_TRANSFERS to an organization, in one transaction, with amounts taken from
  * its balance now. An organization whose balance cannot cover the small ones (below four times
- * what covered and refusedByNetwork take together) is refused: the kinds would not hold.
+ * what covered and refusedByNetwork take together) is rejected: the kinds would not hold.
  */
 export async function seedPendingTransfers(
   db: Kysely<DB>,

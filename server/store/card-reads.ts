@@ -5,7 +5,7 @@
  * (server/decisions/0008-card-reads-of-one-event-loop-turn-share-a-statement.md).
  *
  * Nothing is kept between batches (DataLoader's cache is off): every read asks the database, and
- * a read that arrives after a write was answered sees that write. A batch waits for nothing but
+ * a read that arrives after a write was served sees that write. A batch waits for nothing but
  * the end of the turn (setImmediate), so a lone read goes at once.
  */
 import DataLoader from 'dataloader';

@@ -2,8 +2,8 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { type DB, type IdempotencyKeyRow, insertRows, type InsertRowsClauses } from '../database/index.js';
 
 // Idempotency keys in the database. A key is stored only with its response, by the last statement
-// of the write it answers, in that write's own transaction: the change, the key and its response
-// commit together or not at all, and a request that dies (or answers 5xx) leaves nothing behind
+// of the write it responds to, in that write's own transaction: the change, the key and its response
+// commit together or not at all, and a request that dies (or responds with 5xx) leaves nothing behind
 // (its transaction rolls back), so a retry runs as new.
 //
 // While the write runs, nothing marks the key; from the statement that stores its response until
@@ -11,14 +11,14 @@ import { type DB, type IdempotencyKeyRow, insertRows, type InsertRowsClauses } f
 // hash of the client and the key), which a transaction releases however it ends. A second request
 // with the key that reaches that statement meanwhile does not wait: it is told 'in-flight' and
 // rolls back, then reads the key (findStoredResponse): 409 while no response is committed, the stored response
-// when the holder was only another retry of an answered request. One that comes after the commit
+// when the holder was only another retry of an acknowledged request. One that comes after the commit
 // finds the stored response (a replay, or 422 when its request differs). Two writes with one key can
 // therefore both run their handlers, but only one of them commits. The unit of work sends the
 // respond with the commit, inside the statement the write sends at its commit when it defers one
 // (at-commit.ts), so on PostgreSQL that window is a single round trip. On the embedded database
 // transactions run one at a time, so a second request always comes after the commit.
 
-/** 24 hours: a key's answer is kept this long; after it the key is forgotten and may be used as new. */
+/** 24 hours: a key's response is kept this long; after it the key is forgotten and may be used as new. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export interface StoreResponseInput {
@@ -40,7 +40,7 @@ export interface StoreResponseInput {
 export type KeyTakenOutcome = 'in-flight' | 'exists';
 
 /**
- * The answer could not be stored: the key is taken. Its transaction is aborted (the
+ * The response could not be stored: the key is taken. Its transaction is aborted (the
  * statement failed); the caller rolls it back, then reads the key with findStoredResponse.
  */
 export class IdempotencyKeyTaken extends Error {
@@ -107,7 +107,7 @@ export type FoundResponse =
   /** The key was first used for another request. */
   | { kind: 'mismatch' };
 
-/** The answer a key holds for this request; undefined when the key holds none within the retention. */
+/** The response a key holds for this request; undefined when the key holds none within the retention. */
 export async function findStoredResponse(
   db: Kysely<DB>,
   input: { clientId: string; key: string; fingerprint: string; nowMs: number; retentionMs?: number },

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../database/index.js';
 
 // Organizations, their partner clients, the clients' public keys, and the counter of failed
-// client authentications (more than 10 a minute → 429; the createToken operation's 429 answer).
+// client authentications (more than 10 a minute → 429; the createToken operation's 429 response).
 
 export interface Organization {
   id: string;

@@ -252,7 +252,7 @@ export async function rejectTransfer(
  * That statement is the transaction's last, sent with its commit (at-commit.ts): in a transaction
  * of its own always, in the caller's when it gives `atCommit`. The result is then the transfer as
  * the statement makes it; when the balance falls short the statement fails with ConditionNotMet
- * and nothing commits, and this runs again with the statement in place to answer insufficient
+ * and nothing commits, and this runs again with the statement in place to respond with insufficient
  * funds (in its own transaction by itself; in the caller's, the caller runs it again).
  */
 export async function executeTransfer(

@@ -7,7 +7,7 @@ import { addCard, addHolder, addOrganization, addRecords } from '../helpers/ledg
 
 // A card and its usage come back from the database as one JSON value (findCardWithUsage,
 // listCards): their integers are JSON numbers, which must stay exact as the drivers' int8 parser
-// keeps them. A sum a JavaScript number cannot hold exactly is refused, never rounded into another.
+// keeps them. A sum a JavaScript number cannot hold exactly is rejected, never rounded into another.
 
 const NOW = 1_750_000_000_000;
 
@@ -16,7 +16,7 @@ describe('the integers of a card read', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     // Sums this large would take some ninety thousand records of the largest amount a record may
-    // show (migration 012); this database lets one record hold them.
+    // show (transactions_amount_cents_shown); this database lets one record hold them.
     await sql`alter table transactions drop constraint transactions_amount_cents_shown`.execute(database.db);
   });
   afterAll(async () => {
@@ -48,7 +48,7 @@ describe('the integers of a card read', () => {
     expect(await page()).toMatchObject([expected]);
   });
 
-  it('refuses a sum beyond 2^53 instead of rounding it', async () => {
+  it('rejects a sum beyond 2^53 instead of rounding it', async () => {
     const { one, page } = await read([Number.MAX_SAFE_INTEGER, 2]);
     await expect(one()).rejects.toThrow(/card_and_atm 9007199254740992 is not a safe integer/);
     await expect(page()).rejects.toThrow(/card_and_atm 9007199254740992 is not a safe integer/);

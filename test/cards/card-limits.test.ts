@@ -124,7 +124,7 @@ describe('card limits', () => {
       ['an unknown property', { daily: 1, monthly: 1, atm: 1, weekly: 1 }],
       ['a fractional amount', { daily: 1.5, monthly: 1, atm: 1 }],
       ['a string amount', { daily: '100', monthly: 1, atm: 1 }],
-    ])('answers 400 InvalidRequest for %s and changes nothing', async (_name, body) => {
+    ])('responds with 400 InvalidRequest for %s and changes nothing', async (_name, body) => {
       await expectInvalid(await send('PUT', plain, body));
       expect(await storedLimits(plain)).toEqual(PLAIN);
     });
@@ -171,13 +171,16 @@ describe('card limits', () => {
       ['a daily limit below 0', { daily: -(PLAIN.daily + 1) }],
       ['a monthly limit above its maximum', { monthly: LIMIT_MAXIMA.monthly - PLAIN.monthly + 1 }],
       ['one result out of range among valid ones', { daily: 1, monthly: 1, atm: -(PLAIN.atm + 1) }],
-    ])('answers 400 InvalidRequest when the result is out of range (%s) and changes nothing', async (_name, body) => {
-      const error = await expectInvalid(await send('PATCH', plain, body));
-      expect(error.message).toMatch(/between 0 and/);
-      expect(await storedLimits(plain)).toEqual(PLAIN);
-    });
+    ])(
+      'responds with 400 InvalidRequest when the result is out of range (%s) and changes nothing',
+      async (_name, body) => {
+        const error = await expectInvalid(await send('PATCH', plain, body));
+        expect(error.message).toMatch(/between 0 and/);
+        expect(await storedLimits(plain)).toEqual(PLAIN);
+      },
+    );
 
-    it('answers 400 for approvalBased on a plain card, and for a plain limit on an approval-based card', async () => {
+    it('responds with 400 for approvalBased on a plain card, and for a plain limit on an approval-based card', async () => {
       await expectInvalid(await send('PATCH', plain, { approvalBased: 1_000 }));
       await expectInvalid(await send('PATCH', approval, { daily: 1_000 }));
       await expectInvalid(await send('PATCH', approval, { daily: 1_000, approvalBased: 1_000 }));
@@ -192,7 +195,7 @@ describe('card limits', () => {
       ['approvalBased null', { approvalBased: null }],
       ['a change beyond its range', { daily: LIMIT_MAXIMA.daily + 1 }],
       ['an unknown property', { weekly: 1 }],
-    ])('answers 400 InvalidRequest for %s', async (_name, body) => {
+    ])('responds with 400 InvalidRequest for %s', async (_name, body) => {
       await expectInvalid(await send('PATCH', plain, body));
       expect(await storedLimits(plain)).toEqual(PLAIN);
     });
@@ -206,7 +209,7 @@ describe('card limits', () => {
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(await retry.json()).toEqual(card);
       expect(await storedLimits(plain)).toEqual({ ...PLAIN, daily: 501_000 });
-      // Same key, other body: refused, and still nothing added.
+      // Same key, other body: rejected, and still nothing added.
       await expectInvalid(
         await send('PATCH', plain, { daily: 2_000 }, { idempotencyKey: key }),
         422,
@@ -215,7 +218,7 @@ describe('card limits', () => {
       expect(await storedLimits(plain)).toEqual({ ...PLAIN, daily: 501_000 });
     });
 
-    it('replays a refused change with the same key too', async () => {
+    it('replays a rejected change with the same key too', async () => {
       const key = randomUUID();
       const first = await expectInvalid(await send('PATCH', plain, { daily: -10_000_000 }, { idempotencyKey: key }));
       const retry = await send('PATCH', plain, { daily: -10_000_000 }, { idempotencyKey: key });
@@ -234,7 +237,7 @@ describe('card limits', () => {
         daily: PLAIN.daily + changes * 1_000,
         monthly: PLAIN.monthly + changes * 2_000,
       });
-      // Every answer saw a different state: the changes ran one after the other.
+      // Every response saw a different state: the changes ran one after the other.
       const dailies = await Promise.all(
         responses.map(async (response) => ((await response.json()) as Card).limits.daily),
       );
@@ -243,7 +246,7 @@ describe('card limits', () => {
   });
 
   describe('both', () => {
-    it.each(['PUT', 'PATCH'] as const)('%s answers 415 to application/json', async (method) => {
+    it.each(['PUT', 'PATCH'] as const)('%s responds with 415 to application/json', async (method) => {
       await expectInvalid(
         await send(method, plain, { daily: 1, monthly: 1, atm: 1 }, { contentType: 'application/json' }),
         415,
@@ -252,7 +255,7 @@ describe('card limits', () => {
     });
 
     it.each(['PUT', 'PATCH'] as const)(
-      "%s answers 404 NotFound for an unknown card and for another organization's card",
+      "%s responds with 404 NotFound for an unknown card and for another organization's card",
       async (method) => {
         const body = method === 'PUT' ? { daily: 1, monthly: 1, atm: 1 } : { daily: 1 };
         await expectInvalid(await send(method, 'crd_doesnotexist000000000000', body), 404, 'NotFound');
@@ -272,7 +275,7 @@ describe('card limits', () => {
       expect(await storedLimits(plain)).toEqual(PLAIN);
     });
 
-    it('answers with the balance of the current Cairo day: usage of yesterday no longer counts against the daily limit', async () => {
+    it('responds with the balance of the current Cairo day: usage of yesterday no longer counts against the daily limit', async () => {
       const dayStart = cairoPeriods(NOW).dayStartMs;
       const card = await addCard(app.db, partner.organizationId, holder, {
         limits: { daily: 100_000, monthly: 1_000_000, atm: 1_000_000, approvalBased: null },

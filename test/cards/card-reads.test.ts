@@ -39,7 +39,7 @@ describe('card reads batched', () => {
     await database?.close();
   });
 
-  it("answers the reads of one moment in one statement, each as a read of its own, another organization's card absent", async () => {
+  it("responds to the reads of one moment in one statement, each as a read of its own, another organization's card absent", async () => {
     const { db, statements } = counted(database.db);
     const read = createCardReads(db, { batched: true });
     const periods = cairoPeriods(MARCH_12);
@@ -51,11 +51,11 @@ describe('card reads batched', () => {
       [first.org, first.cards[0] as string],
       [second.org, second.cards[0] as string],
     ];
-    const answers = await Promise.all(asked.map(([org, card]) => read(org, card, periods)));
+    const results = await Promise.all(asked.map(([org, card]) => read(org, card, periods)));
     expect(statements()).toBe(1);
     const alone = await Promise.all(asked.map(([org, card]) => findCardWithUsage(database.db, org, card, periods)));
-    expect(answers).toEqual(alone);
-    expect(answers.map((answer) => answer?.card.id)).toEqual([
+    expect(results).toEqual(alone);
+    expect(results.map((result) => result?.card.id)).toEqual([
       first.cards[0],
       second.cards[1],
       undefined,
@@ -63,7 +63,7 @@ describe('card reads batched', () => {
       first.cards[0],
       second.cards[0],
     ]);
-    expect(answers[0]?.figures.usage.dayCardAndAtm).toBe(1_234);
+    expect(results[0]?.figures.usage.dayCardAndAtm).toBe(1_234);
   });
 
   it('sends a read that waits for no other at once, and each read alone when not batched', async () => {
@@ -101,13 +101,13 @@ describe('card reads batched', () => {
     const { db, statements } = counted(database.db);
     const read = createCardReads(db, { batched: true });
     const periods = cairoPeriods(MARCH_12);
-    const answers = await Promise.all(
+    const results = await Promise.all(
       Array.from({ length: MAX_CARD_READS_A_STATEMENT + 1 }, () =>
         read(second.org, second.cards[1] as string, periods),
       ),
     );
     expect(statements()).toBe(2);
-    expect(new Set(answers.map((answer) => answer?.card.id))).toEqual(new Set([second.cards[1]]));
+    expect(new Set(results.map((result) => result?.card.id))).toEqual(new Set([second.cards[1]]));
   });
 
   it('fails the reads of a failed statement, and only those', async () => {

@@ -138,7 +138,7 @@ describe('cards', () => {
     expect(body).toEqual(first);
   });
 
-  it("answers 404 NotFound for an unknown card and for another organization's card, and never lists it", async () => {
+  it("responds with 404 NotFound for an unknown card and for another organization's card, and never lists it", async () => {
     const theirs = (await cardRows(app.db, other.organizationId))[0];
     if (theirs === undefined) throw new Error('no card');
     for (const id of ['crd_doesnotexist000000000000', theirs.id]) {
@@ -152,9 +152,9 @@ describe('cards', () => {
     expect(theirsListed.some((card) => mine.some((m) => m.id === card.id))).toBe(false);
   });
 
-  it("answers two organizations reading at once each its own cards, and 404 for the other's", async () => {
+  it("responds to two organizations reading at once, each with its own cards, and 404 for the other's", async () => {
     // Reads that arrive together share a statement (server/store/card-reads.ts); each still gets
-    // its own organization's answer.
+    // its own organization's response.
     const mine = (await traverse(partner, 100)).slice(0, 6);
     const theirs = (await traverse(other, 100)).slice(0, 6);
     const asked = [
@@ -163,12 +163,12 @@ describe('cards', () => {
       ...theirs.map((card) => ({ who: partner, card, expected: 404 })),
       ...mine.map((card) => ({ who: other, card, expected: 404 })),
     ];
-    const answers = await Promise.all(
+    const results = await Promise.all(
       asked.map(({ who, card }) =>
         who.request('GET', `/v1/card/${card.id}`).then((response) => json<Card | ErrorBody>(response)),
       ),
     );
-    answers.forEach(({ status, body }, index) => {
+    results.forEach(({ status, body }, index) => {
       const { card, expected } = asked[index] as (typeof asked)[number];
       expect(status).toBe(expected);
       expect(body).toEqual(expected === 200 ? card : expect.objectContaining({ type: 'NotFound' }));
@@ -180,13 +180,13 @@ describe('cards', () => {
     ['limit 101', '?limit=101'],
     ['a limit that is not a number', '?limit=ten'],
     ['an unknown query parameter', '?status=PENDING'],
-  ])('answers 400 InvalidRequest for %s', async (_name, query) => {
+  ])('responds with 400 InvalidRequest for %s', async (_name, query) => {
     const { status, body } = await json<ErrorBody>(await partner.request('GET', `/v1/card${query}`));
     expect(status).toBe(400);
     expect(body.type).toBe('InvalidRequest');
   });
 
-  it('refuses a tampered cursor, and a cursor sent with another limit or to another list', async () => {
+  it('rejects a tampered cursor, and a cursor sent with another limit or to another list', async () => {
     const first = await json<CardListPage>(await partner.request('GET', '/v1/card?limit=2'));
     const cursor = first.body.nextCursor;
     if (cursor === undefined) throw new Error('expected a next page');

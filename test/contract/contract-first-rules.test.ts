@@ -26,7 +26,7 @@ describe("the toolkit's lint rules", () => {
     },
   );
 
-  it('say what the server answers that a document does not declare, as warnings with a fix any document can follow', async () => {
+  it('say what the server responds with that a document does not declare, as warnings with a fix any document can follow', async () => {
     const input = await lintDocument(path.join(FIXTURES, 'operation-400-for-input/openapi.yaml'), PROJECT_ROOT);
     expect(brief(input)).toEqual([
       {
@@ -51,7 +51,7 @@ describe("the toolkit's lint rules", () => {
     ]);
   });
 
-  it("leave alone the requests the server sends, webhooks and callbacks: their answers are the subscriber's", async () => {
+  it("leave alone the requests the server sends, webhooks and callbacks: their responses are the subscriber's", async () => {
     const sent = [];
     for (const name of ['readme-webhooks.yaml', 'oai-tictactoe.yaml']) {
       const findings = await lintDocument(path.join(PUBLIC, name), PROJECT_ROOT);

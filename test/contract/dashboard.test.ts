@@ -124,7 +124,7 @@ describe('the dashboard document, its security', () => {
     }
   });
 
-  it('has every write but login require X-CSRF-Token and answer 403 for a missing token or a viewer', () => {
+  it('has every write but login require X-CSRF-Token and respond with 403 for a missing token or a viewer', () => {
     const writes = operationsOf(dashboard.document).filter(
       (operation) => operation.method !== 'get' && operation.key !== 'createSession',
     );
@@ -148,7 +148,7 @@ describe('the dashboard document, its security', () => {
     }
   });
 
-  it('answers approve as the partner API answers execute about the transfer: 400 not PENDING or InsufficientFunds, 404', () => {
+  it('responds to approve as the partner API responds to execute about the transfer: 400 not PENDING or InsufficientFunds, 404', () => {
     const approve = operationsOf(dashboard.document).find((operation) => operation.key === 'approveTransfer');
     const execute = operationsOf(partner).find((operation) => operation.key === 'executeTransfer');
     if (approve === undefined || execute === undefined)
@@ -174,7 +174,7 @@ describe('the dashboard document, served from scaffolded stubs', () => {
     await serving.close();
   });
 
-  it('answers a valid request to every operation from its stub, and refuses an unknown parameter with 400', async () => {
+  it('responds to a valid request to every operation from its stub, and rejects an unknown parameter with 400', async () => {
     const tried: string[] = [];
     for (const operation of dashboard.model.operations) {
       const sample = sampleRequestWithAnyCredentials(dashboard.document, operation, dashboard.model.securitySchemes);

@@ -251,7 +251,7 @@ describe('examples', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Operations, read from the document: what each must declare follows from what it is. Its 400,
-// 401, 403 and 500 answers, its operationId and its tag are lint rules (redocly.yaml,
+// 401, 403 and 500 responses, its operationId and its tag are lint rules (redocly.yaml,
 // test/contract/lint-rules.test.ts); what follows is the contract of this service.
 
 // The write headers (the document's "Signed write requests" section).
@@ -400,10 +400,10 @@ const ERROR_TYPES = [
   'MissingIdempotencyKey',
 ];
 
-// Every status an operation can answer, and the error types each status may carry there,
+// Every status an operation can respond with, and the error types each status may carry there,
 // follow from what the operation is: whether it takes input, a body, an id in its path or a
 // token, whether it is a signed write or the token endpoint. Beyond those, an operation's own
-// rules may refuse a request with an error type of their own (400).
+// rules may reject a request with an error type of their own (400).
 type ErrorStatuses = Record<string, string[]>;
 const OWN_ERRORS: Record<string, string[]> = {
   createTransfer: ['InvalidBankAccount'],
@@ -469,7 +469,7 @@ describe('responses', () => {
     (operationId, entry) => {
       const { operation } = entry;
       const expected = expectedResponses(entry);
-      expect(Object.keys(operation.responses).sort(), `${operationId} answers exactly these statuses`).toEqual(
+      expect(Object.keys(operation.responses).sort(), `${operationId} responds with exactly these statuses`).toEqual(
         [...expected.success, ...Object.keys(expected.errors)].sort(),
       );
       for (const [status, types] of Object.entries(expected.errors)) {
@@ -485,7 +485,7 @@ describe('responses', () => {
     },
   );
 
-  it('answer every status with an X-Request-Id header', () => {
+  it('respond with an X-Request-Id header at every status', () => {
     for (const { operation } of operations) {
       for (const [status, response] of Object.entries(operation.responses)) {
         expect(response.headers?.['X-Request-Id'], `${operation.operationId} ${status}`).toBeDefined();
@@ -493,7 +493,7 @@ describe('responses', () => {
     }
   });
 
-  it.each(writeOperations)('%s marks replayable answers with Idempotent-Replayed', (operationId) => {
+  it.each(writeOperations)('%s marks replayable responses with Idempotent-Replayed', (operationId) => {
     const { operation } = operationById(operationId);
     expect(operation.responses['200']?.headers?.['Idempotent-Replayed']?.schema.enum).toEqual([true]);
     // Failures before the operation runs are never stored, so never replayed.
@@ -522,7 +522,7 @@ describe('responses', () => {
     expect(operation.responses['304']?.content).toBeUndefined();
   });
 
-  it('keeps token answers out of caches and says when to retry', () => {
+  it('keeps token responses out of caches and says when to retry', () => {
     const { operation } = operationById('createToken');
     const ok = operation.responses['200']?.headers;
     expect(ok?.['Cache-Control']?.schema.enum).toEqual(['no-store']);

@@ -141,7 +141,7 @@ describe('npm run generate on the command line', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('refuses an unknown flag with the usage and exit code 2, writing nothing', async () => {
+  it('rejects an unknown flag with the usage and exit code 2, writing nothing', async () => {
     const result = await cli(['--inptu', 'x.yaml']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("Unknown option '--inptu'");
@@ -156,7 +156,7 @@ describe('npm run generate on the command line', () => {
     );
   });
 
-  it('refuses --input without --out: generated/ is the project document’s', async () => {
+  it('rejects --input without --out: generated/ is the project document’s', async () => {
     const result = await cli(['--input', 'toolkit/test/fixtures/generator/edge-cases.yaml']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--input needs --out');

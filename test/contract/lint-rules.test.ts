@@ -196,7 +196,7 @@ const EXPECTED: Record<string, Finding[]> = {
       ruleId: 'house/schema-closed',
       message:
         'Object schema openapi.yaml#/components/schemas/Widget is open: add `additionalProperties: false` ' +
-        '(or `unevaluatedProperties: false`) so that undeclared properties are refused.',
+        '(or `unevaluatedProperties: false`) so that undeclared properties are rejected.',
     },
     {
       file: `${F}/schema-closed/openapi.yaml`,
@@ -205,7 +205,7 @@ const EXPECTED: Record<string, Finding[]> = {
       ruleId: 'house/schema-closed',
       message:
         'Schema openapi.yaml#/components/schemas/Gizmo composes objects with allOf but is open: add `unevaluatedProperties: false` to it ' +
-        '(not `additionalProperties: false`, which would refuse the properties of its members; the members stay open, as parts).',
+        '(not `additionalProperties: false`, which would reject the properties of its members; the members stay open, as parts).',
     },
   ],
   'house/json-body-example': [

@@ -9,7 +9,7 @@ import { serve, servingLines, type Serving } from 'contract-first';
 /**
  * `npm run serve` on a document whose server has a path (Redocly's museum, toolkit/test/fixtures/third-party/):
  * by default the paths are served as the document writes them, with --under-servers under the
- * server's path, and a documented path asked for under the other base is answered with a 404 that
+ * server's path, and a documented path asked for under the other base gets a 404 that
  * says where it is served.
  */
 const MUSEUM = path.join(PROJECT_ROOT, 'toolkit/test/fixtures/third-party/redocly-museum.yaml');
@@ -35,7 +35,7 @@ describe('npm run serve, by default', () => {
     expect((await get(serving, '/museum-hours')).status).toBe(200);
   });
 
-  it('answers a documented path under the server’s path with a 404 that says where it is served', async () => {
+  it('responds to a documented path under the server’s path with a 404 that says where it is served', async () => {
     expect(await get(serving, `${BASE}/museum-hours`)).toEqual({
       status: 404,
       body: {
@@ -49,10 +49,10 @@ describe('npm run serve, by default', () => {
     ]);
   });
 
-  it('answers a path the document does not have with a plain 404', async () => {
+  it('responds to a path the document does not have with a plain 404', async () => {
     for (const target of ['/nothing', `${BASE}/nothing`]) {
-      const answer = await get(serving, target);
-      expect([answer.status, answer.body.message]).toEqual([404, expect.not.stringContaining('served at')]);
+      const notFound = await get(serving, target);
+      expect([notFound.status, notFound.body.message]).toEqual([404, expect.not.stringContaining('served at')]);
     }
   });
 
@@ -78,7 +78,7 @@ describe('npm run serve --under-servers', () => {
     expect((await get(serving, `${BASE}/museum-hours`)).status).toBe(200);
   });
 
-  it('answers a documented path without the server’s path with a 404 that says where it is served', async () => {
+  it('responds to a documented path without the server’s path with a 404 that says where it is served', async () => {
     expect(await get(serving, '/museum-hours')).toEqual({
       status: 404,
       body: {
@@ -209,7 +209,7 @@ components:
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers a value drawn from the schema, without the write-only code the example shows', async () => {
+  it('responds with a value drawn from the schema, without the write-only code the example shows', async () => {
     const response = await fetch(`${serving.url}/cards`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

@@ -2,7 +2,7 @@
  * Type-level tests of the generated skeleton, checked by the compiler (the `types` project of
  * vitest, and `npm run typecheck`) and never run: each `@ts-expect-error` fails the check if the
  * line below it stops being an error, i.e. if the skeleton starts accepting a handlers object that
- * is incomplete or answers off-contract.
+ * is incomplete or responds off-contract.
  */
 import { assertType, describe, expectTypeOf, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
@@ -32,14 +32,14 @@ describe('Handlers', () => {
     expectTypeOf(complete.getTransfer).toEqualTypeOf<OperationHandler<'getTransfer', Ctx>>();
   });
 
-  it('refuses a handlers object without an operation', () => {
+  it('rejects a handlers object without an operation', () => {
     const { getTransaction, ...rest } = complete;
     void getTransaction;
     // @ts-expect-error Property 'getTransaction' is missing
     assertType<Handlers<Ctx>>(rest);
   });
 
-  it('accepts a handler answering a declared status with its body', () => {
+  it('accepts a handler responding with a declared status with its body', () => {
     assertType<Handlers<Ctx>>({ ...complete, listBanks: async () => ({ status: 200, body: bankList }) });
     assertType<Handlers<Ctx>>({
       ...complete,
@@ -47,15 +47,15 @@ describe('Handlers', () => {
     });
   });
 
-  it('refuses an undeclared success status', () => {
+  it('rejects an undeclared success status', () => {
     assertType<Handlers<Ctx>>({
       ...complete,
-      // @ts-expect-error createTransfer responds 200, never 201
+      // @ts-expect-error createTransfer responds with 200, never 201
       createTransfer: async () => ({ status: 201, body: {} as Schemas['Transfer'] }),
     });
   });
 
-  it('refuses an undeclared error status', () => {
+  it('rejects an undeclared error status', () => {
     assertType<Handlers<Ctx>>({
       ...complete,
       // @ts-expect-error the bank list declares no 404
@@ -63,7 +63,7 @@ describe('Handlers', () => {
     });
   });
 
-  it('refuses a body not of the declared schema', () => {
+  it('rejects a body not of the declared schema', () => {
     assertType<Handlers<Ctx>>({
       ...complete,
       // @ts-expect-error a bank without its shortName is not a Bank
@@ -76,7 +76,7 @@ describe('Handlers', () => {
     });
   });
 
-  it('refuses a handler of another operation', () => {
+  it('rejects a handler of another operation', () => {
     const getCard: OperationHandler<'getCard', Ctx> = complete.getCard;
     // @ts-expect-error a card is not a transfer
     assertType<Handlers<Ctx>>({ ...complete, getTransfer: getCard });

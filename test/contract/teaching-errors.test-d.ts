@@ -1,6 +1,6 @@
 /**
  * Type-level tests of what the compiler says of a handler off the contract, checked by the compiler
- * (the `types` project of vitest, and `npm run typecheck`) and never run. A handler's answer is
+ * (the `types` project of vitest, and `npm run typecheck`) and never run. A handler's response is
  * checked against the operation's declared responses plus one member that no value has,
  * `UndeclaredStatus`, whose type names the operation and its statuses: a response with a status the
  * operation does not declare is reported against it, so that text is in the message. The text of
@@ -16,7 +16,7 @@ type Schemas = components['schemas'];
 declare const transfer: Schemas['Transfer'];
 declare const card: Schemas['Card'];
 
-/** What a handler of `K` may answer, as its type says. */
+/** What a handler of `K` may respond, as its type says. */
 type HandlerResult<K extends OperationId> = Awaited<ReturnType<OperationHandler<K, unknown>>>;
 /** The member of it that carries the message. */
 type Undeclared<K extends OperationId> = Exclude<HandlerResult<K>, OperationResult<K>>;
@@ -41,7 +41,7 @@ describe('the message of an undeclared status', () => {
     expectTypeOf<Extract<Undeclared<'getTransfer'>['status'], OperationResult<'getTransfer'>['status']>>().toBeNever();
   });
 
-  it('adds no answer a handler can give: the declared responses are exactly what they were', () => {
+  it('adds no response a handler can give: the declared responses are exactly what they were', () => {
     expectTypeOf<Exclude<HandlerResult<'getTransfer'>, Undeclared<'getTransfer'>>>().toEqualTypeOf<
       OperationResult<'getTransfer'>
     >();
@@ -50,7 +50,7 @@ describe('the message of an undeclared status', () => {
 });
 
 describe('handlers', () => {
-  it('accepts a declared answer, one of several declared statuses, and an OperationResult made elsewhere', () => {
+  it('accepts a declared response, one of several declared statuses, and an OperationResult made elsewhere', () => {
     operation<'getTransfer'>(async () => ({ status: 200, body: transfer }));
     const status = 400 as 400 | 404;
     idempotentWrite<'cancelTransfer'>(async () => ({ status, body: { message: 'no', type: 'NotFound' } }));
@@ -58,11 +58,11 @@ describe('handlers', () => {
     operation<'getTransfer'>(async () => notFound());
   });
 
-  it('refuses an undeclared status', () => {
+  it('rejects an undeclared status', () => {
     // @ts-expect-error getTransfer responds with one of 200 | 400 | 401 | 403 | 404 | 500 | 503, not 201
     operation<'getTransfer'>(async () => ({ status: 201, body: transfer }));
     operation<'getTransfer'>(async () =>
-      // @ts-expect-error 202 is not declared either, whatever the other branch answers
+      // @ts-expect-error 202 is not declared either, whatever the other branch returns
       Math.random() > 0.5 ? { status: 200, body: transfer } : { status: 202, body: transfer },
     );
     const status = 400 as 400 | 402;
@@ -72,7 +72,7 @@ describe('handlers', () => {
     operation<'getTransfer'>(async () => ({ status: 600, body: transfer }));
   });
 
-  it('refuses a body off its schema', () => {
+  it('rejects a body off its schema', () => {
     // @ts-expect-error a card is not a transfer
     operation<'getTransfer'>(async () => ({ status: 200, body: card }));
     // @ts-expect-error amountCents is a number
@@ -81,7 +81,7 @@ describe('handlers', () => {
     operation<'getTransfer'>(async () => ({ status: 404, body: { message: 'no', type: 'Oops' } }));
   });
 
-  it('refuses an answer that imitates the message member', () => {
+  it('rejects a response that imitates the message member', () => {
     // @ts-expect-error its key is a symbol the generated file does not export
     operation<'getTransfer'>(async () => ({
       status: 201,

@@ -6,7 +6,7 @@ import { compileDiagnostics } from 'contract-first/testing';
 import { PROJECT_ROOT } from '../helpers/project-root.js';
 
 /**
- * What a developer reads when a handler answers off the contract: handlers written in a temporary
+ * What a developer reads when a handler responds off the contract: handlers written in a temporary
  * folder against generated/server.ts and server/http/handler-kinds.ts, compiled with the project's
  * settings by the TypeScript compiler, and the text of each error. The type-level side is in
  * teaching-errors.test-d.ts; README.md, "Compile errors and what they mean", shows the messages.
@@ -70,7 +70,7 @@ const only = (name: Snippet): string => {
 };
 
 describe('a handler off the contract fails to compile with a message that names the operation and its statuses', () => {
-  it('compiles a valid handler, one answering either of two declared statuses included', () => {
+  it('compiles a valid handler, one responding with either of two declared statuses included', () => {
     expect(messages.get('valid')).toEqual([]);
   });
 
@@ -79,14 +79,14 @@ describe('a handler off the contract fails to compile with a message that names 
     'undeclaredStatusOfTwo',
     'undeclaredStatusAnnotated',
     'undeclaredStatusInHandlers',
-  ] as const)('an undeclared status (%s): the statuses getTransfer declares, and the 201 it answered', (name) => {
+  ] as const)('an undeclared status (%s): the statuses getTransfer declares, and the 201 it responded with', (name) => {
     const message = only(name);
     expect(message).toContain(GET_TRANSFER);
     expect(message).toContain(GET_TRANSFER_RESPONSE);
     expect(message).toMatch(/Property '\[undeclaredStatus\]' is missing in type '\{ status: 201;/);
   });
 
-  it('names the operation in the first line: the answer of an arrow that returns it, else the handler', () => {
+  it('names the operation in the first line: the response of an arrow that returns it, else the handler', () => {
     expect(only('undeclaredStatus').split('\n')[0]).toContain(
       `is not assignable to type 'Promise<${GET_TRANSFER_RESPONSE}>'`,
     );

@@ -19,8 +19,8 @@ import { rawRequest } from '../../scripts/proof/raw-http.js';
  * licences in SOURCES.md), and the generator's own edge cases and mistakes (toolkit/test/fixtures/generator/):
  * each is generated and scaffolded, the output type-checks with the project's strict settings, and
  * served (at the paths as the document writes them, serve's default), each operation the document
- * gives enough valid examples for answers a valid request from its stub
- * (with a response that passes response validation) and refuses an invalid one with 400 before the
+ * gives enough valid examples for responses to a valid request from its stub
+ * (with a response that passes response validation) and rejects an invalid one with 400 before the
  * stub runs.
  */
 const FIXTURES = [
@@ -204,11 +204,11 @@ describe('the generator on documents that are not ours', () => {
     await new Promise<void>((resolve) => subscriber.listen(0, '127.0.0.1', () => resolve()));
     try {
       const { port } = subscriber.address() as AddressInfo;
-      const answer = await generated.sendWebhook(`http://127.0.0.1:${port}/hooks`, 'petAdopted', {
+      const delivery = await generated.sendWebhook(`http://127.0.0.1:${port}/hooks`, 'petAdopted', {
         headers: {},
         body: { id: 1, name: 'Rex' },
       });
-      expect(answer.status).toBe(200);
+      expect(delivery.status).toBe(200);
       expect(received).toEqual([{ method: 'POST', type: 'application/json', body: '{"id":1,"name":"Rex"}' }]);
     } finally {
       subscriber.close();
@@ -231,7 +231,7 @@ describe('the generator on documents that are not ours', () => {
         await serving.close();
       });
 
-      it('answers a valid request from the stub, and refuses an invalid one with 400 before it runs', async () => {
+      it('responds to a valid request from the stub, and rejects an invalid one with 400 before it runs', async () => {
         const generation = generations.get(name);
         if (generation === undefined) throw new Error(`${name} was not generated`);
         const tried: string[] = [];

@@ -110,7 +110,7 @@ describe('the demo organization of a first start', () => {
     expect(await statusOf(idOf('refusedByNetwork'))).toBe('FAILED');
     expect(await statusOf(idOf('nearBalance'))).toBe('SUCCEEDED');
     expect(await statusOf(idOf('notCovered'))).toBe('REJECTED');
-    // The refused amount came back; the others left.
+    // The rejected amount came back; the others left.
     const spent = demo.pendingTransfers
       .filter((_, index) => ['covered', 'nearBalance'].includes(DEMO_PENDING_TRANSFERS[index]?.kind ?? ''))
       .reduce((sum, transfer) => sum + transfer.amountCents, 0);

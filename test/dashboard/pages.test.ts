@@ -154,7 +154,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     expect(await row(page, rejected).textContent()).toContain('Reason: No purchase order on file');
     expect(await partnerTransfer(rejected)).toBe('REJECTED');
 
-    // A transfer the maker cancelled meanwhile: approving it is refused, in words.
+    // A transfer the maker cancelled meanwhile: approving it is rejected, in words.
     const cancel = await sdk.POST('/v1/transfer/{id}/cancel', { params: { path: { id: cancelled } } });
     expect(cancel.error).toBeUndefined();
     await row(page, cancelled)
@@ -178,7 +178,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'in Chromium' : `in Chromium (${NO_C
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect.poll(shownTransfers).toEqual([approved]);
 
-    // Cards: set a plain card's limits (PUT), then lower one (PATCH); the partner API answers them.
+    // Cards: set a plain card's limits (PUT), then lower one (PATCH); the partner API responds to them.
     const cards = await sdk.GET('/v1/card', { params: { query: { limit: 20 } } });
     const card = cards.data?.cards.find(
       (candidate) => candidate.last4 !== null && candidate.limits.approvalBased === null,

@@ -42,7 +42,7 @@ async function stateAfterAWhile(promise: Promise<unknown>): Promise<'settled' | 
 }
 
 describe('the embedded database in its own thread', () => {
-  it('answers rows with the int8 parser applied, and refuses an int8 a number cannot hold', async () => {
+  it('returns rows with the int8 parser applied, and rejects an int8 a number cannot hold', async () => {
     await pglite.query('insert into t values ($1, $2, $3)', [1, 'one', 9_007_199_254_740_991]);
     expect((await pglite.query('select id, note, amount from t where id = $1', [1])).rows).toEqual([
       { id: 1, note: 'one', amount: 9_007_199_254_740_991 },
@@ -52,7 +52,7 @@ describe('the embedded database in its own thread', () => {
     expect((await pglite.query('select id, note, amount from t where id = $1', [1])).rows).toHaveLength(1);
   });
 
-  it('answers json and jsonb values parsed, in rows of either mode and inside transactions', async () => {
+  it('returns json and jsonb values parsed, in rows of either mode and inside transactions', async () => {
     const text = `select '{"a": [1, {"b": null}], "c": "x"}'::json as j, '[1, "two"]'::jsonb as jb, null::json as none, 'text' as t`;
     const parsed = { j: { a: [1, { b: null }], c: 'x' }, jb: [1, 'two'], none: null, t: 'text' };
     expect((await pglite.query(text)).rows).toEqual([parsed]);
@@ -69,7 +69,7 @@ describe('the embedded database in its own thread', () => {
     expect(rows.filter((row) => row.statement === byId)).toHaveLength(1);
   });
 
-  it('refuses a parameter that cannot cross to the thread, and stays usable', async () => {
+  it('rejects a parameter that cannot cross to the thread, and stays usable', async () => {
     await expect(pglite.query('select $1::text as x', [() => 'a function'])).rejects.toThrow(/could not be cloned/);
     expect((await pglite.query('select $1::text as x', ['text'])).rows).toEqual([{ x: 'text' }]);
   });
@@ -124,7 +124,7 @@ describe('the embedded database in its own thread', () => {
     expect((await pglite.query('select * from t where id = $1', [25])).rows).toEqual([]);
   });
 
-  it('commits with its last statement (queryAndCommit), and refuses one after it', async () => {
+  it('commits with its last statement (queryAndCommit), and rejects one after it', async () => {
     await pglite.transaction(async (tx) => {
       await tx.query('insert into t values ($1, $2, $3)', [30, 'first', 1]);
       await tx.queryAndCommit(`insert into t values ($1, $2, $3)`, [31, 'last', 1]);
@@ -232,7 +232,7 @@ describe('the embedded database with bounds (server/database/bounds.ts)', () => 
     await bounded.close();
   });
 
-  it("refuses a call that waits past its bound with PostgreSQL's lock_not_available, running nothing, and serves the next", async () => {
+  it("rejects a call that waits past its bound with PostgreSQL's lock_not_available, running nothing, and serves the next", async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     let begun: () => void = () => undefined;
@@ -252,7 +252,7 @@ describe('the embedded database with bounds (server/database/bounds.ts)', () => 
     expect((await bounded.query<{ id: number }>('select id from b order by id')).rows).toEqual([{ id: 1 }]);
   });
 
-  it('rolls back a transaction left without a statement past its bound, releasing what it held, and refuses the rest of it', async () => {
+  it('rolls back a transaction left without a statement past its bound, releasing what it held, and rejects the rest of it', async () => {
     let goOn: () => void = () => undefined;
     const idle = new Promise<void>((resolve) => (goOn = resolve));
     const stalled = bounded.transaction(async (tx) => {

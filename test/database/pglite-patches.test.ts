@@ -40,7 +40,7 @@ async function preparedTexts(instance: Instance): Promise<string[]> {
 const BY_ID = 'select id, note, amount from t where id = $1';
 
 describe('PGlite keeps query texts prepared', () => {
-  it('prepares a text once and answers every call with its own parameters, parsers applied', async () => {
+  it('prepares a text once and responds to every call with its own parameters, parsers applied', async () => {
     const db = await embedded();
     expect((await db.query(BY_ID, [1])).rows).toEqual([{ id: 1, note: 'one', amount: 100 }]);
     expect((await db.query(BY_ID, [2])).rows).toEqual([{ id: 2, note: null, amount: 9007199254740991 }]);
@@ -72,12 +72,12 @@ describe('PGlite keeps query texts prepared', () => {
     expect((await db.query<{ b: number }>(texts[1]!, [1])).rows).toEqual([{ b: 2 }]);
   });
 
-  it('prepares a text afresh after PostgreSQL refuses its prepared statement', async () => {
+  it('prepares a text afresh after PostgreSQL rejects its prepared statement', async () => {
     const db = await embedded();
     const all = 'select * from t where id = $1';
     await db.query(all, [1]);
     await db.exec('alter table t add column extra int');
-    // PostgreSQL refuses a prepared statement whose result changed; that one call fails, as with
+    // PostgreSQL rejects a prepared statement whose result changed; that one call fails, as with
     // any driver that prepares statements, and the next prepares the text again.
     await expect(db.query(all, [1])).rejects.toMatchObject({ code: '0A000' });
     expect((await db.query(all, [1])).rows).toEqual([{ id: 1, note: 'one', amount: 100, extra: null }]);

@@ -51,7 +51,7 @@ describe('writes run together', () => {
     memo,
   });
 
-  const answerOf = (transfer: NewTransfer, body: string, options: { retentionMs?: number } = {}) =>
+  const responseOf = (transfer: NewTransfer, body: string, options: { retentionMs?: number } = {}) =>
     storedResponseStatement({
       clientId: transfer.clientId,
       key: transfer.idempotencyKey,
@@ -70,7 +70,7 @@ describe('writes run together', () => {
     let deferred: CompiledQuery | undefined;
     const stored = await insertTransfer(database.db, transfer, (statement) => (deferred = statement.compile()));
     if (deferred === undefined) throw new Error('the insert was not deferred');
-    return withAlongside(deferred, answerOf(transfer, JSON.stringify(stored), options));
+    return withAlongside(deferred, responseOf(transfer, JSON.stringify(stored), options));
   };
 
   /** Runs the creates' statements in one moment, as the writes of one turn of the event loop hand them over. */
@@ -108,9 +108,9 @@ describe('writes run together', () => {
         status: 'PENDING',
         note: null,
       });
-      const answer = await storedResponse(transfer.idempotencyKey);
-      expect(answer).toMatchObject({ client_id: clientId, response_status: 200 });
-      expect(JSON.parse(answer?.response_body ?? 'null')).toMatchObject({ id: transfer.id, memo: transfer.memo });
+      const received = await storedResponse(transfer.idempotencyKey);
+      expect(received).toMatchObject({ client_id: clientId, response_status: 200 });
+      expect(JSON.parse(received?.response_body ?? 'null')).toMatchObject({ id: transfer.id, memo: transfer.memo });
     }
   });
 
@@ -169,11 +169,11 @@ describe('writes run together', () => {
 
   it('fails only the write that cannot commit; the others of its moment commit', async () => {
     const run = createRowsTogether(database.db, { together: true });
-    const answered = transferOf(randomUUID());
-    await run(await createStatement(answered));
+    const responded = transferOf(randomUUID());
+    await run(await createStatement(responded));
     const ok = [transferOf(randomUUID()), transferOf(randomUUID()), transferOf(randomUUID())] as const;
-    const again = transferOf(answered.idempotencyKey);
-    // A transfer naming another organization's client: its foreign key refuses it.
+    const again = transferOf(responded.idempotencyKey);
+    // A transfer naming another organization's client: its foreign key rejects it.
     const foreign = { ...transferOf(randomUUID()), clientId: otherClientId };
     const outcomes = await inOneMoment(run, [ok[0], again, ok[1], foreign, ok[2]]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
@@ -201,11 +201,11 @@ describe('writes run together', () => {
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
     // Run again each by itself, the two may overlap on PostgreSQL: the loser finds the key being
     // stored (409 for its request, which then replays) or stored (a replay).
-    const refused = outcomes.flatMap((outcome) =>
+    const rejected = outcomes.flatMap((outcome) =>
       outcome.status === 'rejected' ? [idempotencyKeyTakenOf(outcome.reason)?.outcome] : [],
     );
-    expect(refused).toHaveLength(1);
-    expect(['in-flight', 'exists']).toContain(refused[0]);
+    expect(rejected).toHaveLength(1);
+    expect(['in-flight', 'exists']).toContain(rejected[0]);
     const stored = await database.db.selectFrom('transfers').select('id').where('idempotency_key', '=', key).execute();
     expect(stored).toHaveLength(1);
   });
@@ -239,7 +239,7 @@ describe('writes run together', () => {
           if (readFirst) await tx.selectFrom('organizations').select('id').where('id', '=', organizationId).execute();
           return insertTransfer(tx, transfer, atCommit);
         },
-        (stored) => answerOf(transfer, JSON.stringify(stored)),
+        (stored) => responseOf(transfer, JSON.stringify(stored)),
         run,
       );
     const handed = [transferOf(randomUUID()), transferOf(randomUUID())];

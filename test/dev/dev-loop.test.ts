@@ -95,13 +95,13 @@ describe('npm run dev', () => {
       credentials = JSON.parse(await readFile(file('.data/demo-credentials.json'), 'utf8')) as typeof credentials;
       expect(credentials.baseUrl).toBe(dev.baseUrl.replace('127.0.0.1', 'localhost'));
       expect((await token()).status).toBe(200);
-      const refused = await get('/v1/bank?country=EG');
-      expect(refused.status).toBe(400);
+      const rejected = await get('/v1/bank?country=EG');
+      expect(rejected.status).toBe(400);
       // The dashboard's pages, bundled at start where the server reads them.
       const pages = await get('/dashboard');
       expect(pages.status).toBe(200);
       expect(await pages.text()).toMatch(/<script[^>]+src="\/dashboard\/assets\/app-[^"]+\.js"/);
-      expect(await refused.text()).toContain("Unknown query parameter 'country'");
+      expect(await rejected.text()).toContain("Unknown query parameter 'country'");
     },
     TEST_MS,
   );
@@ -146,7 +146,7 @@ describe('npm run dev', () => {
   );
 
   it(
-    'reports a lint error with its file and line, generates nothing, and keeps the last good server answering',
+    'reports a lint error with its file and line, generates nothing, and keeps the last good server responding',
     async () => {
       const generated = await readFile(file('generated/openapi.json'), 'utf8');
       const after = await saveBankDocument(`${COUNTRY}${CURRENCY_UNDESCRIBED}`);

@@ -186,7 +186,7 @@ describe('POST /v1/oauth/token', () => {
       await expectTokenError(response, 401, 'Unauthorized', 'invalid_client');
     });
 
-    it('the same answer for an unknown client and a wrong secret: no client enumeration', async () => {
+    it('the same response for an unknown client and a wrong secret: no client enumeration', async () => {
       const unknown = await (
         await tokenRequest(
           { grant_type: 'client_credentials' },
@@ -216,7 +216,7 @@ describe('POST /v1/oauth/token', () => {
   });
 
   describe('security', () => {
-    it('refuses credentials in the query string, even when they are right', async () => {
+    it('rejects credentials in the query string, even when they are right', async () => {
       const query = `?client_id=${partner.clientId}&client_secret=${encodeURIComponent(partner.clientSecret)}`;
       await expectTokenError(
         await tokenRequest({ grant_type: 'client_credentials' }, { query }),
@@ -436,16 +436,16 @@ describe('bearer tokens', () => {
 });
 
 describe('token revocation', () => {
-  it('refuses tokens issued before the revocation; a token issued right after works at once', async () => {
+  it('rejects tokens issued before the revocation; a token issued right after works at once', async () => {
     const client = await app.onboard({ name: 'Revoked Partner' });
     const before = await client.token();
     // Revoke in the same millisecond, before the service has looked at this client at all.
     await revokeClientTokens(app.db, client.clientId, app.clock.now());
     const after = await client.token();
 
-    const refused = await client.request('GET', '/v1/transfer', { token: before });
-    await expectError(refused, 401, 'Unauthorized');
-    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const rejected = await client.request('GET', '/v1/transfer', { token: before });
+    await expectError(rejected, 401, 'Unauthorized');
+    expect(rejected.headers.get('www-authenticate')).toContain('error="invalid_token"');
     expect((await client.request('GET', '/v1/transfer', { token: after })).status).toBe(200);
     // Writes too.
     await expectError(await client.request('POST', '/v1/transfer', { token: before, body: {} }), 401, 'Unauthorized');
@@ -480,7 +480,7 @@ describe('token revocation', () => {
     expect((await client.request('GET', '/v1/transfer', { token: await client.token() })).status).toBe(200);
   });
 
-  it('refuses the tokens of a client that no longer exists', async () => {
+  it('rejects the tokens of a client that no longer exists', async () => {
     const client = await app.onboard({ name: 'Removed Partner' });
     const token = await client.token();
     await app.db.deleteFrom('client_keys').where('client_id', '=', client.clientId).execute();

@@ -8,7 +8,7 @@ import { createTransfer, expectError, gate } from './support.js';
 
 /**
  * Every database call of a request is bounded (server/database/bounds.ts): a write that cannot take
- * the row it needs, because another transaction holds it, is responded 503 in the Error shape once
+ * the row it needs, because another transaction holds it, gets 503 in the Error shape once
  * its bound has passed, with nothing done and nothing stored under its key, and nothing left
  * locked: once the other transaction ends, the same request with the same key executes.
  * On PostgreSQL the holder is another connection with the transfer's row locked (lock_timeout);
@@ -59,16 +59,16 @@ async function holdTransfer(transferId: string): Promise<{ release: () => Promis
 }
 
 describe('a database call past its bound', () => {
-  it('is answered 503 with Retry-After, does nothing, stores nothing and leaves nothing locked', async () => {
+  it('gets 503 with Retry-After, does nothing, stores nothing and leaves nothing locked', async () => {
     const transfer = await createTransfer(partner);
     const key = randomUUID();
     const path = `/v1/transfer/${transfer.id}/execute`;
     const hold = await holdTransfer(transfer.id);
-    let answer: Response;
+    let response: Response;
     try {
-      answer = await partner.request('POST', path, { idempotencyKey: key });
-      await expectError(answer, 503, 'InternalError');
-      expect(answer.headers.get('retry-after')).toBe('1');
+      response = await partner.request('POST', path, { idempotencyKey: key });
+      await expectError(response, 503, 'InternalError');
+      expect(response.headers.get('retry-after')).toBe('1');
     } finally {
       await hold.release();
     }

@@ -37,7 +37,7 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
   const balanceOf = async (partner: Partner): Promise<number> =>
     (await getBalance(app.db, partner.organizationId)) ?? Number.NaN;
 
-  it('20 concurrent creates with one key → exactly one transfer; every answer is that transfer or a 409', async () => {
+  it('20 concurrent creates with one key → exactly one transfer; every response is that transfer or a 409', async () => {
     const { partner, instances, token } = await onBoth(0);
     const key = randomUUID();
     const body = transferBody({ amountCents: 12_300 });
@@ -46,18 +46,18 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
         instances[i % 2]?.request('POST', '/v1/transfer', { body, idempotencyKey: key, token }),
       ),
     );
-    const answers = await Promise.all(
+    const outcomes = await Promise.all(
       responses.map(async (response) => ({
         status: response?.status,
         body: JSON.parse((await response?.text()) ?? 'null') as TransferJson | { type: string },
       })),
     );
-    const created = answers.filter((answer) => answer.status === 200).map((answer) => answer.body as TransferJson);
-    const busy = answers.filter((answer) => answer.status === 409);
+    const created = outcomes.filter((outcome) => outcome.status === 200).map((outcome) => outcome.body as TransferJson);
+    const busy = outcomes.filter((outcome) => outcome.status === 409);
     expect(created.length + busy.length).toBe(20);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((transfer) => transfer.id)).size).toBe(1);
-    for (const answer of busy) expect(answer.body).toMatchObject({ type: 'DuplicateIdempotencyKey' });
+    for (const outcome of busy) expect(outcome.body).toMatchObject({ type: 'DuplicateIdempotencyKey' });
 
     const rows = await app.db
       .selectFrom('transfers')
@@ -110,7 +110,7 @@ describe.skipIf(!postgresUrl)('two instances on one PostgreSQL database', () => 
       .where('status', '=', 'PROCESSING')
       .executeTakeFirstOrThrow();
     expect(Number(processing.sum)).toBe(executed);
-    // The refused ones stayed PENDING: whatever is left over could not pay for any of them.
+    // The rejected ones stayed PENDING: whatever is left over could not pay for any of them.
     const smallestRefused = Math.min(
       ...transfers.filter((_, i) => responses[i]?.status !== 200).map((t) => t.amountCents),
     );

@@ -56,7 +56,7 @@ async function partnerTransfer(id: string): Promise<TransferJson> {
 }
 
 describe('sessions', () => {
-  it('login sets the session cookie with its attributes and answers the session; only the hash is stored', async () => {
+  it('login sets the session cookie with its attributes and responds with the session; only the hash is stored', async () => {
     const response = await login(
       app.baseUrl,
       partner.operator.operator.username.toUpperCase(),
@@ -328,7 +328,7 @@ describe('the checks, in the order of the document', () => {
     expect(listed.transfers.map((entry) => entry.transfer.id)).not.toContain(theirs.id);
   });
 
-  it('paths under /dashboard/api the document lacks are 404, other methods 405; the partner API answers as before', async () => {
+  it('paths under /dashboard/api the document lacks are 404, other methods 405; the partner API responds as before', async () => {
     await expectError(await approver.request('GET', '/dashboard/api/nothing'), 404, 'NotFound');
     await expectError(await approver.request('GET', '/dashboard/api'), 404, 'NotFound');
     await expectError(await approver.request('GET', '/Dashboard/api/session'), 404, 'NotFound');
@@ -539,7 +539,7 @@ describe('transfers', () => {
 });
 
 describe('cards, the ledger, the balance and the clients', () => {
-  it("setting and adjusting a card's limits: the partner API's GET card answers the new limits", async () => {
+  it("setting and adjusting a card's limits: the partner API's GET card responds with the new limits", async () => {
     const card = await app.db
       .selectFrom('cards')
       .select('id')

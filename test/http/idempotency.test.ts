@@ -22,7 +22,7 @@ import {
   type TransferJson,
 } from './support.js';
 
-// Idempotency: one answer per (client, key) for 24 hours, replayed byte for byte;
+// Idempotency: one response per (client, key) for 24 hours, replayed byte for byte;
 // 422 for another request under the same key, 409 while it runs; nothing stored for requests the
 // operation never saw, nor for 5xx.
 
@@ -58,7 +58,7 @@ async function storedKey(who: Partner, key: string): Promise<boolean> {
 }
 
 describe('replay', () => {
-  it('a repeat of a create answers the same bytes with Idempotent-Replayed: true, and creates nothing', async () => {
+  it('a repeat of a create responds with the same bytes with Idempotent-Replayed: true, and creates nothing', async () => {
     const key = randomUUID();
     const body = transferBody({ amountCents: 4_321 });
     const first = await partner.request('POST', '/v1/transfer', { body, idempotencyKey: key });
@@ -158,17 +158,17 @@ describe('replay', () => {
     expect(fresh.status).toBe(200);
   });
 
-  it('replays a stored not-PENDING refusal and a stored 404', async () => {
+  it('replays a stored not-PENDING rejection and a stored 404', async () => {
     const created = await createTransfer(partner);
     expect((await transferAction(partner, created.id, 'cancel')).status).toBe(200);
     const key = randomUUID();
-    const refused = await partner.request('POST', `/v1/transfer/${created.id}/execute`, { idempotencyKey: key });
-    const refusedText = await refused.text();
-    expect(refused.status).toBe(400);
+    const rejected = await partner.request('POST', `/v1/transfer/${created.id}/execute`, { idempotencyKey: key });
+    const rejectedText = await rejected.text();
+    expect(rejected.status).toBe(400);
     const again = await partner.request('POST', `/v1/transfer/${created.id}/execute`, { idempotencyKey: key });
     expect(again.status).toBe(400);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(await again.text()).toBe(refusedText);
+    expect(await again.text()).toBe(rejectedText);
 
     const missingKey = randomUUID();
     const path = '/v1/transfer/trf_000000000000000000000000/cancel';
@@ -274,7 +274,7 @@ describe('24 hours', () => {
 });
 
 describe('in flight', () => {
-  it('while another request is committing the key: 409 with Retry-After on PostgreSQL (the embedded database runs one transaction at a time, so the request waits); then the holder is replayed and another request refused', async () => {
+  it('while another request is committing the key: 409 with Retry-After on PostgreSQL (the embedded database runs one transaction at a time, so the request waits); then the holder is replayed and another request rejected', async () => {
     const key = randomUUID();
     const bodyJson = transferBody({ amountCents: 909 });
     const body = JSON.stringify(bodyJson);
@@ -284,31 +284,31 @@ describe('in flight', () => {
     // A request of another instance, between its stored response and its commit.
     const holder = app.db.transaction().execute(async (tx) => {
       const row = await insertTransfer(tx, newTransferOf(partner, key, bodyJson, app.clock.now()));
-      const answer = toTransfer(row);
+      const received = toTransfer(row);
       await storeResponse(tx, {
         clientId: partner.clientId,
         key,
         fingerprint,
         nowMs: app.clock.now(),
         status: 200,
-        body: JSON.stringify(answer),
+        body: JSON.stringify(received),
       });
       holding();
       await released;
-      return answer;
+      return received;
     });
     await held;
     const busy = partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
     if (app.kind === 'postgres') {
-      const answer = await busy;
-      await expectError(answer, 409, 'DuplicateIdempotencyKey');
-      expect(answer.headers.get('retry-after')).toBe('1');
+      const received = await busy;
+      await expectError(received, 409, 'DuplicateIdempotencyKey');
+      expect(received.headers.get('retry-after')).toBe('1');
       release();
     } else {
       setTimeout(release, 50);
-      const answer = await busy;
-      expect(answer.status).toBe(200);
-      expect(answer.headers.get('idempotent-replayed')).toBe('true');
+      const received = await busy;
+      expect(received.status).toBe(200);
+      expect(received.headers.get('idempotent-replayed')).toBe('true');
     }
     const heldResponse = await holder;
     const replay = await partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key });
@@ -322,18 +322,18 @@ describe('in flight', () => {
     expect(await transfersWithKey(partner, key)).toBe(1);
   });
 
-  it('two requests with one key at once: one transfer, and both answers name it (or the second is told to retry)', async () => {
+  it('two requests with one key at once: one transfer, and both responses name it (or the second is told to retry)', async () => {
     const key = randomUUID();
     const body = JSON.stringify(transferBody({ amountCents: 919 }));
-    const answers = await Promise.all(
+    const responses = await Promise.all(
       [0, 1].map(() => partner.request('POST', '/v1/transfer', { rawBody: body, idempotencyKey: key })),
     );
-    const texts = await Promise.all(answers.map((answer) => answer.text()));
-    const created = answers.findIndex(
-      (answer) => answer.status === 200 && answer.headers.get('idempotent-replayed') === null,
+    const texts = await Promise.all(responses.map((received) => received.text()));
+    const created = responses.findIndex(
+      (received) => received.status === 200 && received.headers.get('idempotent-replayed') === null,
     );
     expect(created).toBeGreaterThanOrEqual(0);
-    const other = answers[1 - created];
+    const other = responses[1 - created];
     if (other?.status === 409) expect(other.headers.get('retry-after')).toBe('1');
     else {
       expect(other?.headers.get('idempotent-replayed')).toBe('true');

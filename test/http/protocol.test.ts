@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Partner, type TestApp } from '../../scripts/proof/app.js';
 import { expectError, expectNoLeak, rawRequest, transferBody, writeHeaders } from './support.js';
 
-// How the service answers requests it cannot serve (unknown paths and
+// How the service responds to requests it cannot serve (unknown paths and
 // methods, oversized or mistyped bodies, unknown parameters and properties), the request id,
 // health, and the cacheable bank list.
 
@@ -86,7 +86,7 @@ describe('request bodies', () => {
     await expectError(await partner.request('POST', '/v1/transfer', { body }), 413, 'InvalidRequest');
   });
 
-  it('a body just under 64 KiB is read (and then refused by the schema: note is at most 500 characters)', async () => {
+  it('a body just under 64 KiB is read (and then rejected by the schema: note is at most 500 characters)', async () => {
     const body = { ...transferBody(), note: 'x'.repeat(60 * 1024) };
     await expectError(await partner.request('POST', '/v1/transfer', { body }), 400, 'InvalidRequest');
   });
@@ -203,9 +203,9 @@ describe('requests Node itself refuses', () => {
     const url = new URL(app.baseUrl);
     return new Promise((resolve, reject) => {
       const socket = connect(Number(url.port), url.hostname, () => socket.end(request));
-      let answer = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
-      socket.on('end', () => resolve(answer));
+      let received = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+      socket.on('end', () => resolve(received));
       socket.on('error', reject);
     });
   }
@@ -216,8 +216,8 @@ describe('requests Node itself refuses', () => {
     ['a broken request line', 'GET /v1/bank HTTX/9\r\nHost: x\r\n\r\n', 400],
     ['headers over 16 KiB', `GET /v1/bank HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431],
   ])('%s → %i with the Error shape and a request id', async (_name, request, status) => {
-    const answer = await rawExchange(request);
-    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    const received = await rawExchange(request);
+    const [head = '', body = ''] = received.split('\r\n\r\n');
     expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
     expect(head).toMatch(/\r\nX-Request-Id: req_[a-z0-9]{24}\r\n/);
     expect(head).toMatch(/\r\nContent-Type: application\/json/);
@@ -273,7 +273,7 @@ describe('X-Request-Id', () => {
     expect(sent).toMatch(/^req_[a-z0-9]{24}$/);
   });
 
-  it('is on every answer: success, error, not found, wrong method, health', async () => {
+  it('is on every response: success, error, not found, wrong method, health', async () => {
     const responses = await Promise.all([
       fetch(`${app.baseUrl}/v1/bank`),
       fetch(`${app.baseUrl}/v1/transfer`),
@@ -296,7 +296,7 @@ describe('health', () => {
     expect(await response.json()).toEqual({ status: 'ok' });
   });
 
-  it('GET /readyz → 200 while the database answers', async () => {
+  it('GET /readyz → 200 while the database responds', async () => {
     const response = await fetch(`${app.baseUrl}/readyz`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ready' });

@@ -38,7 +38,7 @@ function buildOnce(): void {
 /** The one line every start on the embedded database says (server/main.ts, embeddedDatabaseDurability). */
 const EMBEDDED_DATABASE_LINE =
   'The embedded database survives a killed process, but a power cut or a kernel crash may lose writes it has ' +
-  'already answered: PGlite does not flush its files to disk (no fsync). Set DATABASE_URL=postgres://… for PostgreSQL.';
+  'already acknowledged: PGlite does not flush its files to disk (no fsync). Set DATABASE_URL=postgres://… for PostgreSQL.';
 
 /** The JSON log lines of a server's stdout. */
 function jsonLines(output: string): Record<string, unknown>[] {
@@ -159,7 +159,7 @@ describe('npm start', () => {
     }
   });
 
-  it("answers an unknown path with the contract's Error, naming the reference", async () => {
+  it("responds to an unknown path with the contract's Error, naming the reference", async () => {
     for (const [where, reference] of [
       ['/no-such-path', '/docs'],
       ['/v1/transfers', '/docs'],
@@ -285,7 +285,7 @@ describe('npm start', () => {
     });
 
     // A request in flight when SIGTERM arrives. `Expect: 100-continue` makes the server confirm it
-    // has taken the request (it responds 100 Continue before the body is sent), so the signal
+    // has taken the request (it responds with 100 Continue before the body is sent), so the signal
     // certainly finds it in flight; the body follows only after the server has begun to shut down.
     const form = `grant_type=client_credentials&client_id=${credentials.clientId}&client_secret=${credentials.clientSecret}`;
     const inFlight = new Promise<{ status: number; body: string; connection: string | undefined }>((done, fail) => {
@@ -319,10 +319,10 @@ describe('npm start', () => {
       });
       req.flushHeaders();
     });
-    const answer = await inFlight;
-    expect(answer.status, answer.body).toBe(200);
-    expect(JSON.parse(answer.body)).toMatchObject({ token_type: 'Bearer' });
-    expect(answer.connection).toBe('close');
+    const received = await inFlight;
+    expect(received.status, received.body).toBe(200);
+    expect(JSON.parse(received.body)).toMatchObject({ token_type: 'Bearer' });
+    expect(received.connection).toBe('close');
 
     expect(await exited).toEqual({ code: 0, signal: null });
     const lines = logLines();
@@ -352,7 +352,7 @@ describe('npm start', () => {
 });
 
 describe("the server's settings", () => {
-  it('refuses a DATABASE_POOL_SIZE it cannot use, naming the setting, before opening anything', () => {
+  it('rejects a DATABASE_POOL_SIZE it cannot use, naming the setting, before opening anything', () => {
     buildOnce();
     for (const value of ['0', '101', 'four']) {
       const result = spawnSync(process.execPath, [...startScriptNodeFlags(), MAIN], {
@@ -413,15 +413,15 @@ describe('NODE_ENV=production on the embedded database', () => {
     expect(stderr).toBe(
       'NODE_ENV=production with the embedded database (DATABASE_URL unset): refusing to start. The embedded ' +
         'database (PGlite) never flushes its files to disk (no fsync): it survives a killed process, but a power cut ' +
-        'or a kernel crash can lose writes it has already answered, or leave its files unrecoverable. Set ' +
-        'DATABASE_URL=postgres://… to run on PostgreSQL, which flushes every commit to disk before answering; or, to ' +
+        'or a kernel crash can lose writes it has already acknowledged, or leave its files unrecoverable. Set ' +
+        'DATABASE_URL=postgres://… to run on PostgreSQL, which flushes every commit to disk before responding; or, to ' +
         'run on the embedded database anyway and accept that loss, set EMBEDDED_DATABASE=accept-no-fsync.\n',
     );
     expect(stdout).toBe('');
     expect(existsSync(join(directory, '.data'))).toBe(false);
   });
 
-  it('refuses an EMBEDDED_DATABASE it does not know, naming the one value, and an in-memory database outright', () => {
+  it('rejects an EMBEDDED_DATABASE it does not know, naming the one value, and an in-memory database outright', () => {
     const unknown = startRefused({ EMBEDDED_DATABASE: 'yes' });
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe('EMBEDDED_DATABASE must be accept-no-fsync or unset (got "yes")\n');

@@ -165,7 +165,7 @@ describe('forbidden transitions', () => {
     expect(await balanceOf(partner)).toBe(balance);
   });
 
-  it('walked through the API: every step after the first is refused', async () => {
+  it('walked through the API: every step after the first is rejected', async () => {
     const cancelled = await createTransfer(partner);
     await ok(await transferAction(partner, cancelled.id, 'cancel'));
     await expectError(await transferAction(partner, cancelled.id, 'cancel'), 400, 'InvalidRequest');
@@ -198,7 +198,7 @@ describe('funds', () => {
     const one = await createTransfer(poor, { amountCents: 1 });
     await expectError(await transferAction(poor, one.id, 'execute'), 400, 'InsufficientFunds');
 
-    // A pending transfer can still be cancelled after a refused execute.
+    // A pending transfer can still be cancelled after a rejected execute.
     await ok(await transferAction(poor, big.id, 'cancel'));
   });
 });

@@ -101,9 +101,9 @@ async function storedKeys(key: string): Promise<number> {
 
 const balance = async (): Promise<number> => (await getBalance(database.db, organizationId)) ?? Number.NaN;
 
-/** A write handler that adds a cent in its transaction, then answers what `answer` says. */
+/** A write handler that adds a cent in its transaction, then responds with what `respond` says. */
 function addingCent(
-  answer: (run: number) => AnyOperationResult | Promise<AnyOperationResult>,
+  respond: (run: number) => AnyOperationResult | Promise<AnyOperationResult>,
 ): (unit: UnitOfWork) => Promise<AnyOperationResult> {
   let runs = 0;
   return (unit) =>
@@ -111,12 +111,12 @@ function addingCent(
       await sql`update organizations set balance_cents = balance_cents + 1 where id = ${ctx.principal.organizationId}`.execute(
         ctx.tx,
       );
-      return answer(++runs);
+      return respond(++runs);
     });
 }
 
 describe('an idempotent write', () => {
-  it('commits its change with its stored answer, and a retry replays the answer without a second change', async () => {
+  it('commits its change with its stored response, and a retry replays the response without a second change', async () => {
     route = routes.createTransfer;
     handler = addingCent((run) => ({ status: 200, body: { run } }));
     const before = await balance();
@@ -143,7 +143,7 @@ describe('an idempotent write', () => {
     );
   });
 
-  it('a 5xx answer rolls back its change and is not stored, so that a retry runs again', async () => {
+  it('a 5xx response rolls back its change and is not stored, so that a retry runs again', async () => {
     handler = addingCent((run) =>
       run === 1 ? { status: 503, body: { message: 'down', type: 'InternalError' } } : { status: 200, body: { run } },
     );
@@ -159,21 +159,21 @@ describe('an idempotent write', () => {
     expect(await balance()).toBe(before + 1);
   });
 
-  it('a 4xx answer is stored like any other, and replayed', async () => {
-    handler = addingCent((run) => ({ status: 400, body: { message: `refused ${run}`, type: 'InvalidRequest' } }));
+  it('a 4xx response is stored like any other, and replayed', async () => {
+    handler = addingCent((run) => ({ status: 400, body: { message: `rejected ${run}`, type: 'InvalidRequest' } }));
     expect(await write('unit-key-0004')).toEqual({
       status: 400,
-      body: { message: 'refused 1', type: 'InvalidRequest' },
+      body: { message: 'rejected 1', type: 'InvalidRequest' },
       replayed: false,
     });
     expect(await write('unit-key-0004')).toEqual({
       status: 400,
-      body: { message: 'refused 1', type: 'InvalidRequest' },
+      body: { message: 'rejected 1', type: 'InvalidRequest' },
       replayed: true,
     });
   });
 
-  it('another request under a used key is refused with 422 and its change rolled back', async () => {
+  it('another request under a used key is rejected with 422 and its change rolled back', async () => {
     handler = addingCent((run) => ({ status: 200, body: { run } }));
     await write('unit-key-0005', 'first');
     const before = await balance();
@@ -216,7 +216,7 @@ describe('an idempotent write', () => {
   });
 
   it.runIf(process.env['DATABASE_URL'] !== undefined)(
-    'a retry of an answered key gets the stored answer, not 409, while another retry of it holds the key (PostgreSQL)',
+    'a retry of an acknowledged key gets the stored response, not 409, while another retry of it holds the key (PostgreSQL)',
     async () => {
       handler = addingCent((run) => ({ status: 200, body: { run } }));
       const key = 'unit-key-0016';
@@ -258,8 +258,8 @@ describe('an idempotent write', () => {
 
 /**
  * A write handler that adds a cent in place, then defers (when it may) a statement adding a cent
- * to `target`'s balance, on the condition that the organization exists, and answers its run and
- * whether it deferred; run in place, it responds 400 when `target` does not exist.
+ * to `target`'s balance, on the condition that the organization exists, and responds with its run and
+ * whether it deferred; run in place, it responds with 400 when `target` does not exist.
  */
 function deferringCent(
   target: () => string,
@@ -296,7 +296,7 @@ function deferringCent(
 }
 
 describe('a statement sent at the commit', () => {
-  it('carries the stored answer and commits with it when its condition holds: the handler runs once', async () => {
+  it('carries the stored response and commits with it when its condition holds: the handler runs once', async () => {
     const runs: { atCommit: boolean }[] = [];
     handler = deferringCent(() => organizationId, runs);
     const before = await balance();
@@ -310,12 +310,12 @@ describe('a statement sent at the commit', () => {
     expect(await balance()).toBe(before + 2);
   });
 
-  it('when its condition does not hold nothing of the run commits, and the handler runs again in place; that answer is stored', async () => {
+  it('when its condition does not hold nothing of the run commits, and the handler runs again in place; that response is stored', async () => {
     const runs: { atCommit: boolean }[] = [];
     handler = deferringCent(() => 'org_that_does_not_exist', runs);
     const before = await balance();
-    const refused = { status: 400, body: { message: 'no such organization', type: 'InvalidRequest' } };
-    expect(await write('unit-key-0102')).toEqual({ ...refused, replayed: false });
+    const rejected = { status: 400, body: { message: 'no such organization', type: 'InvalidRequest' } };
+    expect(await write('unit-key-0102')).toEqual({ ...rejected, replayed: false });
     expect(runs).toEqual([{ atCommit: true }, { atCommit: false }]);
     // The first run's cent was rolled back with its deferred statement; the second run's committed.
     expect(await balance()).toBe(before + 1);
@@ -323,7 +323,7 @@ describe('a statement sent at the commit', () => {
     // A replay's deferred statement, which carries its stored response, fails on its condition first
     // (PostgreSQL runs a statement's main query before the data-modifying CTEs it does not read):
     // the handler runs again in place, the stored response then fails, and nothing of either run commits.
-    expect(await write('unit-key-0102')).toEqual({ ...refused, replayed: true });
+    expect(await write('unit-key-0102')).toEqual({ ...rejected, replayed: true });
     expect(runs).toEqual([{ atCommit: true }, { atCommit: false }, { atCommit: true }, { atCommit: false }]);
     expect(await balance()).toBe(before + 1);
     expect(await storedKeys('unit-key-0102')).toBe(1);

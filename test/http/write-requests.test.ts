@@ -5,7 +5,7 @@ import { partnerOf, startTestApp, type Partner, type TestApp } from '../../scrip
 import { createTransfer, expectError, rawRequest, transferBody, writeHeaders } from './support.js';
 
 // The write headers, checked in order (token, idempotency key, signature presence,
-// timestamp window, signature), then the body. The first failure answers.
+// timestamp window, signature), then the body. The first failure is the response.
 
 let app: TestApp;
 let partner: Partner;

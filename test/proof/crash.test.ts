@@ -26,7 +26,7 @@ describe(`crash safety on ${database === 'postgres' ? 'PostgreSQL' : 'the embedd
     const report = await runCrashSchedule({ seed, kills, database, lifeMs });
     console.info(
       `crash schedule (seed ${seed}): ${report.kills} kills (${report.killsUnderLoad} under load, ${report.killsDuringStartup} during start-up), ` +
-        `${report.requests} requests, ${report.interrupted} cut off by a kill, answers ${JSON.stringify(report.responsesByStatus)}, ` +
+        `${report.requests} requests, ${report.interrupted} cut off by a kill, responses ${JSON.stringify(report.responsesByStatus)}, ` +
         `${report.replaysChecked} replays checked, ` +
         `${database === 'pglite' ? `${report.staleLocksTakenOver} stale pid locks taken over, ` : ''}${report.operations.creates} creates / ` +
         `${report.operations.executes} executes / ${report.operations.cancels} cancels, transfers ${JSON.stringify(report.invariants.byStatus)}, ` +

@@ -26,7 +26,7 @@ describe('fuzz from the document', () => {
     await app?.close();
   });
 
-  it(`answers ${runs} generated requests within the contract (seed ${seed})`, async () => {
+  it(`responds to ${runs} generated requests within the contract (seed ${seed})`, async () => {
     console.info(`fuzz: ${runs} cases, seed ${seed} (replay with FUZZ_SEED=${seed} FUZZ_RUNS=${runs})`);
     const report = await runFuzz(
       { baseUrl: app.baseUrl, db: app.db, clock: app.clock, onboard: (request) => app.onboard(request) },

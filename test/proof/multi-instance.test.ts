@@ -43,8 +43,8 @@ const REQUESTS_PER_KEY = 12;
 async function untilResponded(send: () => Promise<ProofResponse>): Promise<ProofResponse> {
   // 409 means the first request with the key is still running: ask again.
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const answer = await send();
-    if (answer.status !== 409) return answer;
+    const received = await send();
+    if (received.status !== 409) return received;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('still 409 after 200 attempts');
@@ -138,17 +138,17 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       const bodies = keys.map((_, index) => transferBody(10_000 + index, { serial: index }));
       const keyAt = (index: number): string => keys[index] ?? '';
       const bodyAt = (index: number): Record<string, unknown> => bodies[index] ?? {};
-      const answers = await spread(SAME_KEYS * REQUESTS_PER_KEY, (index) => {
+      const responses = await spread(SAME_KEYS * REQUESTS_PER_KEY, (index) => {
         const k = index % SAME_KEYS;
         return idem.send('POST', '/v1/transfer', { body: bodyAt(k), key: keyAt(k), baseUrl: urlFor(index) });
       });
-      for (const answer of answers) {
-        expect([200, 409], describeResponse(answer)).toContain(answer.status);
-        if (answer.status === 409) expect(field(answer, 'type')).toBe('DuplicateIdempotencyKey');
+      for (const received of responses) {
+        expect([200, 409], describeResponse(received)).toContain(received.status);
+        if (received.status === 409) expect(field(received, 'type')).toBe('DuplicateIdempotencyKey');
       }
       for (const [k, key] of keys.entries()) {
-        const mine = answers.filter((_, index) => index % SAME_KEYS === k);
-        const settled = mine.filter((answer) => answer.status === 200);
+        const mine = responses.filter((_, index) => index % SAME_KEYS === k);
+        const settled = mine.filter((received) => received.status === 200);
         // Ask again until every request has its response: the same transfer, replayed.
         for (let waiting = mine.length - settled.length; waiting > 0; waiting -= 1) {
           const retried = await untilResponded(() =>
@@ -157,9 +157,9 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
           expect(retried.replayed, describeResponse(retried)).toBe(true);
           settled.push(retried);
         }
-        expect(new Set(settled.map((answer) => field(answer, 'id'))).size, key).toBe(1);
+        expect(new Set(settled.map((received) => field(received, 'id'))).size, key).toBe(1);
         expect(
-          mine.filter((answer) => answer.status === 200 && !answer.replayed),
+          mine.filter((received) => received.status === 200 && !received.replayed),
           key,
         ).toHaveLength(1);
         const stored = await database.db
@@ -187,18 +187,18 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
           baseUrl: urlFor(index),
         }),
       );
-      const ids = created.map((answer) => {
-        expect(answer.status, describeResponse(answer)).toBe(200);
-        return String(field(answer, 'id'));
+      const ids = created.map((received) => {
+        expect(received.status, describeResponse(received)).toBe(200);
+        return String(field(received, 'id'));
       });
       const executed = await spread(ids.length, (index) =>
         drain.send('POST', `/v1/transfer/${ids[index]}/execute`, { baseUrl: urlFor(index + 1) }),
       );
-      const won = executed.filter((answer) => answer.status === 200);
-      const refused = executed.filter(
-        (answer) => answer.status === 400 && field(answer, 'type') === 'InsufficientFunds',
+      const won = executed.filter((received) => received.status === 200);
+      const rejected = executed.filter(
+        (received) => received.status === 400 && field(received, 'type') === 'InsufficientFunds',
       );
-      expect(won.length + refused.length, executed.map(describeResponse).join('\n')).toBe(executed.length);
+      expect(won.length + rejected.length, executed.map(describeResponse).join('\n')).toBe(executed.length);
       // Equal amounts and no failing accounts: exactly as many as the balance covers, to the cent.
       expect(won).toHaveLength(DRAIN_START_CENTS / DRAIN_AMOUNT_CENTS);
       const balance = await database.db
@@ -215,12 +215,12 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         race.send('POST', `/v1/transfer/${id}/execute`, { baseUrl: urlFor(index) }),
       );
       expect(
-        storm.filter((answer) => answer.status === 200),
+        storm.filter((received) => received.status === 200),
         storm.map(describeResponse).join('\n'),
       ).toHaveLength(1);
-      for (const answer of storm.filter((candidate) => candidate.status !== 200)) {
-        expect(answer.status, describeResponse(answer)).toBe(400);
-        expect(field(answer, 'type')).toBe('InvalidRequest');
+      for (const received of storm.filter((candidate) => candidate.status !== 200)) {
+        expect(received.status, describeResponse(received)).toBe(400);
+        expect(field(received, 'type')).toBe('InvalidRequest');
       }
     });
 
@@ -231,7 +231,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
           baseUrl: urlFor(index),
         }),
       );
-      const ids = created.map((answer) => String(field(answer, 'id')));
+      const ids = created.map((received) => String(field(received, 'id')));
       const outcomes = await spread(RACES, async (index) => {
         const [cancel, execute] = await Promise.all([
           race.send('POST', `/v1/transfer/${ids[index]}/cancel`, { baseUrl: urlFor(index) }),
@@ -240,7 +240,7 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         return { id: ids[index] ?? '', cancel, execute };
       });
       for (const { id, cancel, execute } of outcomes) {
-        const winners = [cancel, execute].filter((answer) => answer.status === 200);
+        const winners = [cancel, execute].filter((received) => received.status === 200);
         expect(
           winners,
           `${id}: cancel ${describeResponse(cancel)} / execute ${describeResponse(execute)}`,
@@ -270,9 +270,9 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
           baseUrl: urlFor(index),
         }),
       );
-      const ids = created.map((answer) => {
-        expect(answer.status, describeResponse(answer)).toBe(200);
-        return String(field(answer, 'id'));
+      const ids = created.map((received) => {
+        expect(received.status, describeResponse(received)).toBe(200);
+        return String(field(received, 'id'));
       });
       // The session and its CSRF token work on every instance: both live in the database.
       const dashboard = (index: number, path: string, body?: unknown): Promise<Response> =>
@@ -284,15 +284,15 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
         });
       const outcomes = await spread(DECISION_RACES, async (index) => {
         const id = ids[index] ?? '';
-        const answered = async (
+        const responded = async (
           response: Promise<Response>,
         ): Promise<{ status: number; body: Record<string, unknown> }> => {
           const done = await response;
           return { status: done.status, body: (await done.json()) as Record<string, unknown> };
         };
         const sends = [
-          () => answered(dashboard(index, `/dashboard/api/transfer/${id}/approve`)),
-          () => answered(dashboard(index + 1, `/dashboard/api/transfer/${id}/reject`, { reason: `race ${index}` })),
+          () => responded(dashboard(index, `/dashboard/api/transfer/${id}/approve`)),
+          () => responded(dashboard(index + 1, `/dashboard/api/transfer/${id}/reject`, { reason: `race ${index}` })),
           () => decide.send('POST', `/v1/transfer/${id}/execute`, { baseUrl: urlFor(index + 2) }),
           () => decide.send('POST', `/v1/transfer/${id}/cancel`, { baseUrl: urlFor(index + 1) }),
         ] as const;
@@ -314,20 +314,20 @@ describe.skipIf(!databaseUrl)('several instances on one PostgreSQL database', ()
       });
       const wins: Record<string, number> = { approve: 0, reject: 0, execute: 0, cancel: 0 };
       for (const { id, approve, reject, execute, cancel } of outcomes) {
-        const answers = {
+        const responses = {
           approve: { status: approve.status, type: approve.body['type'] },
           reject: { status: reject.status, type: reject.body['type'] },
           execute: { status: execute.status, type: field(execute, 'type') },
           cancel: { status: cancel.status, type: field(cancel, 'type') },
         };
-        const winners = Object.entries(answers).filter(([, answer]) => answer.status === 200);
-        const story = `${id}: ${JSON.stringify(answers)}`;
+        const winners = Object.entries(responses).filter(([, received]) => received.status === 200);
+        const story = `${id}: ${JSON.stringify(responses)}`;
         // One winner: an approval the balance cannot cover leaves the transfer PENDING for the others.
         expect(winners, story).toHaveLength(1);
         for (const [name] of winners) wins[name] = (wins[name] ?? 0) + 1;
-        for (const [name, answer] of Object.entries(answers).filter(([, candidate]) => candidate.status !== 200)) {
-          expect(answer.status, `${story} (${name})`).toBe(400);
-          expect(['InvalidRequest', 'InsufficientFunds'], `${story} (${name})`).toContain(answer.type);
+        for (const [name, received] of Object.entries(responses).filter(([, candidate]) => candidate.status !== 200)) {
+          expect(received.status, `${story} (${name})`).toBe(400);
+          expect(['InvalidRequest', 'InsufficientFunds'], `${story} (${name})`).toContain(received.type);
         }
       }
       console.info(`decision races won by: ${JSON.stringify(wins)}`);

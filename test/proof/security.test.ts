@@ -17,10 +17,10 @@ import { addOperatorAndLogin, dashboardFetch, loginFirstOperator, type Operator 
 // database). Where a test walks "every operation", the list comes from the document, so an
 // operation added later is covered without touching this file. Deviations these proofs found,
 // each now fixed and pinned here: JSON body values coerced to the schema's types (bodies are
-// validated as sent: no body coercion in contract-first/runtime), U+0000 in a text responded 500
-// (server/http/nul-text.ts), OPTIONS responded 200 by Express, requests Node's parser refuses
-// answered without a body (server/http/http-parser-errors.ts), paths matched without regard to case,
-// reserved characters left raw in a free-text query value refused (the document's `merchant`
+// validated as sent: no body coercion in contract-first/runtime), U+0000 in a text responded with 500
+// (server/http/nul-text.ts), OPTIONS responded with 200 by Express, requests Node's parser rejects
+// responded without a body (server/http/http-parser-errors.ts), paths matched without regard to case,
+// reserved characters left raw in a free-text query value rejected (the document's `merchant`
 // says `allowReserved: true`), 408/431 missing from the document's ErrorType table, and a token whose last character
 // differed only in bits the decoder ignores accepted (server/domain/base64.ts).
 
@@ -219,7 +219,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       } else await expectError(response, 400, 'InvalidRequest');
     });
 
-    it("idempotency keys belong to one client: the same key from another client never replays the first client's answer", async () => {
+    it("idempotency keys belong to one client: the same key from another client never replays the first client's response", async () => {
       const key = randomUUID();
       const first = (await (
         await owner.request('POST', '/v1/transfer', { body: transferExample(), idempotencyKey: key })
@@ -356,7 +356,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expect(JSON.stringify(body)).not.toContain('access_token');
     });
 
-    it('a wrong secret and an unknown client get the same answer (no client enumeration)', async () => {
+    it('a wrong secret and an unknown client get the same response (no client enumeration)', async () => {
       const ask = async (
         id: string,
         secret: string,
@@ -488,7 +488,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       ['true for an amount', { amountCents: true }],
       ['a number for a text', { accountName: 12345 }],
       ['null for a text', { memo: null }],
-    ])('values of the wrong type are refused, never coerced: %s', async (_name, patch) => {
+    ])('values of the wrong type are rejected, never coerced: %s', async (_name, patch) => {
       const before = await ownerState();
       await expectError(
         await owner.request('POST', '/v1/transfer', { body: transferExample(patch) }),
@@ -522,7 +522,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expect(extra.status).toBe(400);
     });
 
-    it('every object the document answers with is closed (additionalProperties: false), so nothing undocumented can be sent', () => {
+    it('every object the document responds with is closed (additionalProperties: false), so nothing undocumented can be sent', () => {
       const open: string[] = [];
       const walk = (schema: JsonSchema | undefined, where: string): void => {
         if (schema === undefined) return;
@@ -543,9 +543,9 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expect(open).toEqual([]);
     });
 
-    it('no answer carries an internal field: organization, client, secret, hash, settlement, lock or fingerprint', async () => {
+    it('no response carries an internal field: organization, client, secret, hash, settlement, lock or fingerprint', async () => {
       const token = await owner.token();
-      const answers: unknown[] = [];
+      const receivedResponses: unknown[] = [];
       for (const path of [
         '/v1/bank',
         '/v1/card',
@@ -555,9 +555,9 @@ describe('OWASP API Security Top 10 (2023)', () => {
         '/v1/transaction',
         `/v1/transaction/${ownerIds.transaction}`,
       ]) {
-        answers.push(await (await owner.request('GET', path)).json());
+        receivedResponses.push(await (await owner.request('GET', path)).json());
       }
-      answers.push(await (await owner.request('POST', '/v1/transfer', { body: transferExample() })).json());
+      receivedResponses.push(await (await owner.request('POST', '/v1/transfer', { body: transferExample() })).json());
       const forbidden =
         /organi[sz]ation|client|secret|hash|settle|lock|fingerprint|password|private|balance_cents|internal/i;
       const names: string[] = [];
@@ -570,9 +570,9 @@ describe('OWASP API Security Top 10 (2023)', () => {
           }
         }
       };
-      answers.forEach(walk);
+      receivedResponses.forEach(walk);
       expect(names.filter((name) => forbidden.test(name))).toEqual([]);
-      const text = JSON.stringify(answers);
+      const text = JSON.stringify(receivedResponses);
       for (const secret of [owner.clientSecret, token, tokenKey.toString('base64url'), cursorKey])
         expect(text).not.toContain(secret);
     });
@@ -631,7 +631,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       );
     });
 
-    it('a form body of many fields on the token endpoint is refused before any work', async () => {
+    it('a form body of many fields on the token endpoint is rejected before any work', async () => {
       const response = await fetch(`${app.baseUrl}/v1/oauth/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -641,7 +641,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expectErrorShape((await errorOf(response)).body, response.status, 'InvalidRequest', true);
     });
 
-    it('a header section over 16 KiB is refused by the HTTP server (431) before the app', async () => {
+    it('a header section over 16 KiB is rejected by the HTTP server (431) before the app', async () => {
       const response = await rawRequest(
         port,
         { method: 'GET', target: '/v1/bank', headers: [['X-Padding', 'x'.repeat(20_000)]] },
@@ -714,10 +714,10 @@ describe('OWASP API Security Top 10 (2023)', () => {
     it('twenty concurrent creates with one key make one transfer', async () => {
       const key = randomUUID();
       const body = transferExample();
-      const answers = await Promise.all(
+      const receivedResponses = await Promise.all(
         Array.from({ length: 20 }, () => owner.request('POST', '/v1/transfer', { body, idempotencyKey: key })),
       );
-      expect(answers.every((answer) => answer.status === 200 || answer.status === 409)).toBe(true);
+      expect(receivedResponses.every((received) => received.status === 200 || received.status === 409)).toBe(true);
       const rows = await app.db
         .selectFrom('transfers')
         .select('id')
@@ -736,8 +736,10 @@ describe('OWASP API Security Top 10 (2023)', () => {
         });
         ids.push(((await created.json()) as { id: string }).id);
       }
-      const answers = await Promise.all(ids.map((id) => spender.request('POST', `/v1/transfer/${id}/execute`)));
-      expect(answers.filter((answer) => answer.status === 200)).toHaveLength(3);
+      const receivedResponses = await Promise.all(
+        ids.map((id) => spender.request('POST', `/v1/transfer/${id}/execute`)),
+      );
+      expect(receivedResponses.filter((received) => received.status === 200)).toHaveLength(3);
       const organization = await app.db
         .selectFrom('organizations')
         .select('balance_cents')
@@ -827,7 +829,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       },
     );
 
-    it('no X-Powered-By, no CORS grant, X-Request-Id on every answer, JSON errors', async () => {
+    it('no X-Powered-By, no CORS grant, X-Request-Id on every response, JSON errors', async () => {
       const responses = [
         await owner.request('GET', '/v1/bank', { headers: { Origin: 'https://attacker.example' } }),
         await owner.request('GET', '/v1/card'),
@@ -843,7 +845,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       }
     });
 
-    it('token answers are not cached (RFC 6749 §5.1)', async () => {
+    it('token responses are not cached (RFC 6749 §5.1)', async () => {
       const response = await fetch(`${app.baseUrl}/v1/oauth/token`, {
         method: 'POST',
         headers: {
@@ -930,7 +932,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       await expectError(await owner.request('GET', '/v1/transaction?merchant=a%00b'), 400, 'InvalidRequest');
     });
 
-    it("a request Node's HTTP parser refuses still gets an Error-shaped answer with X-Request-Id", async () => {
+    it("a request Node's HTTP parser rejects still gets an Error-shaped response with X-Request-Id", async () => {
       const badByte = await rawRequest(
         port,
         { method: 'GET', target: '/v1/bank', headers: [['X-Bad', Buffer.from([0x41, 0x00, 0x42])]] },
@@ -950,7 +952,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       expect(body['type']).toBe('InvalidRequest');
     });
 
-    it("the document's ErrorType table lists every status the server answers InvalidRequest with (408, 431 included)", () => {
+    it("the document's ErrorType table lists every status at which the server responds with InvalidRequest (408, 431 included)", () => {
       expect(doc.errorStatuses.get('InvalidRequest')).toEqual(expect.arrayContaining([408, 431]));
     });
   });
@@ -1002,7 +1004,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       }
     });
 
-    it('every documented path answers, and besides them only the health endpoints /healthz and /readyz', async () => {
+    it('every documented path responds, and besides them only the health endpoints /healthz and /readyz', async () => {
       for (const path of doc.paths) {
         const concrete = path.replace('{id}', 'x');
         const response = await rawRequest(port, { method: 'GET', target: concrete, headers: [] }, 10_000);
@@ -1025,7 +1027,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
   describe('API10:2023 Unsafe Consumption of APIs', () => {
     // Mostly not applicable: the service consumes no third-party API. The bank list is its own
     // (server/domain/banks.ts) and the payment network is the sandbox worker inside it, whose
-    // outcome comes from the stored account number, never from an outside answer. What remains
+    // outcome comes from the stored account number, never from an outside response. What remains
     // is that a payee's bank must be one of the service's own list.
     it("a bankId outside the bank list is 400 InvalidBankAccount; the list is the service's own, cacheable and stable", async () => {
       await expectError(
@@ -1129,7 +1131,7 @@ describe('OWASP API Security Top 10 (2023)', () => {
       },
     );
 
-    it('a wrong password and an unknown username answer alike; the 11th failure in a minute is 429 with Retry-After', async () => {
+    it('a wrong password and an unknown username get the same response; the 11th failure in a minute is 429 with Retry-After', async () => {
       const wrong = await dashboardFetch(app.baseUrl, 'POST', '/dashboard/api/session', {
         body: { username: ownerApprover.username, password: 'wrong' },
       });

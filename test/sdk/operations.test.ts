@@ -157,7 +157,7 @@ describe('errors come back typed', () => {
     expect(isErrorType(executed.error, 'InsufficientFunds')).toBe(true);
   });
 
-  it('an Idempotency-Key the caller repeats replays the first answer', async () => {
+  it('an Idempotency-Key the caller repeats replays the first response', async () => {
     const key = 'sdk-replay-key-0001';
     const first = await sdk.POST('/v1/transfer', {
       params: { header: { 'Idempotency-Key': key } },

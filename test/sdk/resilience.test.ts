@@ -7,7 +7,7 @@ import { countingFetch, sdkFor, SUCCEEDING_IBAN, transferTo } from './sdk-app.js
 
 /**
  * What the SDK promises when things go wrong, against the real app: a write retried after a lost
- * answer runs once, tokens are refreshed when they expire or are refused (once, never in a loop),
+ * response runs once, tokens are refreshed when they expire or are rejected (once, never in a loop),
  * concurrent calls share one token request, and paging yields every record exactly once.
  */
 let app: TestApp;
@@ -57,7 +57,7 @@ describe('a write retried after a network failure', () => {
     expect(listed.data?.transfers.map((transfer) => transfer.id)).toEqual([data?.id]);
   });
 
-  it('an execute retried after a lost answer reserves the money once', async () => {
+  it('an execute retried after a lost response reserves the money once', async () => {
     const poor = await app.onboard({ name: 'Exact Balance', balanceCents: 500_00 });
     let dropped = 0;
     const losesFirstResponse: Fetch = async (request) => {
@@ -75,11 +75,11 @@ describe('a write retried after a network failure', () => {
     const executed = await sdk.POST('/v1/transfer/{id}/execute', { params: { path: { id } } });
     expect(dropped).toBe(1);
     expect(executed.data?.status).toBe('PROCESSING');
-    // Had the execute run twice, 600 of 500 would have been reserved and the second refused;
-    // a further 300 must now be refused, as 200 is all that is left.
+    // Had the execute run twice, 600 of 500 would have been reserved and the second rejected;
+    // a further 300 must now be rejected, as 200 is all that is left.
     const second = await sdk.POST('/v1/transfer', { body: transferTo(SUCCEEDING_IBAN, 300_00) });
-    const refused = await sdk.POST('/v1/transfer/{id}/execute', { params: { path: { id: second.data?.id ?? '' } } });
-    expect(isErrorType(refused.error, 'InsufficientFunds')).toBe(true);
+    const rejected = await sdk.POST('/v1/transfer/{id}/execute', { params: { path: { id: second.data?.id ?? '' } } });
+    expect(isErrorType(rejected.error, 'InsufficientFunds')).toBe(true);
     const fits = await sdk.POST('/v1/transfer', { body: transferTo(SUCCEEDING_IBAN, 200_00) });
     const accepted = await sdk.POST('/v1/transfer/{id}/execute', { params: { path: { id: fits.data?.id ?? '' } } });
     expect(accepted.data?.status).toBe('PROCESSING');
@@ -87,7 +87,7 @@ describe('a write retried after a network failure', () => {
 });
 
 describe('tokens', () => {
-  it('a token expiring mid-run is refreshed before it is refused', async () => {
+  it('a token expiring mid-run is refreshed before it is rejected', async () => {
     const counter = countingFetch();
     // The SDK and the app share the test clock: moving it expires the token for both.
     const sdk = sdkFor(app, partner, { fetch: counter.fetch });
@@ -100,7 +100,7 @@ describe('tokens', () => {
     expect(counter.requests.filter((entry) => entry === 'POST /v1/transfer')).toHaveLength(1);
   });
 
-  it('a token the SDK still trusts but the service refuses is refreshed on the 401', async () => {
+  it('a token the SDK still trusts but the service rejects is refreshed on the 401', async () => {
     const counter = countingFetch();
     // The SDK's clock lags the service's by more than an hour: only the 401 tells it.
     const sdkClock = testClock(app.clock.now());
@@ -134,7 +134,7 @@ describe('tokens', () => {
     expect(counter.requests.filter((entry) => entry === 'POST /v1/transfer')).toHaveLength(2);
   });
 
-  it('a token refused every time goes back to the caller after one refresh: no loop', async () => {
+  it('a token rejected every time goes back to the caller after one refresh: no loop', async () => {
     const alwaysRevoked: Fetch = (request) => {
       if (!request.headers.has('authorization') || request.url.endsWith('/v1/oauth/token')) return fetch(request);
       const headers = new Headers(request.headers);

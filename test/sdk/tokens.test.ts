@@ -225,7 +225,7 @@ describe('token requests', () => {
     expect(service.requests).toHaveLength(0);
   });
 
-  it('a token endpoint that stays at 503 is retried maxRetries times, then its answer is the call’s', async () => {
+  it('a token endpoint that stays at 503 is retried maxRetries times, then its response is the call’s', async () => {
     const delays: number[] = [];
     service.handleToken(() => ({
       status: 503,

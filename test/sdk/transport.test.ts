@@ -137,7 +137,7 @@ describe('retries', () => {
     ['409 key in flight', { status: 409, body: { type: 'DuplicateIdempotencyKey', message: 'still running' } }],
     ['429', { status: 429, body: { type: 'InvalidRequest', message: 'slow down' } }],
   ])(
-    'a write answered %s is retried with the same key, a fresh timestamp and the same body',
+    'a write that got %s is retried with the same key, a fresh timestamp and the same body',
     async (_name, failure) => {
       service.handle((_request, index) => (index === 0 ? failure : { status: 200, body: transfer }));
       const { data } = await client().POST('/v1/transfer', { body: transferBody });
@@ -154,7 +154,7 @@ describe('retries', () => {
     },
   );
 
-  it('stops after maxRetries and returns the last answer', async () => {
+  it('stops after maxRetries and returns the last response', async () => {
     service.handle(() => ({ status: 503, body: { type: 'InternalError', message: 'down' } }));
     const { error, response } = await client({ maxRetries: 3 }).GET('/v1/transfer/{id}', {
       params: { path: { id: 'trf_1' } },
@@ -183,7 +183,7 @@ describe('retries', () => {
     expect(delays).toEqual([]);
   });
 
-  it('a network failure after the server answered is retried with the same key and body', async () => {
+  it('a network failure after the server responded is retried with the same key and body', async () => {
     let dropped = 0;
     const flaky: Fetch = async (request) => {
       const response = await fetch(request);
@@ -291,7 +291,7 @@ describe('options', () => {
     ['no clientSecret', { clientSecret: '' }, /clientSecret is required/],
     ['a bad key', { privateKeyPem: 'nope' }, /privateKeyPem is not a readable private key/],
     ['negative maxRetries', { maxRetries: -1 }, /maxRetries/],
-  ])('refuses %s when built', (_name, override, message) => {
+  ])('rejects %s when built', (_name, override, message) => {
     expect(() =>
       createPartnerClient({
         baseUrl: 'http://localhost:3000',

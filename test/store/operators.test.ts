@@ -181,7 +181,7 @@ describe.each(databaseKinds())('dashboard operators on %s', (kind) => {
     });
   });
 
-  it('refuses a REJECTED transfer without a reason, and a reason on any other status', async () => {
+  it('rejects a REJECTED transfer without a reason, and a reason on any other status', async () => {
     await expect(insertTransfer(database.db, newTransfer({ status: 'REJECTED' }))).rejects.toMatchObject({
       code: '23514',
     });

@@ -6,7 +6,8 @@ import { addHolder, addOrganization, addRecords } from '../helpers/ledger.js';
 
 // A ledger page is sent as its records' stored JSON text (listTransactions), so its integers are
 // the database's own: they must be numbers a client's JSON parser holds exactly. The database
-// keeps each to the Transaction schema's bounds where it is written (migration 012), and refuses
+// keeps each to the Transaction schema's bounds where it is written (its check constraints
+// transactions_amount_cents_shown and transactions_authorization_date_shown), and refuses
 // anything beyond, never rounding it into another amount.
 
 describe('the integers of a ledger page', () => {
@@ -39,7 +40,7 @@ describe('the integers of a ledger page', () => {
     ['an amount beyond 2^53', 'amount_cents', '9007199254740993', /transactions_amount_cents_shown/],
     ['a date beyond 2^53', 'authorization_date', '9007199254740992', /transactions_authorization_date_shown/],
     ['a date before 1970', 'authorization_date', '-1', /transactions_authorization_date_shown/],
-  ])('refuses %s where it is written', async (_name, column, value, constraint) => {
+  ])('rejects %s where it is written', async (_name, column, value, constraint) => {
     const organizationId = await addOrganization(database.db);
     const personId = await addHolder(database.db, organizationId);
     const [id] = await addRecords(database.db, organizationId, [

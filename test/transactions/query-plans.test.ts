@@ -125,7 +125,7 @@ describe('query plans on a big ledger', () => {
     expect(ledgerScans.filter((scan) => scan.type === 'Seq Scan')).toEqual([]);
   });
 
-  it('a merchant text no name contains is answered without the main query', async () => {
+  it('a merchant text no name contains is served without the main query', async () => {
     expect(
       await transactionListQuery(database.db, {
         organizationId,
@@ -151,8 +151,8 @@ describe('query plans on a big ledger', () => {
     expect(all.filter((scan) => scan.relation === 'transactions' && scan.type === 'Seq Scan')).toEqual([]);
     const indexes = new Set(all.map((scan) => scan.index));
     expect([...indexes].some((index) => index?.startsWith('transactions_card_usage'))).toBe(true);
-    // The holders' outstanding cash is kept on their rows (migration 013): the card's own sum is
-    // the plan's one scan of the ledger.
+    // The holders' outstanding cash is kept on their rows (card_holders.outstanding_cash_cents):
+    // the card's own sum is the plan's one scan of the ledger.
     expect(all.filter((scan) => scan.relation === 'transactions')).toHaveLength(1);
   });
 

@@ -215,7 +215,7 @@ describe('sandbox data', () => {
     expect((await insertBulkTransactions(database.db, { organizationId, count: 10, now: NOW })).inserted).toBe(10);
   });
 
-  it('refuses bulk records for an organization without cards', async () => {
+  it('rejects bulk records for an organization without cards', async () => {
     const empty = await addOrganization(database.db, NOW);
     await expect(insertBulkTransactions(database.db, { organizationId: empty, count: 5, now: NOW })).rejects.toThrow(
       /no activated card/,

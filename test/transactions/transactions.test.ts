@@ -344,7 +344,7 @@ describe('transactions', () => {
     expect(next.status).toBe(200);
   });
 
-  it('refuses a tampered cursor, and a cursor sent with other filters, another limit or to another list', async () => {
+  it('rejects a tampered cursor, and a cursor sent with other filters, another limit or to another list', async () => {
     const first = await json<TransactionListPage>(
       await partner.request('GET', '/v1/transaction?limit=5&statuses=SUCCEEDED'),
     );
@@ -382,7 +382,7 @@ describe('transactions', () => {
     ['limit 0', '?limit=0'],
     ['limit 101', '?limit=101'],
     ['an unknown parameter', '?person=me'],
-  ])('answers 400 InvalidRequest for %s', async (_name, query) => {
+  ])('responds with 400 InvalidRequest for %s', async (_name, query) => {
     const { status, body } = await json<ErrorBody>(await partner.request('GET', `/v1/transaction${query}`));
     expect(status).toBe(400);
     expect(body.type).toBe('InvalidRequest');
@@ -419,7 +419,7 @@ describe('transactions', () => {
     expect(samples[2]?.last4).toBeNull();
   });
 
-  it("answers 404 NotFound for an unknown record and for another organization's", async () => {
+  it("responds with 404 NotFound for an unknown record and for another organization's", async () => {
     const theirs = (await ledgerRows(app.db, other.organizationId))[0];
     if (theirs === undefined) throw new Error('no record');
     for (const id of ['txn_doesnotexist00000000000', theirs.id]) {

@@ -16,7 +16,7 @@ import {
 
 type Session = components['schemas']['Session'];
 
-/** The answers that hold the CSRF token must not be cached (the document's Cache-Control header). */
+/** The responses that hold the CSRF token must not be cached (the document's Cache-Control header). */
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 
 /**
@@ -51,7 +51,7 @@ const wrongCredentials = (): LoginResult => ({
 /**
  * Log in (the createSession description): the password checked against its scrypt hash in
  * constant time (an unknown username costs the same as a wrong password, and a disabled operator
- * answers alike), the rate limit of the token endpoint per username, then a new session whose
+ * responses alike), the rate limit of the token endpoint per username, then a new session whose
  * cookie value is stored only as its SHA-256; the session the browser sent, if any, ends.
  */
 export const createSession: OperationHandler<'createSession', DashboardContext> = async (input, ctx) => {
@@ -109,7 +109,7 @@ export const getSession: OperationHandler<'getSession', DashboardContext> = asyn
   };
 };
 
-/** Log out: the session ends in the database, so a copy of the cookie is refused from now on. */
+/** Log out: the session ends in the database, so a copy of the cookie is rejected from now on. */
 export const deleteSession: OperationHandler<'deleteSession', DashboardContext> = async (_input, ctx) => {
   await endSession(ctx.db, sessionOf(ctx).tokenHash, ctx.now);
   return { status: 204, headers: { 'Set-Cookie': clearedSessionCookie(ctx.services.secureCookies) } };

@@ -79,7 +79,7 @@ export const listTransfers: OperationHandler<'listTransfers', DashboardContext> 
       },
     };
   }
-  // Its own list name in the binding: a cursor of the partner API's list (another order) is refused.
+  // Its own list name in the binding: a cursor of the partner API's list (another order) is rejected.
   const page = pageRequest(ctx.services.cursors, input.query, {
     list: 'dashboard-transfers',
     status,

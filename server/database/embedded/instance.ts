@@ -27,7 +27,7 @@ export interface PGliteInstanceTransaction {
   /**
    * The transaction's last statement: the transaction commits with it, in the same crossing to
    * the database's thread; as its only statement it runs by itself, without begin and commit. A
-   * statement after it is refused.
+   * statement after it is rejected.
    */
   queryAndCommit: PGliteInstance['query'];
   /** Rolls back what ran so far; the transaction ends with it. */

@@ -1,17 +1,17 @@
 /**
- * The embedded database's service: what answers the server's requests (thread.ts) on a
+ * The embedded database's service: what responds to the server's requests (thread.ts) on a
  * message port, in the database's own thread (worker.ts) or, when the server asks for it,
  * in the server's thread. It opens PGlite (the ESM build, the one patches/ fix), installs the int8
- * parser, then answers each request in the order it came (thread-messages.ts says what
+ * parser, then responds to each request in the order it came (thread-messages.ts says what
  * crosses). A transaction is
  * PGlite's own (`transaction`), begun by its first statement and held until its end comes; a
  * database error crosses as its fields (code, detail, …).
  *
  * PGlite runs one thing at a time: a statement by itself, or a transaction from its first
  * statement to its end; the rest wait. The thread keeps that line itself (Line, below), so that
- * with bounds (ThreadData.bounds) a call that waits too long is refused before it runs, and a
+ * with bounds (ThreadData.bounds) a call that waits too long is rejected before it runs, and a
  * transaction left without a statement for too long is rolled back and the line moves on: the
- * errors are PostgreSQL's own for the same bounds, which the HTTP layer answers as 503.
+ * errors are PostgreSQL's own for the same bounds, which the HTTP layer responds with 503.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
@@ -218,7 +218,7 @@ function serve(port: MessagePort, pglite: PGlite, bounds: ThreadData['bounds']):
         transactions.delete(request.tx);
         transaction.end(request.commit);
         await transaction.ended;
-        // A commit asked of a transaction the thread rolled back is refused with the reason.
+        // A commit asked of a transaction the thread rolled back is rejected with the reason.
         if (request.commit && transaction.endedBy !== undefined) throw transaction.endedBy;
         return null;
       }
@@ -245,7 +245,7 @@ function serve(port: MessagePort, pglite: PGlite, bounds: ThreadData['bounds']):
 /** JSON values stay text here; the server's side parses them (JSON_TYPE_IDS). */
 const keepText = (text: string): string => text;
 
-/** Opens PGlite as `data` says and answers on `port` from then on; says `ready` (or `failed`) first. */
+/** Opens PGlite as `data` says and responds on `port` from then on; says `ready` (or `failed`) first. */
 export async function serveEmbeddedDatabase(port: MessagePort, data: ThreadData): Promise<void> {
   try {
     const pglite = await PGlite.create({

@@ -55,14 +55,14 @@ export type ThreadRequest =
   | { readonly op: 'dump'; readonly compression: 'none' | 'gzip' | 'auto' | undefined }
   | { readonly op: 'close' };
 
-/** A statement's answer: PGlite's result, without what cannot cross or is not used; JSON values as their text. */
+/** A statement's response: PGlite's result, without what cannot cross or is not used; JSON values as their text. */
 export interface ThreadQueryResult {
   readonly rows: unknown[];
   readonly affectedRows: number | undefined;
   readonly fields: { name: string; dataTypeID: number }[];
 }
 
-/** What each kind of request is answered with. */
+/** What each kind of request is served with. */
 export interface ThreadReplies {
   readonly query: ThreadQueryResult;
   readonly end: null;
@@ -82,7 +82,7 @@ export type ErrorFields = Record<string, unknown>;
 export type ThreadReply =
   | { readonly id: number; readonly result: ThreadReplies[keyof ThreadReplies] }
   | { readonly id: number; readonly error: ErrorFields }
-  /** PGlite is open: requests are answered from now on. */
+  /** PGlite is open: requests are served from now on. */
   | { readonly ready: true }
-  /** PGlite did not open; the thread answers nothing. */
+  /** PGlite did not open; the thread serves nothing. */
   | { readonly failed: ErrorFields };

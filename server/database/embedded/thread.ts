@@ -93,7 +93,7 @@ function withJsonParsed(result: ThreadQueryResult): ThreadQueryResult {
   return result;
 }
 
-/** A statement's answer as the store types it: its rows are the caller's to name. */
+/** A statement's result as the store types it: its rows are the caller's to name. */
 type QueryResult<R> = Awaited<ReturnType<PGliteInstance['query']>> & { rows: R[] };
 
 /** An error that crossed from the database thread: its fields, on an Error of this thread. */
@@ -212,7 +212,7 @@ export async function startPGliteThread(options: PGliteThreadOptions): Promise<P
      * Its last statement (queryAndCommit) is committed in the same crossing; as the transaction's
      * only statement it runs by itself, without begin and commit, one call into the database
      * instead of a BEGIN and a COMMIT of two calls each around it (a create's write costs 330 µs of
-     * CPU alone against 450 with them). A statement after it is refused.
+     * CPU alone against 450 with them). A statement after it is rejected.
      */
     begin() {
       const tx = ++nextTransaction;

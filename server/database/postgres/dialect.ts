@@ -35,7 +35,7 @@ import { afterTheLastStatement, isLastOfItsTransaction } from '../last-statement
  * - A transaction's `begin` waits for its first statement and goes with it, and a transaction's
  *   last statement (last-statement.ts) after others goes with the commit: on a client in pg's
  *   pipeline mode (`client.pipeline`, set by open.ts) each is sent without waiting for the
- *   answer to the one before, so an execute (a lock, then its reservation) is two round trips
+ *   response to the one before, so an execute (a lock, then its reservation) is two round trips
  *   instead of four. A transaction whose only statement is its last runs that statement by
  *   itself, without begin and commit: one round trip for a create's write instead of three.
  */
@@ -98,7 +98,7 @@ class PreparingConnection implements DatabaseConnection {
       .query({ ...(name === undefined ? {} : { name }), text, values: [...values] })
       .catch((error: unknown) => {
         // A migration run by another instance (a rolling deploy) changed the columns a prepared
-        // statement returns: PostgreSQL refuses it on this connection from then on. The request fails
+        // statement returns: PostgreSQL rejects it on this connection from then on. The request fails
         // (a 500, which a client may retry); the connection is closed when it goes back to the pool,
         // and its replacement prepares the statement afresh.
         if ((error as { code?: unknown }).code === CACHED_PLAN_CHANGED) this.stale = true;
@@ -122,7 +122,7 @@ class PreparingConnection implements DatabaseConnection {
       if (!this.client.pipeline) await begun;
     }
     // On a pipelining client (open.ts) the begin, the statement and the commit go out
-    // together and each is answered on its own: PostgreSQL runs them in order, so the statement
+    // together and each is served on its own: PostgreSQL runs them in order, so the statement
     // runs inside the transaction and the commit right after it.
     const sent = this.send(compiled.sql, compiled.parameters);
     let committed: Promise<void> | undefined;
@@ -140,7 +140,7 @@ class PreparingConnection implements DatabaseConnection {
     }
     if (statement.status === 'rejected') {
       // The commit sent after a failed statement ends its transaction with a rollback (PostgreSQL
-      // answers it ROLLBACK); one not sent leaves the transaction open for Kysely's rollback.
+      // responds with ROLLBACK); one not sent leaves the transaction open for Kysely's rollback.
       if (last && !this.client.pipeline) this.state = 'open';
       throw statement.reason;
     }
@@ -148,7 +148,7 @@ class PreparingConnection implements DatabaseConnection {
     return resultOf<R>(statement.value);
   }
 
-  /** Commits the open transaction; refuses one an earlier failure aborted (PostgreSQL answers ROLLBACK). */
+  /** Commits the open transaction; rejects one an earlier failure aborted (PostgreSQL responds with ROLLBACK). */
   async commit(): Promise<void> {
     const { command } = await this.client.query('commit');
     if (command === 'ROLLBACK') throw new AbortedTransactionError();

@@ -127,12 +127,12 @@ export const createToken = operation<'createToken'>(async function createToken(i
   let scopes: Scope[] = granted;
   if (input.body.scope !== undefined) {
     const requested = input.body.scope.split(' ').filter((scope) => scope !== '');
-    const refused = requested.filter((scope) => !(granted as string[]).includes(scope));
-    if (refused.length > 0 || requested.length === 0) {
+    const rejected = requested.filter((scope) => !(granted as string[]).includes(scope));
+    if (rejected.length > 0 || requested.length === 0) {
       return invalidRequest(
         'invalid_scope',
         'A requested scope is not granted to this client.',
-        `Not granted: ${refused.join(' ') || '(empty scope)'}; granted: ${granted.join(' ')}.`,
+        `Not granted: ${rejected.join(' ') || '(empty scope)'}; granted: ${granted.join(' ')}.`,
       );
     }
     scopes = granted.filter((scope) => requested.includes(scope));

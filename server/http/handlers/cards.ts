@@ -49,7 +49,7 @@ export async function cardPage(
   nowMs: number,
   query: CardsQuery,
 ): Promise<CardPageResponse> {
-  // The list's name is part of the binding, so a cursor of another list is refused here.
+  // The list's name is part of the binding, so a cursor of another list is rejected here.
   const page = pageRequest(services.cursors, query, { list: 'cards' });
   const rows = await listStoredCards(db, {
     organizationId,
@@ -110,7 +110,7 @@ export async function setCardLimitsIn(
   body: SetLimitsBody,
 ): Promise<LimitsResponse> {
   const result = setLimits(body);
-  // The body alone decides: refuse it before touching the card.
+  // The body alone decides: reject it before touching the card.
   if (!result.ok) return invalidLimits(result.message);
   return changeLimits(tx, organizationId, cardId, nowMs, () => result);
 }

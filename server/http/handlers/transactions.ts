@@ -56,7 +56,7 @@ export async function transactionPage(
     merchant: query.merchant,
     departmentIds: asSet(query.departmentIds),
   };
-  // The list's name is part of the binding, so a cursor of another list is refused here.
+  // The list's name is part of the binding, so a cursor of another list is rejected here.
   const page = pageRequest(services.cursors, query, { list: 'transactions', ...filters });
   const rows = await listStoredTransactions(db, {
     organizationId,

@@ -139,7 +139,7 @@ describe('judge', () => {
       },
     ],
     ['no response in time', { outcome: { kind: 'hang', ms: 5000 }, want: ['hang'] }],
-    ['a refused connection', { outcome: { kind: 'network', message: 'ECONNREFUSED', ms: 1 }, want: ['network'] }],
+    ['a rejected connection', { outcome: { kind: 'network', message: 'ECONNREFUSED', ms: 1 }, want: ['network'] }],
   ])('%s', (_name, { outcome, intent, want }) => {
     expect(kinds(outcome, intent)).toEqual(want);
   });

@@ -21,7 +21,7 @@ export type Outcome =
   | { readonly kind: 'response'; readonly response: ReceivedResponse }
   /** No complete response within the deadline. */
   | { readonly kind: 'hang'; readonly ms: number }
-  /** The connection was refused, reset or closed before a response. */
+  /** The connection was rejected, reset or closed before a response. */
   | { readonly kind: 'network'; readonly message: string; readonly ms: number }
   /** Node would not send the request as built (a header it cannot carry). */
   | { readonly kind: 'unsendable'; readonly message: string };

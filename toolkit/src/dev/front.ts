@@ -3,7 +3,7 @@
  * (the page written to index.html) and /docs/<page> (any other page), each reloading itself when
  * rebuilt (a few lines of script listening to /docs/events, Server-Sent Events), and every
  * other request forwarded as it came to the server of the moment. While a server starts, requests
- * wait for it, so a restart is never seen as a refused connection.
+ * wait for it, so a restart is never seen as a rejected connection.
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Target } from './server-process.js';
