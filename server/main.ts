@@ -7,7 +7,7 @@
  * is also `Secure`), WEB_CONCURRENCY (workers, PostgreSQL only), PUBLIC_URL (where clients reach this
  * server, for the addresses it prints and keeps; default http://localhost:PORT),
  * EMBEDDED_DATABASE (`accept-no-fsync`: lets NODE_ENV=production run on the embedded database,
- * accepting that a power cut or a kernel crash may lose writes it has answered; see
+ * accepting that a power cut or a kernel crash may lose writes it has acknowledged; see
  * embeddedDatabaseDurability below), DATABASE_LAST_STATEMENT, DATABASE_PIPELINE, PGLITE_PREPARED_STATEMENTS, PGLITE_THREAD
  * (Config.mechanisms), CARD_READ_BATCHING (Config.batchCardReads) and WRITE_BATCHING (Config.batchWrites): `off` turns a speed mechanism
  * off, for the benchmark's measurements.
@@ -81,8 +81,8 @@ const ACCEPT_NO_FSYNC = 'accept-no-fsync';
  * What the embedded database survives, and whether production may run on it. PGlite (0.5.16) never
  * flushes its files to disk: it starts PostgreSQL with fsync off, and its WebAssembly file layer
  * turns every fsync and fdatasync into nothing (README, "Proofs"). A commit is in the operating
- * system's files when it is answered, so a killed process loses nothing; a power cut or a kernel
- * crash can lose answered writes or leave files PostgreSQL cannot recover. Production therefore
+ * system's files when it is acknowledged, so a killed process loses nothing; a power cut or a kernel
+ * crash can lose acknowledged writes or leave files PostgreSQL cannot recover. Production therefore
  * runs on it only when EMBEDDED_DATABASE says that loss is accepted, and every start on it says so.
  */
 function embeddedDatabaseDurability(databaseUrl: string | undefined, production: boolean): string | undefined {
@@ -94,7 +94,7 @@ function embeddedDatabaseDurability(databaseUrl: string | undefined, production:
     if (production) {
       throw new Error(
         'NODE_ENV=production with DATABASE_URL=memory://: refusing to start. The in-memory database keeps nothing ' +
-          'once the process ends, so every answered write would be lost at the next restart. Set DATABASE_URL=postgres://… ' +
+          'once the process ends, so every acknowledged write would be lost at the next restart. Set DATABASE_URL=postgres://… ' +
           'to run on PostgreSQL.',
       );
     }
@@ -105,14 +105,14 @@ function embeddedDatabaseDurability(databaseUrl: string | undefined, production:
     throw new Error(
       'NODE_ENV=production with the embedded database (DATABASE_URL unset): refusing to start. The embedded ' +
         'database (PGlite) never flushes its files to disk (no fsync): it survives a killed process, but a power cut ' +
-        'or a kernel crash can lose writes it has already answered, or leave its files unrecoverable. Set ' +
-        'DATABASE_URL=postgres://… to run on PostgreSQL, which flushes every commit to disk before answering; or, to ' +
+        'or a kernel crash can lose writes it has already acknowledged, or leave its files unrecoverable. Set ' +
+        'DATABASE_URL=postgres://… to run on PostgreSQL, which flushes every commit to disk before responding; or, to ' +
         `run on the embedded database anyway and accept that loss, set EMBEDDED_DATABASE=${ACCEPT_NO_FSYNC}.`,
     );
   }
   return (
     'The embedded database survives a killed process, but a power cut or a kernel crash may lose writes it has ' +
-    'already answered: PGlite does not flush its files to disk (no fsync). Set DATABASE_URL=postgres://… for PostgreSQL.'
+    'already acknowledged: PGlite does not flush its files to disk (no fsync). Set DATABASE_URL=postgres://… for PostgreSQL.'
   );
 }
 
@@ -161,7 +161,7 @@ const CREDENTIALS_DIR = '.data';
 const DASHBOARD_PAGES_DIR = path.resolve('.build/dashboard');
 /**
  * The API references `npm run build` writes with `npm run docs` (each API's `x-docs` in
- * redocly.yaml), from the project root, and where the server answers them: the partner API's
+ * redocly.yaml), from the project root, and where the server serves them: the partner API's
  * at /docs, the dashboard's at /docs/dashboard.
  */
 const REFERENCE_PAGES = {
@@ -235,7 +235,7 @@ async function printDemo(
     `The dashboard: ${base}/dashboard (an approver)`,
     `  username: ${onboarding.operator.operator.username}`,
     `  password: ${onboarding.operator.password}`,
-    `  ${demo.pendingTransfers.length} transfers wait there for a decision: one the balance covers, one the sandbox network refuses,`,
+    `  ${demo.pendingTransfers.length} transfers wait there for a decision: one the balance covers, one the sandbox network rejects,`,
     '  one that takes nearly all of the balance, and one it does not cover.',
     '',
     'Try it:',
@@ -278,7 +278,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
     // Every call of a request is bounded: one past its bound is responded 503 (store/bounds.ts).
     bounds: SERVER_BOUNDS,
     ...config.mechanisms,
-    // Without its database the server could only answer 500s: it exits, and a restart recovers
+    // Without its database the server could only respond with 500s: it exits, and a restart recovers
     // the embedded database from its files.
     onLost: (error) => {
       logger.error({ err: error }, 'the embedded database stopped; exiting');
@@ -298,7 +298,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   if (references.urls.partner === undefined) {
     logger.info(
       { page: path.relative(process.cwd(), REFERENCE_PAGES.partner.file) },
-      'the API reference is not built (npm run docs): /docs answers 404',
+      'the API reference is not built (npm run docs): /docs responds with 404',
     );
   }
   const app = await createApp({
@@ -335,7 +335,7 @@ async function serve(config: Config, logger: Logger, { primary }: { primary: boo
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
 
   // One request through the whole stack before the start is announced: a server that cannot
-  // answer it fails its start instead of its first client.
+  // serve it fails its start instead of its first client.
   const warmUp = await fetch(`http://127.0.0.1:${port}/v1/bank`, { headers: { Connection: 'close' } });
   if (warmUp.status !== 200) throw new Error(`warm-up request failed with HTTP ${warmUp.status}`);
   await warmUp.arrayBuffer();

@@ -30,8 +30,8 @@ const isJson = (mediaType) => /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i.test(m
 const FIX_403 = "`'403': $ref: ../components/responses/Forbidden.yaml`";
 
 /**
- * An operation that needs credentials (its own security, else the document's) answers 403: every
- * credential of this service carries scopes, and one without the operation's scope is refused.
+ * An operation that needs credentials (its own security, else the document's) responds with 403: every
+ * credential of this service carries scopes, and one without the operation's scope is rejected.
  * (Its 401 is contract-first/operation-401-when-secured's, toolkit/lint/contract-rules.js.)
  */
 function Operation403WhenSecured() {
@@ -61,11 +61,11 @@ const typesOf = (schema) => (Array.isArray(schema.type) ? schema.type : [schema.
 const isObjectSchema = (schema) => typesOf(schema).includes('object') || isObject(schema.properties);
 
 /**
- * Every object schema refuses undeclared properties: `additionalProperties: false` or
+ * Every object schema rejects undeclared properties: `additionalProperties: false` or
  * `unevaluatedProperties: false`. Composition with `allOf`: its members are parts, and the
  * schema that composes them is the object, closed with `unevaluatedProperties: false` (the one
  * keyword that sees the properties its members declare). A part is left open, since closing it
- * would refuse its siblings' properties. `oneOf` and `anyOf` members are alternatives, each an
+ * would reject its siblings' properties. `oneOf` and `anyOf` members are alternatives, each an
  * object of its own, closed like any other.
  */
 function SchemaClosed() {
@@ -95,7 +95,7 @@ function SchemaClosed() {
           location: ctx.location.child(['allOf']).key(),
           message:
             `Schema ${where(ctx.location)} composes objects with allOf but is open: add \`unevaluatedProperties: false\` to it ` +
-            '(not `additionalProperties: false`, which would refuse the properties of its members; the members stay open, as parts).',
+            '(not `additionalProperties: false`, which would reject the properties of its members; the members stay open, as parts).',
         });
       } else if (isObjectSchema(schema) && schema.additionalProperties !== false && schema.unevaluatedProperties !== false) {
         open.push({
@@ -103,7 +103,7 @@ function SchemaClosed() {
           location: ctx.location.child([schema.type === undefined ? 'properties' : 'type']).key(),
           message:
             `Object schema ${where(ctx.location)} is open: add \`additionalProperties: false\` ` +
-            '(or `unevaluatedProperties: false`) so that undeclared properties are refused.',
+            '(or `unevaluatedProperties: false`) so that undeclared properties are rejected.',
         });
       }
     },

@@ -144,7 +144,7 @@ async function run(options: Options): Promise<void> {
     process.stderr.write(`${message}\n`);
   };
 
-  // A username that cannot be one is refused before a database is opened (or, embedded, created).
+  // A username that cannot be one is rejected before a database is opened (or, embedded, created).
   if (options.operator !== undefined) checkedUsername(options.operator);
   const database: Database = await openDatabase({ url: process.env['DATABASE_URL'] || undefined });
   try {

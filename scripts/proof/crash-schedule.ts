@@ -20,7 +20,7 @@ import { freePort, startServerProcess, type ServerProcess } from './server-proce
 // - the invariants of invariants.ts hold (money, states, one transfer per key, each change
 //   committed with its stored response);
 // - every 2xx a client saw is reflected in the database, and every other response too;
-// - every key converged: exactly one transfer for a create responded 200, none otherwise;
+// - every key converged: exactly one transfer for a create responded with 200, none otherwise;
 // - a replay with the same key gives the same response, marked Idempotent-Replayed.
 // The seed fixes the kill schedule and the clients' choices (amounts, kinds, which transfer);
 // the interleaving with the server is the operating system's, so a seed replays the schedule,
@@ -275,7 +275,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     const client = async (index: number): Promise<void> => {
       const clientPrng = picker(mulberry32((options.seed ^ ((index + 1) * 0x9e3779b1)) >>> 0));
       // `pending`: cut off by a kill, retried with its key as soon as a server is up again.
-      // `parked`: responded 409 (its key is held, perhaps by a killed request for up to the lock
+      // `parked`: responded with 409 (its key is held, perhaps by a killed request for up to the lock
       // timeout): set aside and retried now and then, while the client goes on with new work.
       let pending: Operation | undefined;
       const parked: Operation[] = [];
@@ -360,14 +360,14 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
     gate.up();
     const unanswered = (): Operation[] => operations.filter((operation) => operation.answer === undefined);
     // A killed request's transaction rolled back and stored nothing: its retry runs as new, or
-    // replays the response of a request that committed before the kill. Retried until answered.
+    // replays the response of a request that committed before the kill. Retried until responded.
     const retryDeadline = Date.now() + 30_000;
     while (unanswered().length > 0 && Date.now() < retryDeadline) {
       for (const operation of unanswered()) await attempt(operation);
       if (unanswered().length > 0) await sleep(100);
     }
     for (const operation of unanswered())
-      violations.push(`${operation.kind} ${operation.key}: never answered after the last restart`);
+      violations.push(`${operation.kind} ${operation.key}: never responded after the last restart`);
 
     // Settlement resumes after every restart; then the server stops and the database is read.
     const organizationIds = [credentials.organizationId];
@@ -404,7 +404,7 @@ export async function runCrashSchedule(options: CrashOptions): Promise<CrashRepo
         if (create.answer?.status === 200) {
           if (row === undefined || row.id !== transfer.id || row.amount_cents !== transfer.amountCents) {
             violations.push(
-              `create ${create.key} answered 200 with ${transfer.id ?? '?'}, but the database holds ${row === undefined ? 'no transfer' : `${row.id} of ${row.amount_cents}`}`,
+              `create ${create.key} responded with 200 with ${transfer.id ?? '?'}, but the database holds ${row === undefined ? 'no transfer' : `${row.id} of ${row.amount_cents}`}`,
             );
             continue;
           }

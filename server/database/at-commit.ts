@@ -28,12 +28,12 @@ import type { DB } from './schema.js';
 // commit, it is held for as long as the statement and the commit take, and no wait of the server's
 // between them.
 //
-// A statement whose result the write's answer does not need (a create's insert) goes there too,
+// A statement whose result the write's response does not need (a create's insert) goes there too,
 // and a statement the write must end with (its stored response, idempotency.ts) travels inside it
 // (withAlongside): a write whose handler runs nothing else is then a transaction of one statement,
 // which the connection runs without begin and commit (embedded/dialect.ts, postgres/dialect.ts).
 //
-// The write answers before that statement runs, as if it does its part. So the statement must fail
+// The write responds before that statement runs, as if it does its part. So the statement must fail
 // when it cannot (conditionHolds): then nothing of the write commits, and the write runs once more
 // with its statements in place (inTransactionWithStatementAtCommit).
 
@@ -45,7 +45,7 @@ import type { DB } from './schema.js';
  */
 export type AtCommit = (statement: Compilable<unknown>) => void;
 
-/** The SQLSTATE of condition_holds (migrations/008-condition-holds.ts); its detail is the condition. */
+/** The SQLSTATE of condition_holds (migrations/001-baseline.ts); its detail is the condition. */
 const CONDITION_NOT_MET = 'PK002';
 
 /** A statement sent at the commit could not do its part: its transaction is rolled back. */

@@ -1,43 +1,38 @@
+import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type { Migration, MigrationProvider } from 'kysely/migration';
-import { initialMigration } from './migrations/001-initial.js';
-import { ledgerIndexesMigration } from './migrations/002-ledger-indexes.js';
-import { tokenRevocationMigration } from './migrations/003-token-revocation.js';
-import { idempotencyInOneTransactionMigration } from './migrations/004-idempotency-in-one-transaction.js';
-import { dashboardOperatorsMigration } from './migrations/005-dashboard-operators.js';
-import { pendingFirstIndexMigration } from './migrations/006-pending-first-index.js';
-import { idempotencyKeyTakenMigration } from './migrations/007-idempotency-key-taken.js';
-import { conditionHoldsMigration } from './migrations/008-condition-holds.js';
-import { organizationVersionsMigration } from './migrations/009-organization-versions.js';
-import { dropOrganizationVersionsMigration } from './migrations/010-drop-organization-versions.js';
-import { ledgerRecordsMigration } from './migrations/011-ledger-records.js';
-import { ledgerAnswersMigration } from './migrations/012-ledger-answers.js';
-import { cardRecordsMigration } from './migrations/013-card-records.js';
-import { moneyDomainsMigration } from './migrations/014-money-domains.js';
+import { baselineMigration } from './migrations/001-baseline.js';
 import type { DB } from './schema.js';
 
 /**
  * Every migration, by name. The names sort in the order they run; a new migration gets the
  * next number and is added here (no filesystem scanning: the list is part of the build, so
- * a bundled or compiled server migrates exactly like the sources).
+ * a bundled or compiled server migrates exactly like the sources). Released migrations are
+ * never edited, renumbered or folded
+ * (server/decisions/0015-migrations-fold-into-a-baseline-then-only-move-forward.md).
  */
 export const migrations: Readonly<Record<string, Migration>> = Object.freeze({
-  '001-initial': initialMigration,
-  '002-ledger-indexes': ledgerIndexesMigration,
-  '003-token-revocation': tokenRevocationMigration,
-  '004-idempotency-in-one-transaction': idempotencyInOneTransactionMigration,
-  '005-dashboard-operators': dashboardOperatorsMigration,
-  '006-pending-first-index': pendingFirstIndexMigration,
-  '007-idempotency-key-taken': idempotencyKeyTakenMigration,
-  '008-condition-holds': conditionHoldsMigration,
-  '009-organization-versions': organizationVersionsMigration,
-  '010-drop-organization-versions': dropOrganizationVersionsMigration,
-  '011-ledger-records': ledgerRecordsMigration,
-  '012-ledger-answers': ledgerAnswersMigration,
-  '013-card-records': cardRecordsMigration,
-  '014-money-domains': moneyDomainsMigration,
+  '001-baseline': baselineMigration,
 });
+
+/** The migrations folded into 001-baseline before the first release: together they built exactly its schema. */
+const FOLDED = [
+  '001-initial',
+  '002-ledger-indexes',
+  '003-token-revocation',
+  '004-idempotency-in-one-transaction',
+  '005-dashboard-operators',
+  '006-pending-first-index',
+  '007-idempotency-key-taken',
+  '008-condition-holds',
+  '009-organization-versions',
+  '010-drop-organization-versions',
+  '011-ledger-records',
+  '012-ledger-answers',
+  '013-card-records',
+  '014-money-domains',
+] as const;
 
 class StaticMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
@@ -63,6 +58,7 @@ export class MigrationError extends Error {
  * Kysely reserves its only connection for the whole run.
  */
 export async function migrateToLatest(db: Kysely<DB>): Promise<{ applied: string[] }> {
+  await takeFoldedAsBaseline(db);
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider() });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
@@ -76,4 +72,44 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<{ applied: string
   return {
     applied: (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName),
   };
+}
+
+/**
+ * A database migrated by all the folded migrations has exactly the baseline's schema: its
+ * migration table (Kysely's `kysely_migration`) then records `001-baseline`, applied at the latest
+ * of their times, instead of them, so that the migrator takes it as migrated. A database that
+ * records only some of them has a schema no migration leads on from: MigrationError, and nothing
+ * changes. One transaction, which takes the table's lock before it reads the rows, so that
+ * instances starting together take the database as the baseline once and all go on.
+ */
+async function takeFoldedAsBaseline(db: Kysely<DB>): Promise<void> {
+  const folded = sql.join(FOLDED.map((name) => sql.lit(name)));
+  const { rows: found } = await sql<{ table: boolean }>`
+    select to_regclass('kysely_migration') is not null as "table"`.execute(db);
+  if (found[0]?.table !== true) return;
+  const { rows: recorded } = await sql<{ count: number }>`
+    select count(*)::int as count from kysely_migration where name in (${folded})`.execute(db);
+  if ((recorded[0]?.count ?? 0) === 0) return;
+
+  await db.transaction().execute(async (tx) => {
+    await sql`lock table kysely_migration in exclusive mode`.execute(tx);
+    const { rows } = await sql<{ timestamp: string }>`
+      select timestamp from kysely_migration where name in (${folded})`.execute(tx);
+    // Kysely's times are ISO 8601 texts of one length: the greatest is the latest.
+    const latest = rows
+      .map((row) => row.timestamp)
+      .sort()
+      .at(-1);
+    if (latest === undefined) return; // another instance took it as the baseline meanwhile
+    if (rows.length < FOLDED.length) {
+      throw new MigrationError(
+        `This database was migrated by ${rows.length} of the ${FOLDED.length} migrations that were folded into ` +
+          '001-baseline before the first release (001-initial … 014-money-domains), so no migration leads on ' +
+          "from its schema. Create it again: delete the embedded database's directory (./.data/pglite) when " +
+          'DATABASE_URL is unset, or drop and create the PostgreSQL database DATABASE_URL names; then migrate.',
+      );
+    }
+    await sql`delete from kysely_migration where name in (${folded})`.execute(tx);
+    await sql`insert into kysely_migration (name, timestamp) values ('001-baseline', ${latest})`.execute(tx);
+  });
 }

@@ -32,7 +32,7 @@ export interface ClientsTable {
   secret_hash: string;
   scopes: string[];
   created_at: number;
-  /** Tokens issued before this time (Unix ms) are refused; null when none was revoked. */
+  /** Tokens issued before this time (Unix ms) are rejected; null when none was revoked. */
   tokens_not_before: ColumnType<number | null, number | null | undefined, number | null>;
 }
 

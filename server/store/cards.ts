@@ -30,7 +30,7 @@ export interface CardHolderRecord {
   readonly department: DepartmentRecord | null;
 }
 
-/** A card as the API shows it but for its availableBalance: what cards.record holds (migration 013). */
+/** A card as the API shows it but for its availableBalance: what cards.record holds (server/database/migrations/001-baseline.ts). */
 export interface CardRecord {
   readonly id: string;
   readonly nickname: string;
@@ -155,7 +155,7 @@ export async function saveCardLimits(
  *   the current Cairo month (the day is inside the month, so `filter` picks the day's share), an
  *   index range scan (transactions_card_usage_idx): the ledger is never loaded;
  * - its holder's outstanding cash, which the database keeps on the holder's row as the ledger
- *   changes (card_holders.outstanding_cash_cents, migration 013).
+ *   changes (card_holders.outstanding_cash_cents, server/database/migrations/001-baseline.ts).
  *
  * The predicates must select exactly what `countsFor` accepts; test/cards compares the two.
  * Tenancy: the cards are the organization's, and a card's transactions are that organization's

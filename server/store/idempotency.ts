@@ -50,7 +50,7 @@ export class IdempotencyKeyTaken extends Error {
   }
 }
 
-/** The SQLSTATE of idempotency_key_taken (migrations/007-idempotency-key-taken.ts); its detail is the outcome. */
+/** The SQLSTATE of idempotency_key_taken (server/database/migrations/001-baseline.ts); its detail is the outcome. */
 const IDEMPOTENCY_KEY_TAKEN = 'PK001';
 
 /** The IdempotencyKeyTaken a failed statement stands for: storedResponseStatement's, however it travelled; undefined for any other error. */

@@ -1,5 +1,5 @@
 /**
- * The dashboard's operators and their sessions (migration 005). Sessions are stored by the
+ * The dashboard's operators and their sessions (server/database/migrations/001-baseline.ts). Sessions are stored by the
  * SHA-256 of the cookie value, never the value, so that a read of the table hands out no session.
  */
 import { sql, type Kysely } from 'kysely';

@@ -32,7 +32,7 @@ export function containsPattern(text: string): string {
 
 /**
  * The organization's ledger rows, each as the record it shows in JSON text: the Transaction
- * schema's value, written by the database (transactions.record, migrations 011 and 012) and sent
+ * schema's value, written by the database (transactions.record, server/database/migrations/001-baseline.ts) and sent
  * to the client as it is stored. Only the text: the last record of a page gives its cursor
  * (positionOfRecord); the id and date columns are not read
  * (server/decisions/0011-ledger-and-card-records-are-stored-as-the-api-shows-them.md).
@@ -121,7 +121,7 @@ async function peopleInDepartments(
  * to the distinct merchant names that contain it, and `departmentIds` to the people in them.
  * The main query then usually walks transactions_list_idx (organization_id, authorization_date
  * desc, id desc) from the cursor and stops after `take` matches; a selective filter uses its
- * index of migration 002 instead, so that a filter matching few rows never reads the ledger.
+ * index of server/database/migrations/001-baseline.ts instead, so that a filter matching few rows never reads the ledger.
  */
 export async function transactionListQuery(db: Kysely<DB>, options: TransactionListOptions) {
   const { organizationId, filters, after } = options;

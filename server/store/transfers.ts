@@ -425,7 +425,7 @@ export function pendingFirstKey(transfer: Pick<TransferRecord, 'status' | 'submi
 }
 
 /**
- * The key in SQL, the offset written as a literal: transfers_pending_first_idx (migration 006)
+ * The key in SQL, the offset written as a literal: transfers_pending_first_idx (server/database/migrations/001-baseline.ts)
  * indexes this very expression, which a parameter in its place would not match.
  */
 const pendingFirstKeySql = sql<number>`(case when t.status = 'PENDING' then t.submission_date + ${sql.lit(PENDING_FIRST_OFFSET)}::bigint else t.submission_date end)`;

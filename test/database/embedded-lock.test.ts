@@ -26,15 +26,15 @@ describe('data directory lock', () => {
     const path = join(scratch, 'exclusive.lock');
     const lock = acquireDataDirLock(path);
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ pid: process.pid });
-    let refused: unknown;
+    let rejected: unknown;
     try {
       acquireDataDirLock(path);
     } catch (error) {
-      refused = error;
+      rejected = error;
     }
-    expect(refused).toBeInstanceOf(DatabaseLockedError);
-    expect(refused).toMatchObject({ pid: process.pid, lockPath: path });
-    expect((refused as Error).message).toContain(
+    expect(rejected).toBeInstanceOf(DatabaseLockedError);
+    expect(rejected).toMatchObject({ pid: process.pid, lockPath: path });
+    expect((rejected as Error).message).toContain(
       `stop the server (pid ${process.pid}) before running onboard, or set DATABASE_URL to use PostgreSQL`,
     );
     lock.release();
@@ -59,7 +59,7 @@ describe('data directory lock', () => {
     acquireDataDirLock(path).release();
   });
 
-  it('is refused while another process holds it, and taken over once that process is killed', async () => {
+  it('is rejected while another process holds it, and taken over once that process is killed', async () => {
     const path = join(scratch, 'child.lock');
     const child = spawn(
       process.execPath,
@@ -93,7 +93,7 @@ describe('data directory lock', () => {
     acquireDataDirLock(path).release();
   });
 
-  it('guards the embedded database files: a second open is refused, a stale lock is taken over', async () => {
+  it('guards the embedded database files: a second open is rejected, a stale lock is taken over', async () => {
     const dataDir = join(scratch, 'pglite');
     const first = await openDatabase({ dataDir, loadDataDir: await pgliteTemplate() });
     try {

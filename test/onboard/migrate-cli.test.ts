@@ -22,11 +22,11 @@ afterAll(async () => {
 const migrate = (args: string[]): Promise<ScriptRun> => runScript('operations/migrate.ts', args, { cwd });
 
 describe('npm run migrate', () => {
-  it('refuses a flag it does not know with its usage and exit code 2, opening no database', async () => {
-    const refused = await migrate(['--dry-run']);
-    expect(refused).toMatchObject({ code: 2, stdout: '' });
-    expect(refused.stderr).toContain("Unknown option '--dry-run'");
-    expect(refused.stderr).toContain('Usage: npm run migrate');
+  it('rejects a flag it does not know with its usage and exit code 2, opening no database', async () => {
+    const rejected = await migrate(['--dry-run']);
+    expect(rejected).toMatchObject({ code: 2, stdout: '' });
+    expect(rejected.stderr).toContain("Unknown option '--dry-run'");
+    expect(rejected.stderr).toContain('Usage: npm run migrate');
     expect(existsSync(path.join(cwd, '.data'))).toBe(false);
   });
 

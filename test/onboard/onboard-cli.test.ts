@@ -62,21 +62,21 @@ describe('npm run onboard', { timeout: 2 * ONBOARD_RUN_TIMEOUT_MS }, () => {
     expect(stderr).toContain('Usage: npm run onboard');
   });
 
-  it("prints the first operator's login once, and refuses a username that cannot be one", async () => {
+  it("prints the first operator's login once, and rejects a username that cannot be one", async () => {
     const { code, stdout } = await onboard(['--name', 'Giza Foods']);
     expect(code).toBe(0);
     expect(stdout).toMatch(
       /dashboard: +\/dashboard, operator admin-[a-z0-9]{8} \(approver\)\n +password: +[A-Za-z0-9_-]{24}\n/,
     );
-    // Refused before a database is opened: none is made in an empty directory.
+    // Rejected before a database is opened: none is made in an empty directory.
     const empty = await mkdtemp(path.join(tmpdir(), 'onboard-refused-'));
     try {
-      const refused = await onboard(['--name', 'Giza Foods', '--operator', 'two words'], {
+      const rejected = await onboard(['--name', 'Giza Foods', '--operator', 'two words'], {
         cwd: empty,
         databaseUrl: '',
       });
-      expect(refused).toMatchObject({ code: 1, stdout: '' });
-      expect(refused.stderr).toContain('A username is 3 to 100 letters');
+      expect(rejected).toMatchObject({ code: 1, stdout: '' });
+      expect(rejected.stderr).toContain('A username is 3 to 100 letters');
       expect(existsSync(path.join(empty, '.data'))).toBe(false);
     } finally {
       await rm(empty, { recursive: true, force: true });

@@ -14,8 +14,8 @@ import {
   type StoreResponseInput,
 } from '../../server/store/idempotency.js';
 import { outcomeOf, storeResponse } from '../helpers/store-response.js';
-import { startResponseHoldingProxy } from '../helpers/answer-holding-proxy.js';
-import { migrateToLatest, migrations } from '../../server/database/migrate.js';
+import { startResponseHoldingProxy } from '../helpers/response-holding-proxy.js';
+import { MigrationError, migrateToLatest, migrations } from '../../server/database/migrate.js';
 import { Migrator } from 'kysely/migration';
 import { addCard, addDepartment, addHolder, addOrganization, addRecords, PLAIN_LIMITS } from '../helpers/ledger.js';
 import { findCardWithUsage } from '../../server/store/cards.js';
@@ -86,15 +86,6 @@ async function addSalesRecord(db: Kysely<DB>): Promise<{
 /** A ledger row's stored record, as the driver parses it. */
 async function storedRecord(db: Kysely<DB>, id: string): Promise<unknown> {
   return (await sql<{ record: unknown }>`select record from transactions where id = ${id}`.execute(db)).rows[0]?.record;
-}
-
-/** Moves `db`'s schema up or down to the named migration of server/database/migrate.ts. */
-function migratingTo(db: Kysely<DB>): (name: string) => Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...migrations }) } });
-  return async (name) => {
-    const { error } = await migrator.migrateTo(name);
-    expect(error).toBeUndefined();
-  };
 }
 
 function newId(prefix: string): string {
@@ -171,6 +162,43 @@ describe.each(databaseKinds())('store on %s', (kind) => {
   });
 
   describe('migrations', () => {
+    /** The migrations folded into 001-baseline, as a database migrated before the fold records them. */
+    const FOLDED = [
+      '001-initial',
+      '002-ledger-indexes',
+      '003-token-revocation',
+      '004-idempotency-in-one-transaction',
+      '005-dashboard-operators',
+      '006-pending-first-index',
+      '007-idempotency-key-taken',
+      '008-condition-holds',
+      '009-organization-versions',
+      '010-drop-organization-versions',
+      '011-ledger-records',
+      '012-ledger-answers',
+      '013-card-records',
+      '014-money-domains',
+    ];
+
+    /** The rows of a database's migration table, by name. */
+    const recorded = async (of: Kysely<DB>): Promise<{ name: string; timestamp: string }[]> =>
+      (
+        await sql<{
+          name: string;
+          timestamp: string;
+        }>`select name, timestamp from kysely_migration order by name`.execute(of)
+      ).rows;
+
+    /** Makes a database's migration table record `names` instead of what it holds, one minute apart from T0. */
+    const recording = async (of: Kysely<DB>, names: readonly string[]): Promise<string[]> => {
+      const times = names.map((_, i) => new Date(T0 + i * MINUTE).toISOString());
+      await sql`delete from kysely_migration`.execute(of);
+      await sql`insert into kysely_migration (name, timestamp) values ${sql.join(
+        names.map((name, i) => sql`(${name}, ${times[i]})`),
+      )}`.execute(of);
+      return times;
+    };
+
     it('apply every migration once; a second run applies nothing', async () => {
       const empty = await createTestDatabaseOf(kind, { migrated: false });
       try {
@@ -185,367 +213,313 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       expect(await migrateToLatest(db)).toEqual({ applied: [] });
     });
 
-    // Migration 009's organization versions served only the kept reads, since removed; 010 drops
-    // them from a database that has them (and rows in them), and the tables they watched take
-    // every kind of write after it. Its down brings back 009's schema.
-    it('010 drops the organization versions of 009, and the tables they watched take writes as before', async () => {
-      const older = await createTestDatabaseOf(kind, { migrated: false });
+    it("the baseline's down leaves nothing of it behind, and its up builds the schema again", async () => {
+      const fresh = await createTestDatabaseOf(kind);
       try {
-        const migrateTo = migratingTo(older.db);
-        const left = async (): Promise<{ table: boolean; sequence: boolean; function: boolean; triggers: number }> => {
-          const { rows } = await sql<{ table: boolean; sequence: boolean; function: boolean; triggers: number }>`
-            select to_regclass('organization_versions') is not null as "table",
-              to_regclass('organization_version_seq') is not null as "sequence",
-              to_regprocedure('move_organization_versions()') is not null as "function",
-              (select count(*)::int from pg_trigger where tgname like '%moves_organization_version') as "triggers"
-          `.execute(older.db);
-          return rows[0] ?? { table: false, sequence: false, function: false, triggers: -1 };
-        };
-        await migrateTo('009-organization-versions');
-        const organizationId = await addOrganization(older.db, T0);
-        const departmentId = await addDepartment(older.db, organizationId);
-        const holderId = await addHolder(older.db, organizationId, { departmentId });
-        const cardId = await addCard(older.db, organizationId, holderId);
-        await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0 }]);
-        const versions = await sql<{ n: number }>`select count(*)::int as n from organization_versions`.execute(
-          older.db,
-        );
-        expect(versions.rows).toEqual([{ n: 1 }]);
-        expect(await left()).toEqual({ table: true, sequence: true, function: true, triggers: 16 });
-
-        await migrateTo('010-drop-organization-versions');
-        expect(await left()).toEqual({ table: false, sequence: false, function: false, triggers: 0 });
-        await addRecords(older.db, organizationId, [{ personId: holderId, cardId, authorizationDate: T0 + MINUTE }]);
-        await sql`update transactions set note = 'checked' where organization_id = ${organizationId}`.execute(older.db);
-        await sql`update cards set daily_limit = daily_limit + 1 where id = ${cardId}`.execute(older.db);
-        await sql`update card_holders set department_id = null where id = ${holderId}`.execute(older.db);
-        await sql`delete from departments where id = ${departmentId}`.execute(older.db);
-        await sql`delete from transactions where organization_id = ${organizationId}`.execute(older.db);
-        await sql`truncate transactions`.execute(older.db);
-
-        await migrateTo('009-organization-versions');
-        expect(await left()).toEqual({ table: true, sequence: true, function: true, triggers: 16 });
-        await migrateTo('010-drop-organization-versions');
-        expect(await left()).toEqual({ table: false, sequence: false, function: false, triggers: 0 });
-      } finally {
-        await older.close();
-      }
-    });
-
-    // Migration 011's stored records: written for the rows already there, and kept in step with
-    // every change a page shows, whichever statement makes it.
-    it('011 writes each ledger row its record, and keeps it in step with its row, holder and department', async () => {
-      const older = await createTestDatabaseOf(kind, { migrated: false });
-      try {
-        const migrateTo = migratingTo(older.db);
-        await migrateTo('010-drop-organization-versions');
-        const { organizationId, departmentId, holderId, recordId: before } = await addSalesRecord(older.db);
-
-        await migrateTo('011-ledger-records');
-        const shown = async (id: string | undefined): Promise<unknown> => storedRecord(older.db, id ?? '');
-        const person = {
-          id: holderId,
-          fullName: 'Mona Adel',
-          userExternalIdOne: 'E1',
-          userExternalIdTwo: null,
-          userExternalIdThree: null,
-        };
-        expect(await shown(before)).toEqual({
-          id: before,
-          authorizationDate: T0,
-          merchant: 'Talabat',
-          person: { ...person, department: { id: departmentId, name: 'Sales' } },
-          method: 'CARD',
-          category: 'FOOD_BEVERAGE',
-          reviewStatus: null,
-          status: 'SUCCEEDED',
-          currency: 'EGP',
-          amountCents: 12_345,
-          tags: [],
-          note: null,
-          description: null,
-          refund: false,
-          authorizationCode: null,
-          last4: '4242',
-          cleared: true,
-        });
-        const [after] = await addRecords(older.db, organizationId, [
-          { personId: holderId, authorizationDate: T0 + MINUTE },
-        ]);
-        const page = async (): Promise<unknown[]> =>
+        // Relations (tables, indexes), functions and types (domains, rows) of the schema, but Kysely's own.
+        const left = async (): Promise<string[]> =>
           (
-            await sql<{
-              record: unknown;
-            }>`select record from transactions where organization_id = ${organizationId} order by authorization_date desc, id desc`.execute(
-              older.db,
-            )
-          ).rows.map((row) => row.record);
-        expect(await page()).toMatchObject([{ id: after, person: { fullName: 'Mona Adel' } }, { id: before }]);
-
-        await sql`update transactions set review_status = 'UNDER_REVIEW', tags = '[{"id":"tag_1","name":"Trip"}]' where id = ${before ?? ''}`.execute(
-          older.db,
+            await sql<{ name: string }>`
+              select 'relation ' || relname as name from pg_class
+                where relnamespace = 'public'::regnamespace and relname !~ '^kysely_'
+              union all select 'function ' || proname from pg_proc where pronamespace = 'public'::regnamespace
+              union all select 'type ' || typname from pg_type
+                where typnamespace = 'public'::regnamespace and typname !~ '^_?kysely_'
+              order by 1`.execute(fresh.db)
+          ).rows.map((row) => row.name);
+        expect(await left()).toEqual(
+          expect.arrayContaining(['relation transactions', 'function condition_holds', 'type transfer_status']),
         );
-        await sql`update departments set name = 'Field sales' where id = ${departmentId}`.execute(older.db);
-        await sql`update card_holders set full_name = 'Mona Adel Fahmy' where id = ${holderId}`.execute(older.db);
-        const renamed = {
-          ...person,
-          fullName: 'Mona Adel Fahmy',
-          department: { id: departmentId, name: 'Field sales' },
-        };
-        expect(await page()).toMatchObject([
-          { id: after, person: renamed },
-          { id: before, person: renamed, reviewStatus: 'UNDER_REVIEW', tags: [{ id: 'tag_1', name: 'Trip' }] },
-        ]);
-        await sql`update card_holders set department_id = null where id = ${holderId}`.execute(older.db);
-        await sql`delete from departments where id = ${departmentId}`.execute(older.db);
-        expect(await page()).toMatchObject([{ person: { department: null } }, { person: { department: null } }]);
+        const migrator = new Migrator({ db: fresh.db, provider: { getMigrations: async () => ({ ...migrations }) } });
+        const { error, results } = await migrator.migrateDown();
+        expect(error).toBeUndefined();
+        expect(results?.map((result) => [result.migrationName, result.status])).toEqual([['001-baseline', 'Success']]);
+        expect(await left()).toEqual([]);
 
-        await migrateTo('010-drop-organization-versions');
-        const { rows } = await sql<{ column: boolean; functions: number; triggers: number }>`
-          select exists (select 1 from information_schema.columns where table_name = 'transactions' and column_name = 'record') as "column",
-            (select count(*)::int from pg_proc where proname in ('transaction_record', 'transactions_write_record', 'card_holders_rewrite_records', 'departments_rewrite_records')) as "functions",
-            (select count(*)::int from pg_trigger where tgname like '%record%') as "triggers"
-        `.execute(older.db);
-        expect(rows).toEqual([{ column: false, functions: 0, triggers: 0 }]);
-        await migrateTo('011-ledger-records');
-        expect(await page()).toHaveLength(2);
+        expect(await migrateToLatest(fresh.db)).toEqual({ applied: ['001-baseline'] });
+        const { organizationId, recordId } = await addSalesRecord(fresh.db);
+        expect(await findTransaction(fresh.db, organizationId, recordId ?? '')).toContain('"categoryLabel"');
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('takes a database migrated by the folded migrations as the baseline', async () => {
+      const older = await createTestDatabaseOf(kind);
+      try {
+        const times = await recording(older.db, FOLDED);
+        expect(await migrateToLatest(older.db)).toEqual({ applied: [] });
+        expect(await recorded(older.db)).toEqual([{ name: '001-baseline', timestamp: times.at(-1) }]);
+        expect(await migrateToLatest(older.db)).toEqual({ applied: [] });
       } finally {
         await older.close();
       }
     });
 
-    it('012 makes each record the Transaction the API shows, sent as stored', async () => {
-      const older = await createTestDatabaseOf(kind, { migrated: false });
+    it('rejects a database migrated by only some of the folded migrations, and leaves it as it was', async () => {
+      const older = await createTestDatabaseOf(kind);
       try {
-        const migrateTo = migratingTo(older.db);
-        await migrateTo('011-ledger-records');
-        const { organizationId, departmentId, holderId, recordId: id } = await addSalesRecord(older.db);
-        await sql`update transactions set tags = '[{"id":"tag_1","name":"Trip"}]', note = 'Lunch' where id = ${id ?? ''}`.execute(
-          older.db,
+        const times = await recording(older.db, FOLDED.slice(0, 13));
+        const rejected = migrateToLatest(older.db);
+        await expect(rejected).rejects.toBeInstanceOf(MigrationError);
+        await expect(rejected).rejects.toThrow(
+          /migrated by 13 of the 14 migrations that were folded into 001-baseline before the first release.*Create it again: delete the embedded database's directory \(\.\/\.data\/pglite\).*or drop and create the PostgreSQL database/,
         );
-
-        await migrateTo('012-ledger-answers');
-        const shown = async (): Promise<unknown> =>
-          JSON.parse((await findTransaction(older.db, organizationId, id ?? '')) ?? 'null') as unknown;
-        const record = {
-          id,
-          authorizationDate: T0,
-          merchant: 'Talabat',
-          person: {
-            id: holderId,
-            fullName: 'Mona Adel',
-            userExternalIdOne: 'E1',
-            department: { id: departmentId, name: 'Sales' },
-          },
-          department: 'Sales',
-          method: 'CARD',
-          category: 'FOOD_BEVERAGE',
-          categoryLabel: 'Food & Beverage',
-          reviewStatus: null,
-          status: 'SUCCEEDED',
-          currency: 'EGP',
-          amountCents: 12_345,
-          tags: [{ id: 'tag_1', name: 'Trip' }],
-          note: 'Lunch',
-          refund: false,
-          last4: '4242',
-          cleared: true,
-        };
-        // The texts the schema leaves out when unset are absent, not null.
-        expect(await shown()).toStrictEqual(record);
-        const [page] = await listTransactions(older.db, { organizationId, filters: {}, after: undefined, take: 10 });
-        expect(JSON.parse(page ?? 'null')).toStrictEqual(record);
-        expect(positionOfRecord(page ?? '')).toEqual({ sort: T0, id });
-        await sql`update departments set name = 'Field sales' where id = ${departmentId}`.execute(older.db);
-        expect(await shown()).toMatchObject({
-          department: 'Field sales',
-          person: { department: { name: 'Field sales' } },
-        });
-
-        // Every category's label is the domain's (a label changed there needs a migration).
-        const { rows: labels } = await sql<{ category: string; label: string | null }>`
-          select c as category, category_label(c) as label from unnest(${[...CATEGORIES]}::text[]) as c`.execute(
-          older.db,
-        );
-        expect(labels).toEqual(CATEGORIES.map((category) => ({ category, label: categoryLabel(category) })));
-
-        await migrateTo('011-ledger-records');
-        expect(await storedRecord(older.db, id ?? '')).toMatchObject({
-          note: 'Lunch',
-          authorizationCode: null,
-          person: { userExternalIdTwo: null },
-        });
-        await migrateTo('012-ledger-answers');
-        expect(await shown()).toStrictEqual({
-          ...record,
-          department: 'Field sales',
-          person: { ...record.person, department: { id: departmentId, name: 'Field sales' } },
-        });
+        expect(await recorded(older.db)).toEqual(FOLDED.slice(0, 13).map((name, i) => ({ name, timestamp: times[i] })));
       } finally {
         await older.close();
       }
     });
-    // Migration 013: each card carries the card the API shows and each holder its outstanding
-    // cash, written for the rows already there and kept in step; its down leaves 012's schema.
-    it('013 gives each card its record and each holder its outstanding cash, kept in step', async () => {
-      const older = await createTestDatabaseOf(kind, { migrated: false });
-      try {
-        const migrateTo = migratingTo(older.db);
-        await migrateTo('012-ledger-answers');
-        const { organizationId, departmentId, holderId, cardId, recordId } = await addSalesRecord(older.db);
-        const cash = (amountCents: number, reviewStatus: 'UNDER_REVIEW' | 'BALANCE_SETTLED') =>
-          addRecords(older.db, organizationId, [
-            { personId: holderId, authorizationDate: T0, method: 'CASH', reviewStatus, amountCents },
-          ]);
-        await cash(500, 'UNDER_REVIEW');
-        await cash(70, 'BALANCE_SETTLED');
 
-        await migrateTo('013-card-records');
-        const read = async () => findCardWithUsage(older.db, organizationId, cardId, cairoPeriods(T0));
-        const holder = {
+    it.runIf(kind === 'postgres')(
+      'takes a database migrated by the folded migrations as the baseline once when two instances start at once',
+      async () => {
+        const older = await createTestDatabaseOf(kind);
+        const other = await openDatabase({ url: older.url ?? '' });
+        try {
+          const times = await recording(older.db, FOLDED);
+          const results = await Promise.all([migrateToLatest(older.db), migrateToLatest(other.db)]);
+          expect(results).toEqual([{ applied: [] }, { applied: [] }]);
+          expect(await recorded(older.db)).toEqual([{ name: '001-baseline', timestamp: times.at(-1) }]);
+        } finally {
+          await other.close();
+          await older.close();
+        }
+      },
+    );
+
+    // transactions.record is the Transaction the API shows, written by the database whoever
+    // writes, and kept in step with every change a page shows, whichever statement makes it.
+    it('keeps each ledger record the Transaction the API shows, in step with its row, holder and department', async () => {
+      const { organizationId, departmentId, holderId, recordId: id } = await addSalesRecord(db);
+      await sql`update transactions set tags = '[{"id":"tag_1","name":"Trip"}]', note = 'Lunch' where id = ${id ?? ''}`.execute(
+        db,
+      );
+      const shown = async (): Promise<unknown> =>
+        JSON.parse((await findTransaction(db, organizationId, id ?? '')) ?? 'null') as unknown;
+      const record = {
+        id,
+        authorizationDate: T0,
+        merchant: 'Talabat',
+        person: {
           id: holderId,
           fullName: 'Mona Adel',
           userExternalIdOne: 'E1',
           department: { id: departmentId, name: 'Sales' },
-        };
-        expect(await read()).toStrictEqual({
-          card: { id: cardId, nickname: 'Test card', last4: '4242', cardHolder: holder, limits: PLAIN_LIMITS },
-          createdAt: expect.any(Number) as number,
-          figures: {
-            usage: { dayCardAndAtm: 12_345, monthCardAndAtm: 12_345, monthAtm: 0 },
-            approval: { spent: 12_345, pending: 0, outstandingCash: 500 },
-          },
-        });
-        // The holder's cash moving leaves the ledger's records as they are; a name reaches both.
-        const version = async (): Promise<string | undefined> =>
-          (
-            await sql<{
-              version: string;
-            }>`select xmin::text as version from transactions where id = ${recordId ?? ''}`.execute(older.db)
-          ).rows[0]?.version;
-        const before = await version();
-        await cash(25, 'UNDER_REVIEW');
-        expect(await version()).toBe(before);
-        expect((await read())?.figures.approval.outstandingCash).toBe(525);
-        await sql`update card_holders set full_name = 'Mona Adel Fahmy' where id = ${holderId}`.execute(older.db);
-        expect((await read())?.card.cardHolder.fullName).toBe('Mona Adel Fahmy');
-        expect(await storedRecord(older.db, recordId ?? '')).toMatchObject({ person: { fullName: 'Mona Adel Fahmy' } });
+        },
+        department: 'Sales',
+        method: 'CARD',
+        category: 'FOOD_BEVERAGE',
+        categoryLabel: 'Food & Beverage',
+        reviewStatus: null,
+        status: 'SUCCEEDED',
+        currency: 'EGP',
+        amountCents: 12_345,
+        tags: [{ id: 'tag_1', name: 'Trip' }],
+        note: 'Lunch',
+        refund: false,
+        last4: '4242',
+        cleared: true,
+      };
+      // The texts the schema leaves out when unset are absent, not null; a page sends the row's record.
+      expect(await shown()).toStrictEqual(record);
+      expect(await storedRecord(db, id ?? '')).toStrictEqual(record);
+      const [first] = await listTransactions(db, { organizationId, filters: {}, after: undefined, take: 10 });
+      expect(JSON.parse(first ?? 'null')).toStrictEqual(record);
+      expect(positionOfRecord(first ?? '')).toEqual({ sort: T0, id });
 
-        await migrateTo('012-ledger-answers');
-        const { rows } = await sql<{ columns: number; functions: number; index: boolean }>`
-          select (select count(*)::int from information_schema.columns
-              where (table_name, column_name) in (('cards', 'record'), ('card_holders', 'outstanding_cash_cents'))) as "columns",
-            (select count(*)::int from pg_proc where proname in ('card_record', 'outstanding_cash_of', 'cards_write_record',
-              'card_holders_rewrite_card_records', 'departments_rewrite_card_records', 'transactions_count_outstanding_cash',
-              'transactions_forget_outstanding_cash')) as "functions",
-            to_regclass('transactions_outstanding_cash_idx') is not null as "index"
-        `.execute(older.db);
-        expect(rows).toEqual([{ columns: 0, functions: 0, index: true }]);
-        await sql`update card_holders set full_name = 'Mona Fahmy' where id = ${holderId}`.execute(older.db);
-        expect(await storedRecord(older.db, recordId ?? '')).toMatchObject({ person: { fullName: 'Mona Fahmy' } });
-        await migrateTo('013-card-records');
-        expect(await read()).toMatchObject({
-          card: { cardHolder: { fullName: 'Mona Fahmy' } },
-          figures: { approval: { outstandingCash: 525 } },
-        });
-      } finally {
-        await older.close();
-      }
+      const [after] = await addRecords(db, organizationId, [{ personId: holderId, authorizationDate: T0 + MINUTE }]);
+      const page = async (): Promise<unknown[]> =>
+        (await listTransactions(db, { organizationId, filters: {}, after: undefined, take: 10 })).map(
+          (text) => JSON.parse(text) as unknown,
+        );
+      expect(await page()).toMatchObject([{ id: after, person: { fullName: 'Mona Adel' } }, { id }]);
+
+      await sql`update transactions set review_status = 'UNDER_REVIEW', tags = '[{"id":"tag_2","name":"Visit"}]' where id = ${id ?? ''}`.execute(
+        db,
+      );
+      await sql`update departments set name = 'Field sales' where id = ${departmentId}`.execute(db);
+      await sql`update card_holders set full_name = 'Mona Adel Fahmy' where id = ${holderId}`.execute(db);
+      const renamed = {
+        ...record.person,
+        fullName: 'Mona Adel Fahmy',
+        department: { id: departmentId, name: 'Field sales' },
+      };
+      expect(await page()).toMatchObject([
+        { id: after, person: renamed, department: 'Field sales' },
+        {
+          id,
+          person: renamed,
+          department: 'Field sales',
+          reviewStatus: 'UNDER_REVIEW',
+          tags: [{ id: 'tag_2', name: 'Visit' }],
+        },
+      ]);
+      await sql`update card_holders set department_id = null where id = ${holderId}`.execute(db);
+      await sql`delete from departments where id = ${departmentId}`.execute(db);
+      expect(await page()).toMatchObject([
+        { person: { department: null }, department: null },
+        { person: { department: null }, department: null },
+      ]);
+      expect(await storedRecord(db, id ?? '')).toStrictEqual(await shown());
     });
 
-    // Migration 014 moves the single-column rules of transfers and organizations to domains and
-    // checks a transfer's client against its organization: every rule still refuses what it
-    // refused, the rows already there stay, and its down brings back 013's constraints.
-    it("014 keeps every money rule as a domain, and a transfer's client is one of its organization", async () => {
-      const older = await createTestDatabaseOf(kind, { migrated: false });
-      try {
-        const migrateTo = migratingTo(older.db);
-        const constraints = async (): Promise<string[]> =>
-          (
-            await sql<{ name: string }>`
-              select conname as name from pg_constraint
-              where conrelid in ('transfers'::regclass, 'organizations'::regclass, 'clients'::regclass, 'idempotency_keys'::regclass) and contype in ('c', 'f', 'u')
-              union all select typname from pg_type where typtype = 'd' and typnamespace = 'public'::regnamespace
-              order by 1`.execute(older.db)
-          ).rows.map((row) => row.name);
-        await migrateTo('013-card-records');
-        const before = await constraints();
-        const owner = await seedOrganization(older.db, 5_000);
-        const other = await seedOrganization(older.db, 5_000);
-        const kept = newTransfer(owner, { amountCents: 1_234 });
-        await insertTransfer(older.db, kept);
+    it("gives every category the domain's label (a label changed there needs a migration)", async () => {
+      const { rows: labels } = await sql<{ category: string; label: string | null }>`
+        select c as category, category_label(c) as label from unnest(${[...CATEGORIES]}::text[]) as c`.execute(db);
+      expect(labels).toEqual(CATEGORIES.map((category) => ({ category, label: categoryLabel(category) })));
+    });
 
-        await migrateTo('014-money-domains');
-        expect(await getTransfer(older.db, owner.organizationId, kept.id)).toMatchObject({
-          amountCents: 1_234,
-          status: 'PENDING',
-          currency: 'EGP',
-        });
-        expect(await getBalance(older.db, owner.organizationId)).toBe(5_000);
-        const refused = async (statement: Promise<unknown>, code: string): Promise<void> => {
-          await expect(statement).rejects.toMatchObject({ code });
-        };
-        const byId = (id: string) => older.db.updateTable('transfers').where('id', '=', id);
-        await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 0 })), '23514');
-        await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 100_000_000_000 })), '23514');
-        await refused(insertTransfer(older.db, newTransfer(owner, { currency: 'USD' as 'EGP' })), '23514');
-        await refused(
-          byId(kept.id)
-            .set({ status: 'LOST' as TransferStatus })
-            .execute(),
-          '23514',
-        );
-        await refused(byId(kept.id).set({ status: 'REJECTED', rejection_reason: '' }).execute(), '23514');
-        await refused(
-          byId(kept.id)
-            .set({ status: 'REJECTED', rejection_reason: 'x'.repeat(501) })
-            .execute(),
-          '23514',
-        );
-        await refused(byId(kept.id).set({ status: 'PROCESSING' }).execute(), '23514');
-        await refused(
-          older.db
-            .updateTable('organizations')
-            .set((eb) => ({ balance_cents: eb('balance_cents', '-', 5_001) }))
-            .where('id', '=', owner.organizationId)
-            .execute(),
-          '23514',
-        );
-        // Another organization's client, and an organization or client that does not exist.
-        await refused(
-          insertTransfer(older.db, newTransfer({ organizationId: owner.organizationId, clientId: other.clientId })),
-          '23503',
-        );
-        await refused(
-          insertTransfer(older.db, newTransfer({ organizationId: newId('org'), clientId: owner.clientId })),
-          '23503',
-        );
-        await refused(
-          insertTransfer(older.db, newTransfer({ organizationId: owner.organizationId, clientId: newId('cli') })),
-          '23503',
-        );
-        await byId(kept.id)
-          .set({ status: 'REJECTED', rejection_reason: 'x'.repeat(500) })
-          .execute();
-        expect(await getTransfer(older.db, owner.organizationId, kept.id)).toMatchObject({
-          status: 'REJECTED',
-          amountCents: 1_234,
-        });
-        expect(await constraints()).not.toEqual(before);
+    // cards.record is the card the API shows but for its balance, and card_holders.outstanding_cash_cents
+    // the holder's outstanding cash: both kept in step by the database.
+    it('keeps each card its record and each holder its outstanding cash, in step', async () => {
+      const { organizationId, departmentId, holderId, cardId, recordId } = await addSalesRecord(db);
+      const cash = (amountCents: number, reviewStatus: 'UNDER_REVIEW' | 'BALANCE_SETTLED'): Promise<string[]> =>
+        addRecords(db, organizationId, [
+          { personId: holderId, authorizationDate: T0, method: 'CASH', reviewStatus, amountCents },
+        ]);
+      const [withdrawn] = await cash(500, 'UNDER_REVIEW');
+      await cash(70, 'BALANCE_SETTLED');
+      const read = async () => findCardWithUsage(db, organizationId, cardId, cairoPeriods(T0));
+      const holder = {
+        id: holderId,
+        fullName: 'Mona Adel',
+        userExternalIdOne: 'E1',
+        department: { id: departmentId, name: 'Sales' },
+      };
+      expect(await read()).toStrictEqual({
+        card: { id: cardId, nickname: 'Test card', last4: '4242', cardHolder: holder, limits: PLAIN_LIMITS },
+        createdAt: expect.any(Number) as number,
+        figures: {
+          usage: { dayCardAndAtm: 12_345, monthCardAndAtm: 12_345, monthAtm: 0 },
+          approval: { spent: 12_345, pending: 0, outstandingCash: 500 },
+        },
+      });
+      const outstanding = async (): Promise<number | undefined> => (await read())?.figures.approval.outstandingCash;
 
-        await migrateTo('013-card-records');
-        expect(await constraints()).toEqual(before);
-        await refused(insertTransfer(older.db, newTransfer(owner, { amountCents: 0 })), '23514');
-        await migrateTo('014-money-domains');
-        // A statement of another text: one prepared before the domains were made again would fail once.
-        const { rows } = await sql<{
-          status: string;
-          amount: number;
-        }>`select status, amount_cents as amount from transfers where id = ${kept.id}`.execute(older.db);
-        expect(rows).toEqual([{ status: 'REJECTED', amount: 1_234 }]);
-      } finally {
-        await older.close();
-      }
+      // The holder's cash moving leaves the ledger's records as they are (the row's version stays).
+      const version = async (): Promise<string | undefined> =>
+        (
+          await sql<{
+            version: string;
+          }>`select xmin::text as version from transactions where id = ${recordId ?? ''}`.execute(db)
+        ).rows[0]?.version;
+      const before = await version();
+      const [added] = await cash(25, 'UNDER_REVIEW');
+      expect(await version()).toBe(before);
+      expect(await outstanding()).toBe(525);
+      await sql`update transactions set review_status = 'BALANCE_SETTLED' where id = ${added ?? ''}`.execute(db);
+      expect(await outstanding()).toBe(500);
+      await sql`delete from transactions where id = ${withdrawn ?? ''}`.execute(db);
+      expect(await outstanding()).toBe(0);
+      expect(await version()).toBe(before);
+
+      // What a card shows of its holder, department and limits reaches it, and the ledger's records.
+      await sql`update card_holders set full_name = 'Mona Adel Fahmy' where id = ${holderId}`.execute(db);
+      expect((await read())?.card.cardHolder.fullName).toBe('Mona Adel Fahmy');
+      expect(await storedRecord(db, recordId ?? '')).toMatchObject({ person: { fullName: 'Mona Adel Fahmy' } });
+      await sql`update departments set name = 'Field sales' where id = ${departmentId}`.execute(db);
+      expect((await read())?.card.cardHolder.department).toEqual({ id: departmentId, name: 'Field sales' });
+      await sql`update card_holders set department_id = null where id = ${holderId}`.execute(db);
+      await sql`delete from departments where id = ${departmentId}`.execute(db);
+      expect((await read())?.card.cardHolder.department).toBeNull();
+      // The largest limits SetCardLimitsRequest allows.
+      const largest = { daily: 100_000_000, monthly: 300_000_000, atm: 300_000_000, approvalBased: 99_999_999_999 };
+      await db
+        .updateTable('cards')
+        .set({
+          daily_limit: largest.daily,
+          monthly_limit: largest.monthly,
+          atm_limit: largest.atm,
+          approval_based_limit: largest.approvalBased,
+        })
+        .where('id', '=', cardId)
+        .execute();
+      expect((await read())?.card.limits).toEqual(largest);
+    });
+
+    // Every money rule rejects what it should with check_violation (23514), as a domain or a check
+    // constraint, and a transfer's client is one of its organization (23503); the largest values
+    // each allows are stored and read back as they are.
+    it("rejects what every money rule forbids, and a transfer's client is one of its organization", async () => {
+      const owner = await seedOrganization(db, 5_000);
+      const other = await seedOrganization(db, 5_000);
+      const kept = newTransfer(owner, { amountCents: 1_234 });
+      await insertTransfer(db, kept);
+      const rejected = async (statement: Promise<unknown>, code: string): Promise<void> => {
+        await expect(statement).rejects.toMatchObject({ code });
+      };
+      const byId = (id: string) => db.updateTable('transfers').where('id', '=', id);
+      await rejected(insertTransfer(db, newTransfer(owner, { amountCents: 0 })), '23514');
+      await rejected(insertTransfer(db, newTransfer(owner, { amountCents: 100_000_000_000 })), '23514');
+      await rejected(insertTransfer(db, newTransfer(owner, { currency: 'USD' as 'EGP' })), '23514');
+      await rejected(
+        byId(kept.id)
+          .set({ status: 'LOST' as TransferStatus })
+          .execute(),
+        '23514',
+      );
+      await rejected(byId(kept.id).set({ status: 'REJECTED', rejection_reason: '' }).execute(), '23514');
+      await rejected(
+        byId(kept.id)
+          .set({ status: 'REJECTED', rejection_reason: 'x'.repeat(501) })
+          .execute(),
+        '23514',
+      );
+      await rejected(byId(kept.id).set({ status: 'REJECTED' }).execute(), '23514');
+      await rejected(byId(kept.id).set({ rejection_reason: 'Not this one' }).execute(), '23514');
+      await rejected(byId(kept.id).set({ status: 'PROCESSING' }).execute(), '23514');
+      await rejected(
+        db
+          .updateTable('organizations')
+          .set((eb) => ({ balance_cents: eb('balance_cents', '-', 5_001) }))
+          .where('id', '=', owner.organizationId)
+          .execute(),
+        '23514',
+      );
+      // Another organization's client, and an organization or client that does not exist.
+      await rejected(
+        insertTransfer(db, newTransfer({ organizationId: owner.organizationId, clientId: other.clientId })),
+        '23503',
+      );
+      await rejected(
+        insertTransfer(db, newTransfer({ organizationId: newId('org'), clientId: owner.clientId })),
+        '23503',
+      );
+      await rejected(
+        insertTransfer(db, newTransfer({ organizationId: owner.organizationId, clientId: newId('cli') })),
+        '23503',
+      );
+      // A ledger record's amount and date outside what the Transaction schema shows.
+      const holderId = await addHolder(db, owner.organizationId);
+      await rejected(addRecords(db, owner.organizationId, [{ personId: holderId, authorizationDate: -1 }]), '23514');
+      await rejected(
+        addRecords(db, owner.organizationId, [{ personId: holderId, authorizationDate: T0, amountCents: 0 }]),
+        '23514',
+      );
+
+      // The largest of each.
+      await byId(kept.id)
+        .set({ status: 'REJECTED', rejection_reason: 'x'.repeat(500) })
+        .execute();
+      expect(await getTransfer(db, owner.organizationId, kept.id)).toMatchObject({
+        status: 'REJECTED',
+        amountCents: 1_234,
+      });
+      const { rows } = await sql<{
+        reason: string;
+      }>`select rejection_reason as reason from transfers where id = ${kept.id}`.execute(db);
+      expect(rows).toEqual([{ reason: 'x'.repeat(500) }]);
+      const largest = newTransfer(owner, { amountCents: 99_999_999_999 });
+      await insertTransfer(db, largest);
+      expect(await getTransfer(db, owner.organizationId, largest.id)).toMatchObject({ amountCents: 99_999_999_999 });
+      const [recordId] = await addRecords(db, owner.organizationId, [
+        { personId: holderId, authorizationDate: Number.MAX_SAFE_INTEGER, amountCents: 99_999_999_999 },
+      ]);
+      expect(JSON.parse((await findTransaction(db, owner.organizationId, recordId ?? '')) ?? 'null')).toMatchObject({
+        authorizationDate: Number.MAX_SAFE_INTEGER,
+        amountCents: 99_999_999_999,
+      });
     });
   });
 
@@ -568,13 +542,13 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       expect(typeof row.total).toBe('number');
     });
 
-    it('refuses an int8 that is not a safe integer, and the connection stays usable', async () => {
+    it('rejects an int8 that is not a safe integer, and the connection stays usable', async () => {
       await expect(sql`select 9007199254740993::bigint as big`.execute(db)).rejects.toThrow(/not a safe integer/);
       const { rows } = await sql<{ one: number }>`select 1::bigint as one`.execute(db);
       expect(rows).toEqual([{ one: 1 }]);
     });
 
-    it('refuses a negative balance and an out-of-range amount', async () => {
+    it('rejects a negative balance and an out-of-range amount', async () => {
       await expect(
         createOrganization(db, { id: newId('org'), name: 'Overdrawn', balanceCents: -1, now: T0 }),
       ).rejects.toThrow(/check constraint/);
@@ -685,7 +659,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
         code: '23514',
       });
       expect(await getBalance(db, owner.organizationId)).toBe(before + 2);
-      // A statement after it is refused, not run outside a transaction; alone or after others.
+      // A statement after it is rejected, not run outside a transaction; alone or after others.
       for (const first of [false, true]) {
         await expect(
           db.transaction().execute(async (tx) => {
@@ -745,7 +719,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
     const store = (input: Omit<StoreResponseInput, 'status' | 'body'> & Partial<StoreResponseInput>): Promise<string> =>
       outcomeOf(db.transaction().execute((tx) => storeResponse(tx, { status: 200, body: '{}', ...input })));
 
-    it('stores a key with its answer; the same request finds it as a replay, another as a mismatch', async () => {
+    it('stores a key with its response; the same request finds it as a replay, another as a mismatch', async () => {
       const { clientId } = await seedOrganization(db);
       const k = key();
       expect(await findStoredResponse(db, { clientId, key: k, fingerprint: 'A', nowMs: T0 })).toBeUndefined();
@@ -1000,7 +974,7 @@ describe.each(databaseKinds())('store on %s', (kind) => {
       expect(await getBalance(db, owner.organizationId)).toBe(400);
     });
 
-    it('with atCommit, the reservation is the statement sent at the commit, and the answer is the transfer it makes', async () => {
+    it('with atCommit, the reservation is the statement sent at the commit, and the response is the transfer it makes', async () => {
       const owner = await seedOrganization(db, 1_000);
       const transfer = await insertTransfer(db, newTransfer(owner, { amountCents: 600 }));
       const operatorId = `opr_${randomBytes(8).toString('hex')}`;
@@ -1212,14 +1186,14 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       expect(await balance()).toBe(before);
       // A first statement that fails (here a check constraint) leaves nothing, and the connection,
       // with that statement prepared, serves the next transactions.
-      const refused = () =>
+      const rejected = () =>
         one.db
           .transaction()
           .execute((tx) =>
             tx.updateTable('organizations').set({ balance_cents: -1 }).where('id', '=', owner.organizationId).execute(),
           );
-      await expect(refused()).rejects.toMatchObject({ code: '23514' });
-      await expect(refused()).rejects.toMatchObject({ code: '23514' });
+      await expect(rejected()).rejects.toMatchObject({ code: '23514' });
+      await expect(rejected()).rejects.toMatchObject({ code: '23514' });
       // A first statement PostgreSQL cannot even parse, on a statement never prepared before.
       await expect(
         one.db.transaction().execute((tx) => sql`select * from no_such_table`.execute(tx)),
@@ -1268,7 +1242,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       // As the only statement: it runs by itself (the suite on both databases, above, proves how).
       await one.db.transaction().execute((tx) => committing(set(before + 3)).execute(tx));
       expect(await balance()).toBe(before + 3);
-      // A statement after it is refused, not run outside the transaction.
+      // A statement after it is rejected, not run outside the transaction.
       await expect(
         one.db.transaction().execute(async (tx) => {
           await committing(set(before + 4)).execute(tx);
@@ -1307,8 +1281,8 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     }
   });
 
-  it("sends a transaction's begin with its first statement and its commit with its last, waiting for no answer between them", async () => {
-    // PostgreSQL's answers are held in a proxy: what reaches it meanwhile went without waiting.
+  it("sends a transaction's begin with its first statement and its commit with its last, waiting for no response between them", async () => {
+    // PostgreSQL's responses are held in a proxy: what reaches it meanwhile went without waiting.
     const proxy = await startResponseHoldingProxy(database.url ?? '');
     const one = await openDatabase({ url: proxy.url, maxConnections: 1 });
     try {
@@ -1326,7 +1300,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       // The first statement went out after its begin, before the response to the begin came back...
       const first = await proxy.whenSent(`'${marker}' as first`, atHold, 5_000);
       expect(proxy.sent().slice(atHold, first)).toContain('begin');
-      // Once both are answered (held in the proxy: the first's row, then PostgreSQL's ReadyForQuery
+      // Once both are served (held in the proxy: the first's row, then PostgreSQL's ReadyForQuery
       // inside a transaction), the responses go and the next ones are held.
       await proxy.whenResponded(READY_IN_TRANSACTION, await proxy.whenResponded(marker, 0, 5_000), 5_000);
       const atLast = proxy.sent().length;
@@ -1337,7 +1311,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
       proxy.release();
       await transaction;
       expect(await getBalance(one.db, owner.organizationId)).toBe(before + 1);
-      // A last statement that fails is answered with its own error; the commit sent with it ends the
+      // A last statement that fails is responded with its own error; the commit sent with it ends the
       // transaction without keeping anything, and the connection serves the next one.
       await expect(
         one.db.transaction().execute(async (tx) => {
@@ -1393,7 +1367,7 @@ describe.skipIf(!postgresUrl)('store concurrency on PostgreSQL (two pools, as tw
     }
   });
 
-  it('stores one of 20 concurrent answers on one key, with its change; the rest are told in-flight or find the key', async () => {
+  it('stores one of 20 concurrent responds on one key, with its change; the rest are told in-flight or find the key', async () => {
     const [a, b] = pools();
     const owner = await seedOrganization(a);
     const key = 'concurrent-key-0002';

@@ -119,7 +119,7 @@ class EmbeddedDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     // The embedded database runs one transaction at a time (service.ts), which every
-    // isolation level allows; a read-only transaction it would not enforce, so it is refused.
+    // isolation level allows; a read-only transaction it would not enforce, so it is rejected.
     if (settings.accessMode === 'read only')
       throw new Error('The embedded database does not run read-only transactions.');
     (connection as EmbeddedConnection).begin();

@@ -1,14 +1,14 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of a PostgreSQL server that can hold the server's answers back: what a
+ * A TCP proxy in front of a PostgreSQL server that can hold the server's responses back: what a
  * client sends while its responses are held, it sent without waiting for them. It tells what the
- * clients sent (`sent`, `whenSent`) and when the server has answered given text (`whenResponded`).
+ * clients sent (`sent`, `whenSent`) and when the server has sent given text (`whenResponded`).
  */
 export interface ResponseHoldingProxy {
   /** The database URL through the proxy. */
   readonly url: string;
-  /** From now on, the server's answers wait in the proxy. */
+  /** From now on, the server's responses wait in the proxy. */
   hold(): void;
   /** Sends the responses held so far; with `holdAgain`, those that come after them wait again. */
   release(options?: { holdAgain?: boolean }): void;
@@ -19,9 +19,9 @@ export interface ResponseHoldingProxy {
    * `from`; rejects when none has after `withinMs`.
    */
   whenSent(text: string, from: number, withinMs: number): Promise<number>;
-  /** The same for what the server answered, held or not (`answered()`: all of it, as Latin-1 text). */
+  /** The same for what the server responded, held or not (`received()`: all of it, as Latin-1 text). */
   whenResponded(text: string, from: number, withinMs: number): Promise<number>;
-  answered(): string;
+  received(): string;
   close(): Promise<void>;
 }
 
@@ -30,7 +30,7 @@ export async function startResponseHoldingProxy(databaseUrl: string): Promise<Re
   let holding = false;
   const held: { to: Socket; chunk: Buffer }[] = [];
   const sent = stream();
-  const answered = stream();
+  const received = stream();
   const sockets = new Set<Socket>();
 
   const server = createServer((client) => {
@@ -45,7 +45,7 @@ export async function startResponseHoldingProxy(databaseUrl: string): Promise<Re
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
-      answered.add(chunk);
+      received.add(chunk);
       if (holding) held.push({ to: client, chunk });
       else client.write(chunk);
     });
@@ -70,8 +70,8 @@ export async function startResponseHoldingProxy(databaseUrl: string): Promise<Re
     release,
     sent: () => sent.text,
     whenSent: (text, from, withinMs) => sent.when(text, from, withinMs),
-    answered: () => answered.text,
-    whenResponded: (text, from, withinMs) => answered.when(text, from, withinMs),
+    received: () => received.text,
+    whenResponded: (text, from, withinMs) => received.when(text, from, withinMs),
     async close() {
       release();
       for (const socket of sockets) socket.destroy();
