@@ -17,9 +17,9 @@ const BASE = '/_mock/docs/openapi/museum-api';
 // The museum's operations ask for HTTP Basic credentials, which the contract server only checks are there.
 const credentials = { Authorization: `Basic ${Buffer.from('user:password').toString('base64')}` };
 
-async function get(serving: Serving, target: string): Promise<{ status: number; body: { message?: string } }> {
+async function get(serving: Serving, target: string): Promise<{ status: number; body: { detail?: string } }> {
   const response = await fetch(`${serving.url}${target}`, { headers: credentials });
-  return { status: response.status, body: (await response.json()) as { message?: string } };
+  return { status: response.status, body: (await response.json()) as { detail?: string } };
 }
 
 describe('npm run serve, by default', () => {
@@ -39,11 +39,14 @@ describe('npm run serve, by default', () => {
     expect(await get(serving, `${BASE}/museum-hours`)).toEqual({
       status: 404,
       body: {
-        message: `GET /museum-hours is served at /museum-hours: this server mounts the paths as the document writes them (serve --under-servers mounts them under ${BASE})`,
+        type: 'about:blank',
+        title: 'Not Found',
+        status: 404,
+        detail: `GET /museum-hours is served at /museum-hours: this server mounts the paths as the document writes them (serve --under-servers mounts them under ${BASE})`,
       },
     });
     const ticket = await get(serving, `${BASE}/tickets/a1b2/qr`);
-    expect([ticket.status, ticket.body.message]).toEqual([
+    expect([ticket.status, ticket.body.detail]).toEqual([
       404,
       expect.stringMatching(/^GET \/tickets\/\{ticketId\}\/qr is served at \/tickets\/a1b2\/qr: /),
     ]);
@@ -52,7 +55,7 @@ describe('npm run serve, by default', () => {
   it('responds to a path the document does not have with a plain 404', async () => {
     for (const target of ['/nothing', `${BASE}/nothing`]) {
       const notFound = await get(serving, target);
-      expect([notFound.status, notFound.body.message]).toEqual([404, expect.not.stringContaining('served at')]);
+      expect([notFound.status, notFound.body.detail]).toEqual([404, expect.not.stringContaining('served at')]);
     }
   });
 
@@ -82,7 +85,10 @@ describe('npm run serve --under-servers', () => {
     expect(await get(serving, '/museum-hours')).toEqual({
       status: 404,
       body: {
-        message: `GET /museum-hours is served at ${BASE}/museum-hours: this server mounts the paths under the path of the document's servers (serve without --under-servers mounts them as the document writes them)`,
+        type: 'about:blank',
+        title: 'Not Found',
+        status: 404,
+        detail: `GET /museum-hours is served at ${BASE}/museum-hours: this server mounts the paths under the path of the document's servers (serve without --under-servers mounts them as the document writes them)`,
       },
     });
   });

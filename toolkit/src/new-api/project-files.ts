@@ -248,7 +248,6 @@ none; operations that need credentials respond with 401 until their verifier is 
 | \`generated/\` | types, route table and bundled document, written by \`npm run generate\` | never edit |
 | \`server/handlers/\` | one handler per operation, named after its operationId | yes |
 | \`server/security.ts\` | one verifier per security scheme | yes |
-| \`server/error-responses.ts\` | the body of the server's own error responses (400, 401, 404, …), in the document's error shape | yes |
 | \`server/app.ts\`, \`server/main.ts\` | the server, and what \`npm start\` runs | yes |
 | \`client/index.ts\` | a typed client of the API (openapi-fetch) | yes |
 | \`test/\` | contract tests built from the document's examples; your own tests | yes |

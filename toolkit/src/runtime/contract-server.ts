@@ -11,7 +11,7 @@ import express, {
 import { servedElsewhere, type Mounts } from './misdirected.js';
 import { createOpenApiValidation, validationFailureOf, type SecurityHandler } from './openapi-validation.js';
 import { schemesWithoutVerifier, verifyingSecurityHandlers, type AnyVerifier } from './security.js';
-import { errorResponseForms } from './error-response-media.js';
+import { errorResponsePlans } from './error-responses.js';
 import { isJsonMediaType, sendResult } from './send-result.js';
 
 /**
@@ -108,16 +108,11 @@ export interface ContractServerOptions<R extends ContractRoute, H, Ctx = undefin
    */
   readonly serverBases?: readonly string[];
   /**
-   * The JSON body of this server's error responses where the document declares a JSON response for their
-   * status: the document's error shape (`{ code, message }`, RFC 9457's `{ type, title, status,
-   * detail }`). Default: `{ message, field }`. A stub not written yet still says so in words.
+   * The JSON body of this server's error responses, for a project that writes its own instead of
+   * the one drawn from the document (runtime/error-responses.ts: the declared schema and its
+   * examples, the reason in the property meant for it). A stub not written yet still says so in words.
    */
   readonly errorResponseBody?: (errorResponse: ErrorResponse) => unknown;
-}
-
-/** The body of an error response when the project gives no `errorResponseBody`: `{ message, field }`. */
-export function defaultErrorResponseBody({ message, field }: ErrorResponse): unknown {
-  return { message, ...(field === undefined ? {} : { field }) };
 }
 
 /** Bodies a client may send at most. */
@@ -231,7 +226,7 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     multipart,
   });
   const routeOf = new WeakMap<Request, R>();
-  const errorResponseForm = errorResponseForms(options.apiSpec);
+  const errorResponsePlan = errorResponsePlans(options.apiSpec, log);
 
   const app = express();
   app.set('case sensitive routing', true);
@@ -284,7 +279,7 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
   });
 
   // An error response of this server's own (to a request off the contract, a stub not written yet) is
-  // not one of the document's responses: it is sent outside response validation, in a plain shape.
+  // sent outside response validation, as the document declares it (runtime/error-responses.ts).
   const errors: ErrorRequestHandler = (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
@@ -328,32 +323,32 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
     // A stub not written yet says so in JSON whatever the document declares: it is not one of the
     // document's responses, and the developer needs the words.
     const stub = status === 501 && failure === undefined;
-    const form = stub ? ({ kind: 'json', mediaType: 'application/json' } as const) : errorResponseForm(route, status);
     res.status(status);
-    if (form.kind === 'empty') res.end();
-    else if (form.kind === 'text') res.type(form.mediaType).send(message);
-    else
-      res.type(form.mediaType).send(
-        JSON.stringify(
-          stub
-            ? { message }
-            : errorResponseBodyOf({
-                status,
-                message,
-                ...(field === undefined ? {} : { field }),
-                ...(route === undefined ? {} : { operationId: route.operationId }),
-              }),
-        ),
-      );
+    if (stub) {
+      res.type('application/json').send(JSON.stringify({ message }));
+      return;
+    }
+    const plan = errorResponsePlan(route, status);
+    for (const [name, value] of Object.entries(plan.headers)) if (res.get(name) === undefined) res.set(name, value);
+    const reason = { status, message, ...(field === undefined ? {} : { field }) };
+    if (plan.form.kind === 'empty') res.end();
+    else if (plan.form.kind === 'text') res.type(plan.form.mediaType).send(message);
+    else {
+      const operation = route === undefined ? {} : { operationId: route.operationId };
+      const body =
+        options.errorResponseBody === undefined
+          ? plan.body(reason)
+          : projectBody({ ...reason, ...operation }, () => plan.body(reason));
+      res.type(plan.form.mediaType).send(JSON.stringify(body));
+    }
   };
-  const errorResponseBodyOf = (errorResponse: ErrorResponse): unknown => {
-    if (options.errorResponseBody === undefined) return defaultErrorResponseBody(errorResponse);
+  const projectBody = (errorResponse: ErrorResponse, drawn: () => unknown): unknown => {
     try {
-      return options.errorResponseBody(errorResponse);
+      return options.errorResponseBody?.(errorResponse) ?? drawn();
     } catch (error) {
-      // The error response still goes out, in the plain shape, and the failure is the server's to fix.
+      // The error response still goes out, drawn from the document, and the failure is the server's to fix.
       log(`errorResponseBody failed: ${error instanceof Error ? error.message : String(error)}`);
-      return defaultErrorResponseBody(errorResponse);
+      return drawn();
     }
   };
   app.use(() => {

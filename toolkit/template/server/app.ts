@@ -3,7 +3,6 @@ import type { Express, Request } from 'express';
 import { mountOperations, routeList, securitySchemes, serverBases } from '../generated/server.js';
 import type { Context } from './context.js';
 import { handlers as documentHandlers } from './handlers/index.js';
-import { errorResponseBody } from './error-responses.js';
 import { verifiers } from './security.js';
 import { createContractApp } from 'contract-first/runtime';
 
@@ -35,7 +34,6 @@ export function createApp(options: AppOptions): Express {
     mountOperations,
     handlers: options.handlers ?? documentHandlers,
     verifiers,
-    errorResponseBody,
     context: contextOf,
     validateResponses: options.validateResponses,
     ...(options.log === undefined ? {} : { log: options.log }),
