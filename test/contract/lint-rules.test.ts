@@ -78,6 +78,28 @@ const findingsUnder = (folder: string) => findings.filter((f) => f.file.startsWi
 // What each rule's fixture makes it say, and where: nothing else fires on the fixture.
 const F = FIXTURES;
 const EXPECTED: Record<string, Finding[]> = {
+  'contract-first/operation-415-for-body': [
+    {
+      file: `${F}/operation-415-for-body/openapi.yaml`,
+      line: 44,
+      col: 7,
+      ruleId: 'contract-first/operation-415-for-body',
+      message:
+        'Operation updateWidget takes a request body but declares no 415 response, which the server sends for a body of a ' +
+        "media type it does not take: add `'415': $ref: ../components/responses/UnsupportedMediaType.yaml`.",
+    },
+  ],
+  'contract-first/path-parameter-example': [
+    {
+      file: `${F}/path-parameter-example/openapi.yaml`,
+      line: 27,
+      col: 11,
+      ruleId: 'contract-first/path-parameter-example',
+      message:
+        'Path parameter id has no example: tests can only draw a value from its schema, which names nothing that exists: ' +
+        'add an `example` of an id that exists in the sandbox.',
+    },
+  ],
   'contract-first/operation-400-for-input': [
     {
       file: `${F}/operation-400-for-input/openapi.yaml`,

@@ -73,6 +73,62 @@ function Operation401WhenSecured(options) {
 }
 
 /**
+ * An operation that takes a request body declares 415: the server rejects a body of a media type
+ * the operation does not take with 415 before its handler runs.
+ */
+function Operation415ForBody(options) {
+  return {
+    Operation(operation, ctx) {
+      if (isSentByServer(ctx) || operation.requestBody === undefined) return;
+      if (operation.responses?.['415'] !== undefined || operation.responses?.['4XX'] !== undefined) return;
+      ctx.report({
+        message: withFix(
+          `Operation ${operationName(operation, ctx)} takes a request body but declares no 415 response, which the server sends for a body of a media type it does not take`,
+          options,
+          "add a `'415'` response with the document's error body",
+        ),
+        location: ctx.location.child(['responses']).key(),
+      });
+    },
+  };
+}
+
+/** Whether a parameter, or its schema, gives a value to send: an example, a default, an enum or a constant. */
+function givesValue(parameter, resolve) {
+  if (parameter.example !== undefined || Object.keys(parameter.examples ?? {}).length > 0) return true;
+  const schema = resolve(parameter.schema) ?? {};
+  return (
+    schema.example !== undefined ||
+    (Array.isArray(schema.examples) && schema.examples.length > 0) ||
+    schema.default !== undefined ||
+    (Array.isArray(schema.enum) && schema.enum.length > 0) ||
+    schema.const !== undefined
+  );
+}
+
+/**
+ * A path parameter gives an example (its own, or its schema's example, default, enum or constant):
+ * contract tests and `contract-first check` otherwise draw a value from its schema, which names
+ * nothing that exists, so the operation is only ever tested with a 404.
+ */
+function PathParameterExample(options) {
+  return {
+    Parameter(parameter, ctx) {
+      if (parameter.in !== 'path' || givesValue(parameter, (value) => (value?.$ref ? ctx.resolve(value).node : value)))
+        return;
+      ctx.report({
+        message: withFix(
+          `Path parameter ${parameter.name} has no example: tests can only draw a value from its schema, which names nothing that exists`,
+          options,
+          'add an `example` of a value that exists',
+        ),
+        location: ctx.location.key(),
+      });
+    },
+  };
+}
+
+/**
  * Every security scheme a requirement names is defined in components.securitySchemes. (Redocly's
  * security-defined also asks every operation for security, which a public API rightly has not.)
  */
@@ -254,6 +310,8 @@ export default function contractFirstRules() {
       oas3: {
         'operation-400-for-input': Operation400ForInput,
         'operation-401-when-secured': Operation401WhenSecured,
+        'operation-415-for-body': Operation415ForBody,
+        'path-parameter-example': PathParameterExample,
         'security-scheme-defined': SecuritySchemeDefined,
         'closed-allof-member': ClosedAllOfMember,
         'required-with-default': RequiredWithDefault,

@@ -1,6 +1,7 @@
 /**
  * Contract tests of any document, built from the document itself: for each operation a valid
- * request made of its examples (sample-request.ts), and how the server must respond to it, to the
+ * request made of its examples, or of values drawn from its schemas where it gives none
+ * (sample-request.ts), and how the server must respond to it, to the
  * same request with a parameter the operation does not declare, and to one without credentials.
  * A project's test/contract.test.ts sends them to its own server; what each case expects is here.
  */
@@ -100,12 +101,16 @@ export function contractCases(options: CaseOptions): ContractCase[] {
           : 'no-verifier';
     const chosen = needsCredential ? (usable ?? alternatives[0] ?? {}) : {};
     const given = Object.fromEntries(Object.keys(chosen).map((name) => [name, options.credentials[name] ?? {}]));
-    const request = under(sampleRequest(document, route, given, rejectedExamples));
-    const anonymous = needsCredential ? under(sampleRequest(document, route, {}, rejectedExamples)) : undefined;
+    const request = under(sampleRequest(document, route, given, rejectedExamples, { draw: true }));
+    const anonymous = needsCredential
+      ? under(sampleRequest(document, route, {}, rejectedExamples, { draw: true }))
+      : undefined;
     return {
       operationId: route.operationId,
       title: `${route.method.toUpperCase()} ${route.path}`,
-      request: request ?? { skip: 'the document gives no example for a value the request needs' },
+      request: request ?? {
+        skip: 'a value the request needs has no example in the document, and none drawn from its schema is valid',
+      },
       access,
       anonymous: anonymous ?? undefined,
       declared,

@@ -1,13 +1,18 @@
-import { resolveLocal } from '../runtime/openapi-refs.js';
+import fc from 'fast-check';
+import { isReference, resolveLocal } from '../runtime/openapi-refs.js';
 import type { OpenApiDocument } from '../codegen/bundle.js';
 import { declaredValue, mediaExample, type Found, type RejectedExamples } from '../codegen/examples.js';
+import { Schemas } from '../check/schemas.js';
+import { valuesOf, type Channel } from '../check/values.js';
 
 /**
  * A request to an operation of any document built from what the document itself gives: each
  * required parameter from its example (or its schema's example, default, first enum value or
  * constant), the body from the request body's example, and the credentials the caller gives;
- * examples in `rejected` (they do not match their schema) are passed over. Undefined when the
- * document leaves a required value without an example.
+ * examples in `rejected` (they do not match their schema) are passed over. With `draw`, a value
+ * the document gives no example of is drawn from its schema as the contract checker draws request
+ * values (check/values.ts), the same on every run, and kept only when valid against the schema.
+ * Undefined when a required value has neither an example nor a valid drawn value.
  */
 export interface SampleRequest {
   readonly method: string;
@@ -103,24 +108,40 @@ export function sampleRequest(
   operation: SampleRoute,
   credentials: Readonly<Record<string, CredentialParts>>,
   rejected?: RejectedExamples,
+  options: { readonly draw?: boolean } = {},
 ): SampleRequest | undefined {
   const paths = (document as { paths: Record<string, Json> }).paths;
+  const itemPointer = finalPointer(document, `#/paths/${pointerToken(operation.path)}`, paths[operation.path]);
   const item = resolveLocal<Json>(document, paths[operation.path] ?? {});
+  const operationPointer = finalPointer(document, `${itemPointer}/${operation.method}`, item[operation.method]);
   const declared = resolveLocal<Json>(document, (item[operation.method] ?? {}) as Json);
-  const parameters = new Map<string, Json>();
-  for (const p of [...((item['parameters'] ?? []) as Json[]), ...((declared['parameters'] ?? []) as Json[])]) {
-    const parameter = resolveLocal<Json>(document, p);
-    parameters.set(`${String(parameter['in'])} ${String(parameter['name'])}`, parameter);
+  const parameters = new Map<string, { parameter: Json; pointer: string }>();
+  for (const [at, list] of [
+    [`${itemPointer}/parameters`, (item['parameters'] ?? []) as Json[]],
+    [`${operationPointer}/parameters`, (declared['parameters'] ?? []) as Json[]],
+  ] as const) {
+    list.forEach((p, index) => {
+      const parameter = resolveLocal<Json>(document, p);
+      parameters.set(`${String(parameter['in'])} ${String(parameter['name'])}`, {
+        parameter,
+        pointer: finalPointer(document, `${at}/${index}`, p),
+      });
+    });
   }
+  const drawn = (pointer: string, channel: Channel, role: 'parameter' | 'request'): Found =>
+    options.draw === true ? drawnValue(document, pointer, channel, role) : { found: false, value: undefined };
   let path = operation.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
-  for (const parameter of parameters.values()) {
+  for (const { parameter, pointer } of parameters.values()) {
     const required = parameter['required'] === true || parameter['in'] === 'path';
     if (!required) continue;
-    const { found, value } = parameterValue(document, parameter, rejected);
-    if (!found) return undefined;
+    const given = parameterValue(document, parameter, rejected);
+    const channel: Channel = parameter['in'] === 'path' ? 'path' : parameter['in'] === 'header' ? 'header' : 'text';
+    const { found, value } =
+      given.found || parameter['schema'] === undefined ? given : drawn(`${pointer}/schema`, channel, 'parameter');
+    if (!found || (typeof value === 'object' && value !== null && !Array.isArray(value))) return undefined;
     const name = String(parameter['name']);
     switch (parameter['in']) {
       case 'path':
@@ -143,15 +164,22 @@ export function sampleRequest(
     declared['requestBody'] === undefined ? undefined : resolveLocal<Json>(document, declared['requestBody'] as Json);
   if (requestBody !== undefined) {
     const content = (requestBody['content'] ?? {}) as Record<string, Json>;
-    const usable = Object.entries(content).find(
-      ([type, media]) =>
-        /json|x-www-form-urlencoded|^text\//.test(type) && mediaExample(document, media, rejected).found,
-    );
+    const bodyPointer = `${finalPointer(document, `${operationPointer}/requestBody`, declared['requestBody'])}/content`;
+    const sendable = Object.entries(content).filter(([type]) => /json|x-www-form-urlencoded|^text\//.test(type));
+    const exampled = sendable.find(([, media]) => mediaExample(document, media, rejected).found);
+    let usable: { type: string; value: unknown } | undefined =
+      exampled === undefined
+        ? undefined
+        : { type: exampled[0], value: mediaExample(document, exampled[1], rejected).value };
+    for (const [type, media] of requestBody['required'] === true ? sendable : []) {
+      if (usable !== undefined || media['schema'] === undefined) break;
+      const drawnBody = drawn(`${bodyPointer}/${pointerToken(type)}/schema`, 'body', 'request');
+      if (drawnBody.found) usable = { type, value: drawnBody.value };
+    }
     if (usable === undefined) {
       if (requestBody['required'] === true) return undefined;
     } else {
-      const [type, media] = usable;
-      const { value } = mediaExample(document, media, rejected);
+      const { type, value } = usable;
       headers['Content-Type'] = type;
       body = /json/.test(type)
         ? JSON.stringify(value)
@@ -192,4 +220,56 @@ export function sampleRequestWithAnyCredentials(
 ): SampleRequest | undefined {
   const credentials = presentCredentials(operation.security[0], securitySchemes);
   return credentials === undefined ? undefined : sampleRequest(document, operation, credentials, rejected);
+}
+
+/** A JSON pointer's token for a name (RFC 6901). */
+function pointerToken(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** The pointer of the object `value` names: its last reference's target, else `pointer` itself. */
+function finalPointer(document: object, pointer: string, value: unknown): string {
+  let at = pointer;
+  let current = value;
+  for (let depth = 0; isReference(current) && current.$ref.startsWith('#/') && depth <= 20; depth += 1) {
+    at = current.$ref;
+    current = at
+      .slice(2)
+      .split('/')
+      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce<unknown>(
+        (node, token) => (typeof node === 'object' && node !== null ? (node as Json)[token] : undefined),
+        document,
+      );
+  }
+  return at;
+}
+
+/** Each document's schemas, read once (check/schemas.ts). */
+const schemasOf = new WeakMap<object, Schemas>();
+
+/** How many draws a value is looked for in, and the seed: the same values on every run. */
+const DRAWS = 50;
+const SEED = 1;
+
+/**
+ * A value drawn from the schema at `pointer` as the checker draws a request's values (ordinary
+ * values, required properties first), valid against the schema; none where no draw is.
+ */
+function drawnValue(document: object, pointer: string, channel: Channel, role: 'parameter' | 'request'): Found {
+  let schemas = schemasOf.get(document);
+  if (schemas === undefined) {
+    schemas = new Schemas(document);
+    schemasOf.set(document, schemas);
+  }
+  const checked = schemas;
+  for (const minimal of [true, false]) {
+    const arbitrary = valuesOf(document, { $ref: pointer }, { channel, direction: 'request', ordinary: true, minimal });
+    if (arbitrary === undefined) continue;
+    const value = fc
+      .sample(arbitrary, { numRuns: DRAWS, seed: SEED })
+      .find((candidate) => checked.valid(role, pointer, candidate));
+    if (value !== undefined) return { found: true, value };
+  }
+  return { found: false, value: undefined };
 }

@@ -7,7 +7,10 @@
  *   does not run;
  * - an operation that needs credentials rejects a request without them (401), and one whose
  *   verifier is not written yet (server/security.ts) rejects every request.
- * A handler still a stub without an example responds with 501: its case is skipped until it is written.
+ * Where the document gives no example of a value a request needs, the value is drawn from its schema.
+ * A handler still a stub without an example responds with 501: the valid request reached it, and
+ * its response is tested once it is written. The cases that cannot run are counted, with why, in
+ * the test run's output.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -44,6 +47,14 @@ const recorded = Object.fromEntries(
   ]),
 ) as unknown as typeof handlers;
 
+/** Why cases were skipped, and which, and the operations whose handler is a stub: printed once the run is over. */
+const skipped = new Map<string, string[]>();
+const unwritten: string[] = [];
+function skip(context: { skip: (note: string) => void }, contractCase: { title: string }, why: string): void {
+  skipped.set(why, [...(skipped.get(why) ?? []), contractCase.title]);
+  context.skip(why);
+}
+
 let server: Server;
 let baseUrl = '';
 beforeAll(async () => {
@@ -52,6 +63,18 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  const count = [...skipped.values()].reduce((total, titles) => total + titles.length, 0);
+  if (count > 0)
+    console.warn(
+      [
+        `contract tests: ${count} of ${cases.length} valid requests could not be tested:`,
+        ...[...skipped].map(([why, titles]) => `  ${titles.length} ${why}: ${titles.join(', ')}`),
+      ].join('\n'),
+    );
+  if (unwritten.length > 0)
+    console.warn(
+      `contract tests: ${unwritten.length} handlers are not written yet (server/handlers/): the valid request reached each; its response is tested once it is written`,
+    );
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
@@ -72,9 +95,9 @@ it.runIf(cases.length === 0)('has no operation to test: the document declares no
 describe.each(cases)('$title ($operationId)', (contractCase) => {
   it('responds to a valid request as the document declares', async (context) => {
     const { request } = contractCase;
-    if ('skip' in request) return context.skip(request.skip);
+    if ('skip' in request) return skip(context, contractCase, request.skip);
     if (contractCase.access === 'no-credential')
-      return context.skip('test/credentials.ts gives no credential its verifier accepts');
+      return skip(context, contractCase, 'test/credentials.ts gives no credential its verifier accepts');
     const response = await send(request);
     if (contractCase.access === 'no-verifier') {
       expect(response.status, `${response.text}: its verifier is not written, so it is rejected`).toBe(401);
@@ -84,8 +107,13 @@ describe.each(cases)('$title ($operationId)', (contractCase) => {
       expect(response.status, `${response.text}: its security names a scheme the document does not define`).toBe(403);
       return;
     }
-    if (response.status === 501 && response.text.includes('not implemented yet'))
-      return context.skip('its handler is not written yet');
+    if (response.status === 501 && response.text.includes('not implemented yet')) {
+      // A stub: the valid request went through routing, security and validation to its handler;
+      // its response is tested once the handler is written.
+      expect(ran.at(-1)).toBe(contractCase.operationId);
+      unwritten.push(contractCase.title);
+      return;
+    }
     expect(response.status, response.text).toBeLessThan(500);
     expect(declares(contractCase, response.status), `${response.status} is not declared: ${response.text}`).toBe(true);
   });

@@ -103,6 +103,7 @@ export async function exerciseDocument(
 
   const tested = await project.npm(['test']);
   expect(tested.code, tested.output).toBe(0);
+  fewUntested(tested.output);
   await checks.asMade?.(project);
 
   // The project's own copy of the document, as its server serves it.
@@ -120,6 +121,7 @@ export async function exerciseDocument(
     await project.write('test/credentials.ts', testCredentials(credentials));
     const again = await project.npm(['exec', '--', 'vitest', 'run']);
     expect(again.code, again.output).toBe(0);
+    fewUntested(again.output);
   }
 
   const server = await startProject(project);
@@ -163,6 +165,12 @@ export async function exerciseDocument(
   }
   await checks.afterwards?.(project);
   return { project, servedExamples };
+}
+
+/** Fewer than one valid request in twenty goes untested, as the contract tests' output counts them. */
+function fewUntested(output: string): void {
+  const untested = /contract tests: (\d+) of (\d+) valid requests could not be tested/.exec(output);
+  if (untested !== null) expect(Number(untested[1]) / Number(untested[2]), untested[0]).toBeLessThan(0.05);
 }
 
 /** The root of the project's document, as its redocly.yaml names it. */
