@@ -8,7 +8,7 @@
  * directory. The baselines respond with the exact bytes GET /v1/bank responded with, each in its own process.
  * Progress goes to stderr; stdout holds the table, or with --json only the JSON.
  *
- * The spread runs (cards of several organizations, ledger walks, the mixed run) add organizations
+ * The spread runs (cards of several organizations, ledger paginations, the mixed run) add organizations
  * before the service starts, and once it has stopped measure each spread read's statements alone
  * (the store's function in a loop; pgbench on PostgreSQL). With --without, the service's runs are
  * measured again against a service started without each mechanism named (mechanisms.ts).

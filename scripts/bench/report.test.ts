@@ -28,8 +28,8 @@ const statusOf = (targets: ReturnType<typeof evaluateTargets>, start: string) =>
 describe('evaluateTargets', () => {
   it("checks each database's own ratios: a walk at 0.1 × Express passes on PGlite and misses on PostgreSQL", () => {
     const runs = [run('listTransactionsPages', 0.1)];
-    expect(statusOf(evaluateTargets(runs, [], 'pglite', 10), 'ledger walk')).toBe('PASS');
-    expect(statusOf(evaluateTargets(runs, [], 'postgres', 10), 'ledger walk')).toBe('MISS');
+    expect(statusOf(evaluateTargets(runs, [], 'pglite', 10), 'ledger pagination')).toBe('PASS');
+    expect(statusOf(evaluateTargets(runs, [], 'postgres', 10), 'ledger pagination')).toBe('MISS');
   });
 
   it('passes a ratio at its minimum and misses one just below', () => {

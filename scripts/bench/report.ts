@@ -199,7 +199,7 @@ interface RatioTarget {
 const RUN_LABELS: Readonly<Partial<Record<RunName, string>>> = {
   listBanks: 'bank list (listBanks)',
   getCardSpread: 'card reads over 1,000+ cards (getCardSpread)',
-  listTransactionsPages: 'ledger walk, each page once (listTransactionsPages)',
+  listTransactionsPages: 'ledger pagination, each page once (listTransactionsPages)',
   createTransfer: 'signed transfer create (createTransfer)',
 };
 
@@ -221,7 +221,7 @@ interface DatabaseTargets {
 /**
  * The service's speed targets on each database: ratios to bare Express in the same run, and p99
  * latencies at 10 connections. The reads are scored on traffic as partners send it (cards
- * spread over organizations, ledger walks that ask for each page once); the runs that repeat one
+ * spread over organizations, ledger paginations that ask for each page once); the runs that repeat one
  * request carry no target.
  */
 export const SPEED_TARGETS: Readonly<Record<DatabaseKind, DatabaseTargets>> = {

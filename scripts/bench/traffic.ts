@@ -1,6 +1,6 @@
 /**
  * Traffic as partners send it, as pure rules the runs follow: card reads spread over the cards of
- * several organizations, ledger walks that ask for each page once by following `nextCursor`, and
+ * several organizations, ledger paginations that ask for each page once by following `nextCursor`, and
  * the order of the mixed run's operations. scenarios.ts turns them into requests; the statement
  * loop (statements.ts) walks the same way through the store.
  */
