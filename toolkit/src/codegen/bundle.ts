@@ -1,5 +1,11 @@
 import { bundle, createConfig } from '@redocly/openapi-core';
 import type { Reference } from '../runtime/openapi-refs.js';
+import { GeneratorError, type Warning } from './generator-error.js';
+import type { HttpMethod } from './http-methods.js';
+import { readSchemaDialects } from './schema-dialects.js';
+import { rewriteForValidator } from './validator-schemas.js';
+
+export { HTTP_METHODS, type HttpMethod } from './http-methods.js';
 
 export { isReference, resolveLocal, type Reference } from '../runtime/openapi-refs.js';
 
@@ -38,8 +44,6 @@ export type PathItem = Partial<Record<HttpMethod, OperationObject>> & {
   readonly parameters?: ReadonlyArray<ParameterObject | Reference>;
   readonly [key: string]: unknown;
 };
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** The document cannot be read or bundled (a file that is missing, not YAML or JSON, a reference that leads nowhere). */
 export class BundleError extends Error {
@@ -49,11 +53,23 @@ export class BundleError extends Error {
   }
 }
 
+/** The bundled document as the toolkit reads it, and what reading it changed. */
+export interface ReadDocument {
+  readonly document: OpenApiDocument;
+  /** Each keyword read otherwise than written, at its JSON pointer. */
+  readonly warnings: readonly Warning[];
+}
+
 /**
- * Bundles the multi-file document into one object with internal `$ref`s only. No lint config is
- * read here (lint is `npm run lint:api`'s job), so the result depends on the document alone.
+ * Bundles the multi-file document into one object with internal `$ref`s only, and reads each of
+ * its schemas as JSON Schema 2020-12 in the forms the server's validator compiles: a schema of an
+ * older draft in 2020-12's forms (schema-dialects.ts), a form the validator's Ajv refuses in its
+ * exact equivalent (validator-schemas.ts), each change a warning. No lint config is read here
+ * (lint is `npm run lint:api`'s job), so the result depends on the document alone. Throws
+ * BundleError for a document that cannot be bundled, GeneratorError for a schema keyword or a
+ * dialect without a 2020-12 form.
  */
-export async function bundleDocument(rootFile: string): Promise<OpenApiDocument> {
+export async function bundleAndReadDocument(rootFile: string): Promise<ReadDocument> {
   const config = await createConfig({}, {});
   let result: Awaited<ReturnType<typeof bundle>>;
   try {
@@ -72,5 +88,20 @@ export async function bundleDocument(rootFile: string): Promise<OpenApiDocument>
     const lines = errors.map((problem) => `- ${problem.location[0]?.pointer ?? '#'}: ${problem.message}`).join('\n');
     throw new BundleError(`Cannot bundle ${rootFile}:\n${lines}`);
   }
-  return result.bundle.parsed as OpenApiDocument;
+  const document = result.bundle.parsed as OpenApiDocument;
+  const warnings = [...readSchemaDialects(document), ...rewriteForValidator(document)];
+  return { document, warnings };
+}
+
+/**
+ * The bundled document as the toolkit reads it (bundleAndReadDocument), for a reader that shows
+ * no warnings: a schema without a 2020-12 form is a BundleError naming it.
+ */
+export async function bundleDocument(rootFile: string): Promise<OpenApiDocument> {
+  try {
+    return (await bundleAndReadDocument(rootFile)).document;
+  } catch (error) {
+    if (error instanceof GeneratorError) throw new BundleError(`Cannot read ${rootFile}: ${error.message}`);
+    throw error;
+  }
 }

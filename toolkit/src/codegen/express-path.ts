@@ -1,24 +1,31 @@
 /**
- * OpenAPI path templates (`/pets/{pet-id}`, `/files/{name}.{ext}`) as Express 5 paths
- * (path-to-regexp 8): each `{name}` becomes a parameter, quoted when the name is not an identifier
- * (`:"pet-id"`), so that `req.params` is keyed by the document's own names; the characters
- * path-to-regexp gives a meaning (`: * ? + ! ( ) [ ] { } \`) are escaped where they are literal.
+ * OpenAPI path templates (`/pets/{pet-id}`, `/files/{name}.{ext}`) and the paths of server URLs as
+ * Express 5 paths (path-to-regexp 8): each `{name}` of a template becomes a parameter, quoted when
+ * the name is not an identifier (`:"pet-id"`), so that `req.params` is keyed by the document's own
+ * names; every other character matches itself. path-to-regexp gives some characters a meaning
+ * (`: * ? + ! ( ) [ ] { } \` in version 8) and reads any character after a `\` as itself: each
+ * literal character other than an ASCII letter, a digit or `/ - . _ ~ %` is written after one.
  */
 
-const SPECIAL = /[:*?+!()[\]{}\\]/g;
+const RESERVED = /[^A-Za-z0-9/\-._~%]/g;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** A path that Express matches character for character (`/rest/Train+Travel+API/1.0.0`). */
+export function literalExpressPath(path: string): string {
+  return path.replace(RESERVED, (char) => `\\${char}`);
+}
 
 export function toExpressPath(template: string): string {
   let out = '';
   let at = 0;
   for (const match of template.matchAll(/\{([^{}]+)\}/g)) {
     const start = match.index;
-    out += template.slice(at, start).replace(SPECIAL, (char) => `\\${char}`);
+    out += literalExpressPath(template.slice(at, start));
     const name = match[1] ?? '';
     out += IDENTIFIER.test(name) ? `:${name}` : `:${JSON.stringify(name)}`;
     at = start + match[0].length;
   }
-  return out + template.slice(at).replace(SPECIAL, (char) => `\\${char}`);
+  return out + literalExpressPath(template.slice(at));
 }
 
 /** The names of a template's parameters, in order. */

@@ -124,6 +124,25 @@ describe('readDocument', () => {
     expect(model.serverBases).toEqual(['/api/v2']);
   });
 
+  it('mounts a server path with characters Express’s path syntax reserves as it is written', () => {
+    const model = readDocument(
+      doc(
+        { '/trips/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } },
+        {
+          servers: [
+            { url: 'https://api.example.com/rest/Train+Travel+API/1.0.0' },
+            { url: '/v{n}(beta)', variables: { n: { default: '2' } } },
+          ],
+        },
+      ),
+    );
+    expect(model.serverBases).toEqual(['/rest/Train+Travel+API/1.0.0', '/v2(beta)']);
+    expect(model.operations[0]?.expressPaths).toEqual([
+      '/rest/Train\\+Travel\\+API/1.0.0/trips/:id',
+      '/v2\\(beta\\)/trips/:id',
+    ]);
+  });
+
   it('keeps an alternative naming an undefined scheme as one no request can meet, never as open', () => {
     const model = readDocument(doc({ '/a': { get: { security: [{ nope: [] }], responses: ok } } }));
     expect(model.operations[0]?.security).toEqual([{ nope: [] }]);
@@ -154,49 +173,12 @@ describe('readDocument', () => {
     ],
     ['a template without its parameter', doc({ '/a/{id}': { get: { responses: ok } } }), '#/paths/~1a~1{id}/get'],
     [
-      'another schema dialect for the document',
-      { ...doc({}), jsonSchemaDialect: 'http://json-schema.org/draft-04/schema#' } as OpenApiDocument,
-      '#/jsonSchemaDialect',
-    ],
-    [
-      'another schema dialect for one schema',
-      doc({
-        '/a': {
-          get: {
-            parameters: [
-              {
-                name: 'n',
-                in: 'query',
-                schema: {
-                  $schema: 'http://json-schema.org/draft-04/schema#',
-                  type: 'number',
-                  minimum: 1,
-                  exclusiveMinimum: true,
-                },
-              },
-            ],
-            responses: ok,
-          },
-        },
-      }),
-      '#/paths/~1a/get/parameters/0/schema/$schema',
-    ],
-    [
       'a path parameter the template lacks',
       doc({ '/a': { get: { parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } }),
       '#/paths/~1a/get',
     ],
   ])('rejects %s, naming where', (_name, document, pointer) => {
     expect(rejection(document).pointer).toBe(pointer);
-  });
-
-  it("reads schemas that declare JSON Schema 2020-12 or OpenAPI 3.1's dialect", () => {
-    const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema#', type: 'number', exclusiveMinimum: 1 };
-    const document = {
-      ...doc({ '/a': { get: { parameters: [{ name: 'n', in: 'query', schema }], responses: ok } } }),
-      jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    };
-    expect(readDocument(document as OpenApiDocument).operations.map((op) => op.key)).toEqual(['getA']);
   });
 
   it('skips, with a warning naming it, what the validator cannot parse, and warns of callbacks', () => {

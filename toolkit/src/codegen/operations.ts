@@ -9,9 +9,9 @@ import {
   type PathItem,
 } from './bundle.js';
 import type { RouteDefinition } from '../runtime/routes.js';
-import { comparePaths, templateNames, toExpressPath } from './express-path.js';
+import { comparePaths, literalExpressPath, templateNames, toExpressPath } from './express-path.js';
 import { derivedOperationId, toIdentifier } from './identifiers.js';
-import { walkDocument } from './walk.js';
+import { GeneratorError, type Warning } from './generator-error.js';
 
 /**
  * Reads what the generated skeleton needs from a bundled OpenAPI 3.1 document: its operations (the
@@ -20,21 +20,7 @@ import { walkDocument } from './walk.js';
  * GeneratorError naming it; nothing here names a service.
  */
 
-/** A construct the generator rejects, at the JSON pointer where the document has it. */
-export class GeneratorError extends Error {
-  constructor(
-    readonly pointer: string,
-    message: string,
-  ) {
-    super(`${pointer}: ${message}`);
-    this.name = 'GeneratorError';
-  }
-}
-
-export interface Warning {
-  readonly pointer: string;
-  readonly message: string;
-}
+export { GeneratorError, type Warning } from './generator-error.js';
 
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 
@@ -214,36 +200,6 @@ function extensionsOf(operation: OperationObject): Record<string, unknown> {
 const headFirst = (a: OperationInfo, b: OperationInfo): number =>
   a.path === b.path ? Number(b.method === 'head') - Number(a.method === 'head') : 0;
 
-/**
- * The schema dialects the toolkit reads: JSON Schema 2020-12 and OpenAPI 3.1's own dialect, which
- * is 2020-12 with OpenAPI's vocabulary (OpenAPI 3.1, Schema Object). Its validator, types and
- * checker read every schema by 2020-12's rules.
- */
-const OAS_DIALECTS = 'https://spec.openapis.org/oas/3.1/dialect/';
-const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
-
-/**
- * Rejects a document that declares another dialect for its schemas (`jsonSchemaDialect`, or
- * `$schema` in a schema): there the same keywords mean other things (in draft 4 a boolean
- * `exclusiveMinimum`, in 2020-12 a number), so a schema would be validated and typed wrongly.
- */
-function rejectOtherDialects(document: OpenApiDocument): void {
-  const reject = (pointer: string, declared: unknown): void => {
-    const uri = typeof declared === 'string' ? declared.replace(/#$/, '') : declared;
-    if (typeof uri === 'string' && (uri === JSON_SCHEMA_2020_12 || uri.startsWith(OAS_DIALECTS))) return;
-    throw new GeneratorError(
-      pointer,
-      `the toolkit reads schemas as JSON Schema 2020-12, OpenAPI 3.1's dialect; this one declares ${JSON.stringify(declared)}`,
-    );
-  };
-  if (document['jsonSchemaDialect'] !== undefined) reject('#/jsonSchemaDialect', document['jsonSchemaDialect']);
-  walkDocument(document, {
-    schema: (schema, pointer) => {
-      if (schema['$schema'] !== undefined) reject(`${pointer}/$schema`, schema['$schema']);
-    },
-  });
-}
-
 /** Reads the document's operations, webhooks and security schemes; rejects what it cannot carry. */
 export function readDocument(document: OpenApiDocument, options: ReadOptions = {}): DocumentModel {
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1.')) {
@@ -255,7 +211,6 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
           : 'no openapi field';
     throw new GeneratorError('#/openapi', `this generator reads OpenAPI 3.1 documents (this one has ${got})`);
   }
-  rejectOtherDialects(document);
   const warnings: Warning[] = [];
   const serverBases = basePaths(document, warnings);
   const bases = options.pathsAsWritten === true ? [''] : serverBases;
@@ -362,7 +317,7 @@ export function readDocument(document: OpenApiDocument, options: ReadOptions = {
         path,
         pointer,
         typeRef: `paths[${q(path)}][${q(method)}]`,
-        expressPaths: bases.map((base) => `${base}${expressPath}`),
+        expressPaths: bases.map((base) => `${literalExpressPath(base)}${expressPath}`),
         tags: [...(operation.tags ?? [])],
         security: (operation.security ?? document.security ?? []).map((requirement) => ({ ...requirement })),
         parameters: { path: names('path'), query: names('query'), header: names('header'), cookie: names('cookie') },

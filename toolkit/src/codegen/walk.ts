@@ -1,4 +1,6 @@
-import { HTTP_METHODS, isReference, type OpenApiDocument } from './bundle.js';
+import { isReference } from '../runtime/openapi-refs.js';
+import type { OpenApiDocument } from './bundle.js';
+import { HTTP_METHODS } from './http-methods.js';
 
 /**
  * Visits the Schema, Parameter, Header and Media Type Objects of a bundled document where the
@@ -10,7 +12,10 @@ import { HTTP_METHODS, isReference, type OpenApiDocument } from './bundle.js';
 type Json = Record<string, unknown>;
 
 export interface Visitor {
-  /** A Schema Object, and each schema inside it. */
+  /**
+   * A Schema Object, and each schema inside it, each before those inside it: they are read from it
+   * once the visit returns, so a visitor may rename the keyword that holds them.
+   */
   readonly schema?: (schema: Json, pointer: string) => void;
   /** A Parameter or a Header Object (`in` tells them apart). */
   readonly parameter?: (holder: Json, pointer: string) => void;

@@ -6,13 +6,14 @@ import { dirname, join } from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { literalExpressPath, toExpressPath } from '../../src/codegen/express-path.js';
 import { startValidatedServer, type ValidatedServer } from './validated-server.js';
 
 const require = createRequire(import.meta.url);
 
 /**
- * The fixes the project applies to express-openapi-validator (patches/, applied by patch-package
- * at install). Each test here fails on the library as released: if a patch stops applying (a new
+ * The fixes the project applies to express-openapi-validator and to the Ajv it compiles with
+ * (patches/, applied by patch-package at install). Each test here fails on the library as released: if a patch stops applying (a new
  * version of the library, a patch that no longer matches), these say which.
  */
 const DOCUMENT = {
@@ -450,5 +451,89 @@ describe('validateApiSpec: false compiles no validator of the OpenAPI schema', (
     } finally {
       schemaOf.mockRestore();
     }
+  });
+});
+
+describe('paths and server paths with characters path-to-regexp reserves, and references into a schema with an $id', () => {
+  const TRIP_BASE = '/rest/Train+Travel+API/1.0.0';
+  const PATHS = ['/trips/{id}', '/a(b)+c!'];
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Literal', version: '1' },
+    servers: [
+      { url: `https://api.example.com${TRIP_BASE}` },
+      { url: '/v{n}(beta)', variables: { n: { default: '1', enum: ['1', '2'] } } },
+    ],
+    paths: {
+      '/trips/{id}': {
+        get: {
+          operationId: 'getTrip',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+          responses: {
+            '200': {
+              description: 'a trip',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Trip' } } },
+            },
+          },
+        },
+      },
+      '/a(b)+c!': { get: { operationId: 'getA', responses: { '200': { description: 'ok' } } } },
+    },
+    components: {
+      schemas: {
+        Trip: {
+          type: 'object',
+          properties: { fare: { $ref: '#/components/schemas/Trip/$defs/Money' } },
+          $defs: {
+            Money: {
+              $id: 'https://api.example.com/schemas/money.json',
+              type: 'object',
+              required: ['amount'],
+              properties: { amount: { type: 'number' } },
+            },
+          },
+        },
+      },
+    },
+  };
+  let literal: ValidatedServer;
+  beforeAll(async () => {
+    const bases = [TRIP_BASE, '/v1(beta)', '/v2(beta)'];
+    literal = await startValidatedServer(document, {
+      routes: bases.flatMap((base) =>
+        PATHS.map((template) => ['get', `${literalExpressPath(base)}${toExpressPath(template)}`] as const),
+      ),
+    });
+  });
+  afterAll(() => literal.close());
+  beforeEach(() => {
+    literal.failures.length = 0;
+    literal.response = { status: 200, body: { fare: { amount: 25 } } };
+  });
+
+  it('finds the operation of a path under a server path with a `+`, where the released 5.6.2 answers 500', async () => {
+    // The released 5.6.2 hands `/rest/Train+Travel+API/1.0.0/trips/:id` to path-to-regexp: `Unexpected + at index 11`.
+    expect((await fetch(`${literal.baseUrl}${TRIP_BASE}/trips/5`)).status).toBe(200);
+    expect(literal.received?.params).toEqual({ id: 5 });
+    await fetch(`${literal.baseUrl}${TRIP_BASE}/trips/five`);
+    // Rejected as a request off the contract (the document declares no 400, so its response then is a 500).
+    expect(literal.failures[0]).toMatchObject({ status: 400, of: 'request', field: 'path.id' });
+  });
+
+  it('matches `( ) + !` of a path and of a server path with variables as themselves', async () => {
+    literal.response = { status: 200 };
+    for (const base of ['/v1(beta)', '/v2(beta)', TRIP_BASE])
+      expect((await fetch(`${literal.baseUrl}${base}/a(b)+c!`)).status, base).toBe(200);
+    expect(literal.failures).toEqual([]);
+  });
+
+  it('validates by a schema that references into another’s $defs, one with an $id, where the released libraries cannot', async () => {
+    // The released 5.6.2: `can't resolve reference #/components/schemas/Trip/$defs/Money from id #/components/schemas/Trip`;
+    // with that fixed, the released Ajv 8.20.0: `reference "https://api.example.com/schemas/money.json" resolves
+    // to more than one schema` (Trip is met in components and in place of the response's $ref).
+    expect((await fetch(`${literal.baseUrl}${TRIP_BASE}/trips/5`)).status).toBe(200);
+    literal.response = { status: 200, body: { fare: {} } };
+    expect((await fetch(`${literal.baseUrl}${TRIP_BASE}/trips/5`)).status).toBe(500);
+    expect(literal.failures).toEqual([expect.objectContaining({ status: 500, of: 'response', keyword: 'required' })]);
   });
 });
