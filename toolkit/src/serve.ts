@@ -1,5 +1,5 @@
 /**
- * `npm run serve -- --input FILE [--port N] [--handlers DIR] [--under-servers]`: an instant
+ * `npm run serve -- --input FILE [--port N] [--handlers DIR] [--under-servers] [--stateful]`: an instant
  * contract server. It generates FILE into a temporary folder, scaffolds a stub for each operation
  * (the document's example of its first success response; where it gives none, a value generated
  * from that response's schema, serve/generated-responses.ts), and serves them behind the same
@@ -11,6 +11,10 @@
  * --under-servers, under the path of each of the document's servers, as a generated project's
  * server mounts them. A documented path asked for under the other base gets a 404 response
  * that says where it is served.
+ *
+ * With --stateful, the mock has memory (serve/stateful.ts): what a create makes is held, and the
+ * operations the document pairs with it (its links, its `Location` header, the names of path
+ * parameters) read, list, change and delete it; the other operations respond as without it.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,6 +31,9 @@ import { scaffoldHandlers } from './codegen/scaffold.js';
 import { CONFIG_FILE, ConfigError, readProjectConfig } from './config.js';
 import { generate, PROJECT_ROOT } from './generate.js';
 import { generatedResponses } from './serve/generated-responses.js';
+import { describeResource } from './serve/resource-pairing.js';
+import { statefulMock, type HandlerInput, type MockResult, type RequestContext } from './serve/stateful.js';
+import { readOperations } from './check/document.js';
 import { curlCommand, firstRequest, type FirstRequest } from './serve/first-request.js';
 import { parseFlags, reportUsageError, runAsMain, type Command } from './cli.js';
 import { lintDocument, lintReport } from './lint/lint-document.js';
@@ -37,7 +44,7 @@ type Handler = (input: unknown, context: unknown) => Promise<unknown>;
 /** The runtime the served document's generated server.ts imports: this package's own. */
 const RUNTIME_ENTRY = fileURLToPath(new URL('./runtime/index.js', import.meta.url));
 
-export const USAGE = `Usage: contract-first serve [--input FILE | --api NAME] [--port N] [--handlers DIR] [--under-servers]
+export const USAGE = `Usage: contract-first serve [--input FILE | --api NAME] [--port N] [--handlers DIR] [--under-servers] [--stateful]
 
   --input FILE     the OpenAPI 3.1 document to serve, YAML or JSON
   --api NAME       a document of the project, by its name in redocly.yaml's apis: (with neither
@@ -46,6 +53,10 @@ export const USAGE = `Usage: contract-first serve [--input FILE | --api NAME] [-
   --handlers DIR   keep the stubs in DIR (missing ones are added, existing ones served as they are)
   --under-servers  serve the paths under the path of each of the document's servers (as a
                    generated server does), not as the document writes them
+  --stateful       a mock with memory, until it stops: what a create (POST to a collection, PUT to a
+                   new item) makes is held, reads and lists return it, PUT and PATCH change it,
+                   DELETE removes it, an id never created answers 404; the resources are paired by
+                   the document's links, a create's Location header, or the names of path parameters
   --help           show this text`;
 
 /** What the generated server.ts gives the contract server. */
@@ -66,6 +77,8 @@ export interface ServeOptions {
   readonly handlersDir?: string;
   /** Mount the paths under the path of each of the document's servers, not as the document writes them. */
   readonly underServers?: boolean;
+  /** Hold what creates make and serve it to the operations paired with them (serve/stateful.ts). */
+  readonly stateful?: boolean;
   readonly log: (line: string) => void;
 }
 
@@ -76,6 +89,8 @@ export interface Serving {
   readonly bases: readonly string[];
   /** A request to try first, as a curl command; undefined when the document has no operation. */
   readonly example: string | undefined;
+  /** With `stateful`, the resources held, each with its create and the operations on it; undefined without. */
+  readonly stateful: readonly string[] | undefined;
   close(): Promise<void>;
 }
 
@@ -86,6 +101,7 @@ interface Prepared {
   readonly mountedUnder: readonly string[];
   /** The request to try first, under the first base. */
   readonly example: FirstRequest | undefined;
+  readonly stateful: readonly string[] | undefined;
 }
 
 /** What a 404 says of a documented path asked for under the other base; undefined when the document's servers have no path. */
@@ -104,6 +120,10 @@ function mountsOf(serverBases: readonly string[], underServers: boolean): Mounts
         note: `this server mounts the paths as the document writes them (serve --under-servers mounts them under ${under})`,
       };
 }
+
+/** Whether a stub's response is one a handler returns: a status, and maybe a body, a media type, headers. */
+const isMockResult = (value: unknown): value is MockResult =>
+  typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number';
 
 /** Generates and scaffolds `input` into `work`, and builds the contract server of it. */
 async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
@@ -129,7 +149,7 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
   // A stub that responds with 501 (the document gives no example) responds with a value generated from
   // its schema instead.
   const generated = generatedResponses(generation.document, generation.model.operations);
-  const handlers = Object.fromEntries(
+  const mocks = Object.fromEntries(
     Object.entries(stubs).map(([key, stub]) => [
       key,
       async (input: unknown, context: unknown) => {
@@ -143,6 +163,34 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
       },
     ]),
   );
+  // With --stateful, the operations on a resource answer from what is held, on the stubs' responses.
+  const keys = new Map(
+    generation.model.operations.map((operation) => [
+      `${operation.method.toUpperCase()} ${operation.path}`,
+      operation.key,
+    ]),
+  );
+  const stateful =
+    options.stateful === true
+      ? statefulMock(generation.document, readOperations(generation.document).operations, async (operation, input) => {
+          const mock = mocks[keys.get(`${operation.method} ${operation.path}`) ?? ''];
+          try {
+            const result = mock === undefined ? undefined : await mock(input, undefined);
+            return isMockResult(result) ? result : undefined;
+          } catch {
+            return undefined;
+          }
+        })
+      : undefined;
+  const handlers = Object.fromEntries(
+    generation.model.operations.flatMap((operation) => {
+      const held = stateful?.handlerOf(operation.method, operation.path);
+      const handler = held ?? mocks[operation.key];
+      return handler === undefined
+        ? []
+        : [[operation.key, (input: unknown, context: unknown) => handler(input as HandlerInput, context)]];
+    }),
+  );
   const { serverBases } = generation.model;
   const mounts = mountsOf(serverBases, underServers);
   const app = createContractApp({
@@ -151,6 +199,7 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
     securitySchemes: server.securitySchemes,
     mountOperations: server.mountOperations as never,
     handlers,
+    context: (req): RequestContext => ({ requestPath: req.path }),
     validateResponses: true,
     log: options.log,
     ...(mounts === undefined ? {} : { mounts }),
@@ -160,6 +209,7 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
     operations: server.routeList.length,
     mountedUnder: underServers ? serverBases : [''],
     example: firstRequest(generation),
+    stateful: stateful?.resources.map(describeResource),
   };
 }
 
@@ -189,6 +239,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     operations: prepared.operations,
     bases: mountedUnder.map((base) => `${url}${base}`),
     example: example === undefined ? undefined : curlCommand(`${url}${mountedUnder[0] ?? ''}`, example),
+    stateful: prepared.stateful,
     async close() {
       listening.closeAllConnections();
       await new Promise<void>((resolve) => listening.close(() => resolve()));
@@ -197,9 +248,13 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   };
 }
 
-/** What serve prints once it listens: where, and a request to try. */
+/** What serve prints once it listens: where, the resources it keeps (with --stateful), and a request to try. */
 export function servingLines(input: string, serving: Serving): string[] {
   const lines = [`serving ${input} (${serving.operations} operations) at ${serving.bases.join(' and ')}`];
+  if (serving.stateful !== undefined)
+    lines.push(
+      `  stateful: ${serving.stateful.length === 0 ? 'no resources (no create is paired with a read, change or delete)' : serving.stateful.join('; ')}`,
+    );
   if (serving.example !== undefined) lines.push(`  try: ${serving.example}`);
   return [...lines, '  Ctrl-C stops'];
 }
@@ -213,6 +268,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       port: { type: 'string' },
       handlers: { type: 'string' },
       'under-servers': { type: 'boolean' },
+      stateful: { type: 'boolean' },
       help: { type: 'boolean' },
     },
     USAGE,
@@ -256,6 +312,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       port,
       ...(values.handlers === undefined ? {} : { handlersDir: path.resolve(values.handlers) }),
       underServers: values['under-servers'] === true,
+      stateful: values.stateful === true,
       log: (line) => console.error(line),
     });
     for (const line of lintReport(values.input, await linting)) console.error(line);

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { isJsonMediaType } from '../runtime/send-result.js';
 import type { OpenApiDocument } from '../codegen/bundle.js';
 import type { OperationInfo } from '../codegen/operations.js';
-import { atPointer, follow, readOperations, type MediaSpec, type OperationSpec } from '../check/document.js';
+import {
+  atPointer,
+  follow,
+  readOperations,
+  type MediaSpec,
+  type OperationSpec,
+  type ResponseSpec,
+} from '../check/document.js';
 import { Schemas } from '../check/schemas.js';
 import { valuesOf } from '../check/values.js';
 
@@ -28,7 +35,7 @@ export interface GeneratedResponse {
  * Values with every property first, else the smallest (required properties only): in a large schema
  * one of many optional properties generated off it (a value two `oneOf` branches both take) spoils the whole.
  */
-function generatedValue(document: OpenApiDocument, schemas: Schemas, pointer: string, seed: number): unknown {
+export function generatedValue(document: OpenApiDocument, schemas: Schemas, pointer: string, seed: number): unknown {
   for (const minimal of [false, true]) {
     const arbitrary = valuesOf(
       document,
@@ -88,6 +95,15 @@ function otherResponse(
   return { body: bytes, contentType };
 }
 
+/** An operation's success response: the first success code it declares; else its `2XX` or `default` response. */
+export function successResponseOf(spec: OperationSpec): ResponseSpec | undefined {
+  return (
+    spec.responses.filter((response) => /^2\d\d$/.test(response.key)).sort((a, b) => a.key.localeCompare(b.key))[0] ??
+    spec.responses.find((response) => response.key.toUpperCase() === '2XX') ??
+    spec.responses.find((response) => response.key === 'default')
+  );
+}
+
 /** The responses serve generates, each generated the first time it is asked for and kept. */
 export interface GeneratedResponses {
   get(operationKey: string): GeneratedResponse | undefined;
@@ -107,12 +123,9 @@ export function generatedResponses(
     const spec = read.get(`${operation.method.toUpperCase()} ${operation.path}`);
     if (spec === undefined) return undefined;
     if (spec.responses.length === 0) return { status: 200 };
-    // The first success code it declares; else its `2XX` or `default` response, sent as 200.
-    const success =
-      spec.responses.filter((response) => /^2\d\d$/.test(response.key)).sort((a, b) => a.key.localeCompare(b.key))[0] ??
-      spec.responses.find((response) => response.key.toUpperCase() === '2XX') ??
-      spec.responses.find((response) => response.key === 'default');
+    const success = successResponseOf(spec);
     if (success === undefined || success.headers.some((header) => header.required)) return undefined;
+    // A `2XX` or `default` response is sent as 200.
     const status = /^\d+$/.test(success.key) ? Number(success.key) : 200;
     const [first] = success.media;
     if (first === undefined) return { status };
