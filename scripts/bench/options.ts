@@ -41,7 +41,8 @@ export const RUN_TRAFFIC: Readonly<Record<RunName, string>> = {
   getCardSpread: `GET /v1/card/{id} over the ${SPREAD_ORGANIZATIONS * SANDBOX_ROUNDS_PER_ORGANIZATION * 16} cards of ${SPREAD_ORGANIZATIONS} organizations in turn, each with its own token`,
   listTransactions: 'the same filtered page of 100 every request: repeated request, no target',
   listTransactionsUnkept: 'the same filtered records with a new fromDate each request, so none is kept: no target',
-  listTransactionsPages: 'ledger pages followed by nextCursor, each page once, under 4 filter sets in every organization',
+  listTransactionsPages:
+    'ledger pages followed by nextCursor, each page once, under 4 filter sets in every organization',
   createTransfer: 'signed POST /v1/transfer, a new Idempotency-Key each',
   createTransferReplay:
     'the same key and body every request, the stored response replayed: repeated request, no target',
