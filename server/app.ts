@@ -17,7 +17,7 @@ import { handlers } from './http/handlers/index.js';
 import type { Services } from './http/handler-kinds.js';
 import { createInvoke } from './http/unit-of-work.js';
 import { createPublicKeyCache } from './http/public-keys.js';
-import { refuseNulText } from './http/nul-text.js';
+import { rejectNulText } from './http/nul-text.js';
 import { requestContext } from './http/request-context.js';
 import { isSignedWrite, requiredScopes } from './http/route-policy.js';
 import { verifyWriteRequest } from './http/write-request.js';
@@ -44,7 +44,7 @@ export interface AppConfig {
   /** The built dashboard pages (`.build/dashboard/`, `npm run build`) served at /dashboard; none when absent. */
   readonly dashboardPagesDir?: string;
   /**
-   * Where the API references are served (server/main.ts has the HTTP server answer them): the
+   * Where the API references are served (server/main.ts has the HTTP server serve them): the
    * 404 of an unknown path names the partner API's, and under /dashboard/api the dashboard's.
    * Without them the 404 only says that the reference lists the paths.
    */
@@ -144,7 +144,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...(isSignedWrite(route) ? [verifyWriteRequest(route, clock, publicKeys)] : []),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
     ...validation.operation,
-    refuseNulText,
+    rejectNulText,
   ]);
 
   // Outside the contract, after the operations, so that API requests never walk past them.

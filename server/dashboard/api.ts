@@ -7,7 +7,7 @@ import { mountOperations } from '../../generated/dashboard/server.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import { bodyParsers } from '../http/body-parsers.js';
 import { errorHandler, noSuchPath } from '../http/errors.js';
-import { refuseNulText } from '../http/nul-text.js';
+import { rejectNulText } from '../http/nul-text.js';
 import type { Logger } from '../logger.js';
 import type { Clock, IdGenerator } from '../clock-and-ids.js';
 import type { DB } from '../database/index.js';
@@ -76,7 +76,7 @@ export async function createDashboardApi(deps: DashboardApiDeps): Promise<Reques
     ...sessionChecks(route, { db: deps.db, clock: deps.clock, csrfKey: services.csrfKey }),
     ...(route.requestContentTypes.length > 0 ? bodyParsers() : []),
     ...validation.operation,
-    refuseNulText,
+    rejectNulText,
   ]);
   router.use(() => {
     throw noSuchPath(deps.referenceUrl);

@@ -44,7 +44,7 @@ export function rowParametersOf(compiled: CompiledQuery): readonly number[] | un
 /**
  * Rows as a statement over rows takes them: a JSON array, which the statement reads with
  * json_populate_recordset. A text holding half of a surrogate pair (which JSON escapes as \udXXX,
- * and PostgreSQL's JSON refuses) goes as the drivers encode a bound text: that half becomes U+FFFD.
+ * and PostgreSQL's JSON rejects) goes as the drivers encode a bound text: that half becomes U+FFFD.
  */
 export function rowsParameter(rows: readonly object[]): string {
   const json = JSON.stringify(rows);

@@ -67,7 +67,7 @@ export interface WriteContext extends RequestContext<WriteServices> {
   readonly principal: Principal;
   /**
    * Sends a statement after the handler returns, as the transaction's last, with the stored
-   * answer and the commit in one round trip (server/database/at-commit.ts): the statement that takes
+   * response and the commit in one round trip (server/database/at-commit.ts): the statement that takes
    * a row every write of its kind needs, so that the row is held only inside the database, or one
    * whose result the response does not need (a create's insert). The handler responds as if the
    * statement does its part, which the statement makes sure of by failing when it cannot

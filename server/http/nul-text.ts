@@ -28,7 +28,7 @@ export function containsNul(root: unknown): boolean {
  * the client can fix: rejected with 400 InvalidRequest right after schema validation (the "Text"
  * convention of openapi/openapi.yaml), before anything is looked up or stored.
  */
-export const refuseNulText: RequestHandler = (req, _res, next) => {
+export const rejectNulText: RequestHandler = (req, _res, next) => {
   const where = containsNul(req.query) ? 'a query parameter' : containsNul(req.body) ? 'the request body' : undefined;
   if (where === undefined) {
     next();

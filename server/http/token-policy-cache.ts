@@ -48,7 +48,7 @@ export function tokenStillValid(
 /**
  * The time to date a new token with (ms). Normally now; in the second of a revocation, the start
  * of the next second, so that its whole-second `iat` is not before the revocation point and the
- * token works at once (otherwise a client that revokes and re-authenticates would be refused
+ * token works at once (otherwise a client that revokes and re-authenticates would be rejected
  * until the second is over).
  */
 export function tokenIssueTime(nowMs: number, tokensNotBefore: number | null): number {

@@ -43,7 +43,7 @@ const inFlight = (): ApiError =>
  * stored under the request's key (storedResponseStatement) with the commit, inside the statement the
  * handler deferred to the commit if it did (atCommit); a 5xx response or a thrown error
  * rolls everything back. When the key turns out to hold a response already, the write rolls back too
- * and the stored response is sent (a replay, marked Idempotent-Replayed) or the request is refused
+ * and the stored response is sent (a replay, marked Idempotent-Replayed) or the request is rejected
  * (422 when it differs from the key's first request, 409 while another request is committing one).
  */
 export function createInvoke(services: Services): Invoke<UnitOfWork> {

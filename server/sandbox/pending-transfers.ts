@@ -4,7 +4,7 @@
  * and to reject at once (README, "Run the service"). Each shows one outcome of a decision:
  *
  * - `covered`: the balance covers it; approved, the sandbox network settles it SUCCEEDED;
- * - `refusedByNetwork`: covered too, but its wallet number ends in 0002, which the sandbox
+ * - `rejectedByNetwork`: covered too, but its wallet number ends in 0002, which the sandbox
  *   network fails (transfer-state.ts, FAILING_ACCOUNT_SUFFIX): approved, it ends FAILED and the
  *   amount goes back to the balance;
  * - `nearBalance`: close to the limit an approval can take, the available balance: it leaves
@@ -25,7 +25,7 @@ import { type DB, inTransaction } from '../database/index.js';
 import { getBalance } from '../store/organizations.js';
 import { insertTransfer, type TransferRecord } from '../store/transfers.js';
 
-export type PendingTransferKind = 'covered' | 'refusedByNetwork' | 'nearBalance' | 'notCovered';
+export type PendingTransferKind = 'covered' | 'rejectedByNetwork' | 'nearBalance' | 'notCovered';
 
 export interface PendingTransferSpec {
   readonly kind: PendingTransferKind;
@@ -62,7 +62,7 @@ export const DEMO_PENDING_TRANSFERS: readonly PendingTransferSpec[] = [
     submittedAgoMs: 12 * MINUTE_MS,
   },
   {
-    kind: 'refusedByNetwork',
+    kind: 'rejectedByNetwork',
     bankId: 'vodafone-cash',
     accountNumber: '01012340002',
     accountName: 'Karim Hassan',
@@ -96,7 +96,7 @@ export function pendingAmountCents(kind: PendingTransferKind, balanceCents: numb
     switch (kind) {
       case 'covered':
         return COVERED_CENTS;
-      case 'refusedByNetwork':
+      case 'rejectedByNetwork':
         return REFUSED_CENTS;
       case 'nearBalance':
         // Whole pounds, as a person would write it.
@@ -120,7 +120,7 @@ export interface PendingTransfersOptions {
 /**
  * Adds DEMO_PENDING_TRANSFERS to an organization, in one transaction, with amounts taken from
  * its balance now. An organization whose balance cannot cover the small ones (below four times
- * what covered and refusedByNetwork take together) is rejected: the kinds would not hold.
+ * what covered and rejectedByNetwork take together) is rejected: the kinds would not hold.
  */
 export async function seedPendingTransfers(
   db: Kysely<DB>,

@@ -58,7 +58,7 @@ describe('the demo organization of a first start', () => {
     );
     expect(stored).toHaveLength(DEMO_PENDING_TRANSFERS.length);
     expect(new Set(DEMO_PENDING_TRANSFERS.map((spec) => spec.kind))).toEqual(
-      new Set(['covered', 'refusedByNetwork', 'nearBalance', 'notCovered']),
+      new Set(['covered', 'rejectedByNetwork', 'nearBalance', 'notCovered']),
     );
     for (const transfer of demo.pendingTransfers) {
       expect(transfer).toMatchObject({ status: 'PENDING', clientId: demo.onboarding.clientId, reviewedAt: null });
@@ -76,7 +76,7 @@ describe('the demo organization of a first start', () => {
   it('amounts: two small ones, one leaving a fiftieth of the balance, one above it', () => {
     const amount = (kind: PendingTransferKind): number =>
       demo.pendingTransfers[DEMO_PENDING_TRANSFERS.findIndex((spec) => spec.kind === kind)]?.amountCents ?? Number.NaN;
-    expect(amount('covered') + amount('refusedByNetwork') + amount('nearBalance')).toBeLessThanOrEqual(BALANCE_CENTS);
+    expect(amount('covered') + amount('rejectedByNetwork') + amount('nearBalance')).toBeLessThanOrEqual(BALANCE_CENTS);
     expect(BALANCE_CENTS - amount('nearBalance')).toBe(BALANCE_CENTS / 50);
     expect(amount('notCovered')).toBeGreaterThan(BALANCE_CENTS);
     expect(pendingAmountCents('notCovered', 99_999_999_999)).toBe(99_999_999_999);
@@ -92,7 +92,7 @@ describe('the demo organization of a first start', () => {
 
     const approve = (kind: PendingTransferKind): Promise<Response> =>
       operator.request('POST', `/dashboard/api/transfer/${idOf(kind)}/approve`);
-    for (const kind of ['covered', 'refusedByNetwork', 'nearBalance'] as const) {
+    for (const kind of ['covered', 'rejectedByNetwork', 'nearBalance'] as const) {
       const response = await approve(kind);
       expect(response.status, `${kind}: ${await response.clone().text()}`).toBe(200);
       expect(((await response.json()) as { transfer: { status: string } }).transfer.status).toBe('PROCESSING');
@@ -107,7 +107,7 @@ describe('the demo organization of a first start', () => {
     app.clock.advance(NETWORK_DELAY_MS + 1);
     await settleDueTransfers(app.db, app.clock.now());
     expect(await statusOf(idOf('covered'))).toBe('SUCCEEDED');
-    expect(await statusOf(idOf('refusedByNetwork'))).toBe('FAILED');
+    expect(await statusOf(idOf('rejectedByNetwork'))).toBe('FAILED');
     expect(await statusOf(idOf('nearBalance'))).toBe('SUCCEEDED');
     expect(await statusOf(idOf('notCovered'))).toBe('REJECTED');
     // The rejected amount came back; the others left.
