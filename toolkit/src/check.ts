@@ -1,9 +1,11 @@
 /**
  * `npm run check -- --input FILE --base-url URL`: a property-based contract check of a running
- * server against the OpenAPI 3.1 document it implements. It sends requests generated from the
- * document's schemas (valid ones, invalid ones, ones without credentials, create-then-use
- * sequences), judges every response against what the document declares, and reports each distinct
- * failure once, shrunk to a small request, with a curl line and the command that replays it.
+ * server against the OpenAPI 3.1 document it implements. It sends requests built from the edges
+ * of the document's schemas, then requests generated from them (valid ones, invalid ones, ones
+ * without credentials and with wrong ones, create-then-use sequences), judges every response
+ * against what the document declares with the checks selected, and reports each distinct failure
+ * once, shrunk to a small request, with a curl line and the command that replays it; then each
+ * operation's requests and 2xx responses, and a warning for each that never got a 2xx.
  * The engine is check/ (run.ts runs it; auth.ts says what an --auth module is).
  */
 import { writeFile } from 'node:fs/promises';
@@ -12,18 +14,35 @@ import { BundleError } from './codegen/bundle.js';
 import { AuthModuleError, loadAuth, parseHeader, type CheckAuth } from './check/auth.js';
 import { jsonReport, junitReport, textReport } from './check/report.js';
 import { CheckUsageError, runCheckDetailed } from './check/run.js';
+import { knownCheckNames } from './check/selection.js';
 import { parseFlags, reportUsageError, runAsMain, type ScriptOutput, type Command } from './cli.js';
+
+/** The check names, wrapped to the usage's column. */
+const CHECKS = knownCheckNames()
+  .split(', ')
+  .reduce<string[]>((lines, name) => {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && last.length + name.length + 2 <= 72) lines[lines.length - 1] = `${last}, ${name}`;
+    else lines.push(name);
+    return lines;
+  }, [])
+  .join(',\n                       ');
 
 export const USAGE = `Usage: contract-first check --input FILE --base-url URL [options]
 
-Sends requests generated from the document's schemas to the server at URL and reports where its
-responses break the document: 5xx responses, undeclared statuses, undeclared Content-Types, bodies
-and headers that do not match their schemas, 2xx responses to invalid requests or to requests
-without credentials, created objects that cannot be read, responses that never come.
+Sends requests to the server at URL, first at the edges of the document's schemas (bounds,
+lengths, first and last enum values, required properties only and every property: the same in
+every run), then generated from them, and reports where its responses break the document: 5xx
+responses, undeclared statuses, undeclared Content-Types, bodies and headers that do not match
+their schemas, 2xx responses to invalid requests or to requests without credentials, responses
+other than 401 and 403 to requests with a wrong credential, created objects that cannot be read,
+responses that never come. Then it prints each operation's requests and 2xx responses, and warns
+of each operation that never got a 2xx, with the likely reason.
 
   --input FILE         the OpenAPI 3.1 document (YAML or JSON)
   --base-url URL       where the server listens; the document's paths are appended to it
-  --cases N            valid requests per operation, and as many invalid ones (default 50)
+  --cases N            valid requests per operation after its edge requests, and as many
+                       invalid ones (default 50)
   --seed N             the random seed (default: random; always printed, to replay a run)
   --include OPS        only these operations: operationIds, or "METHOD /path" for one without,
                        comma-separated (repeatable)
@@ -35,9 +54,14 @@ without credentials, created objects that cannot be read, responses that never c
   --header "N: V"      a header sent with every request, as credentials (repeatable)
   --auth MODULE        a module whose default export prepares each request with credentials:
                        { prepare(request, context) } (CheckAuth of contract-first/check)
+                       The credentials given are also sent made wrong (a token or key with one
+                       character changed, an expired JWT, a wrong Basic password or user).
+  --checks NAMES       only these checks judge the responses, comma-separated (repeatable):
+                       ${CHECKS}
+  --exclude-checks NAMES  not these checks (same names; repeatable)
   --report-json FILE   write the report as JSON
   --report-junit FILE  write the report as JUnit XML (a test case per operation)
-  --no-negative        send no invalid requests and none without credentials
+  --no-negative        send no invalid requests, none without credentials, none with wrong ones
   --no-sequences       send no create-then-use sequences
   --help               show this text
 
@@ -45,6 +69,8 @@ Exit status: 0 when there is no finding, 1 when there is one, 2 on a wrong argum
 document that cannot be read.`;
 
 const FLAGS = {
+  checks: { type: 'string', multiple: true },
+  'exclude-checks': { type: 'string', multiple: true },
   input: { type: 'string' },
   'base-url': { type: 'string' },
   cases: { type: 'string' },
@@ -127,13 +153,16 @@ export async function main(
       throw error;
     }
   }
-  // What a replay repeats besides the document, the URL, the seed and the operations.
+  // What a replay repeats besides the document, the URL, the seed and the operations: the
+  // credentials, the deadline, the requests left out and the checks selected.
   const replayFlags = [
     ...(values.header ?? []).flatMap((text) => ['--header', text]),
     ...(values.auth === undefined ? [] : ['--auth', values.auth]),
     ...(values['timeout-ms'] === undefined ? [] : ['--timeout-ms', String(timeoutMs)]),
     ...(values['no-negative'] === true ? ['--no-negative'] : []),
     ...(values['no-sequences'] === true ? ['--no-sequences'] : []),
+    ...(values.checks === undefined ? [] : ['--checks', list(values.checks).join(',')]),
+    ...(values['exclude-checks'] === undefined ? [] : ['--exclude-checks', list(values['exclude-checks']).join(',')]),
   ];
 
   let run: Awaited<ReturnType<typeof runCheckDetailed>>;
@@ -152,6 +181,8 @@ export async function main(
       headers,
       ...(auth === undefined ? {} : { auth }),
       negative: values['no-negative'] !== true,
+      ...(values.checks === undefined ? {} : { checks: list(values.checks) }),
+      ...(values['exclude-checks'] === undefined ? {} : { excludeChecks: list(values['exclude-checks']) }),
       sequences: values['no-sequences'] !== true,
       replayFlags,
     });

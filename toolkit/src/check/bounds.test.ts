@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classPattern, insideBounds, outsideBounds, wrongTypes } from './bounds.js';
+import { classPattern, insideBounds, nextDouble, outsideBounds, wrongTypes } from './bounds.js';
 import { Schemas } from './schemas.js';
 
 const document = {
@@ -15,6 +15,12 @@ const document = {
       Statuses: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Status' } },
       Ids: { type: 'array', items: { $ref: '#/components/schemas/Id' } },
       Offset: { type: 'integer', minimum: -5, maximum: 5 },
+      Ratio: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+      Step: { type: 'integer', minimum: 3, maximum: 22, multipleOf: 5 },
+      Price: { type: 'number', exclusiveMinimum: 0, maximum: 10.005, multipleOf: 0.01 },
+      Floor: { type: 'integer', exclusiveMinimum: -1, exclusiveMaximum: 3 },
+      Codes: { type: 'array', minItems: 2, maxItems: 4, items: { type: 'string', pattern: '^[A-Z]{3}$' } },
+      Colors: { type: 'array', uniqueItems: true, minItems: 2, items: { enum: ['red', 'green', 'blue'] } },
     },
   },
 };
@@ -38,7 +44,21 @@ describe('classPattern', () => {
 });
 
 describe('bounds', () => {
-  const cases = ['Id', 'Amount', 'Note', 'Status', 'Statuses', 'Ids', 'Offset'];
+  const cases = [
+    'Id',
+    'Amount',
+    'Note',
+    'Status',
+    'Statuses',
+    'Ids',
+    'Offset',
+    'Ratio',
+    'Step',
+    'Price',
+    'Floor',
+    'Codes',
+    'Colors',
+  ];
 
   it.each(cases)('%s: every value just inside is valid, every value just outside is not', (name) => {
     const inside = insideBounds(document, ref(name));
@@ -56,6 +76,33 @@ describe('bounds', () => {
     expect(insideBounds(document, ref('Note')).map((b) => [...String(b.value)].length)).toEqual([2, 5, 5, 5]);
     expect(outsideBounds(document, ref('Note')).map((b) => [...String(b.value)].length)).toEqual([1, 6, 6]);
     expect(insideBounds(document, ref('Id')).map((b) => b.value)).toEqual(['aa', '----']);
+  });
+
+  it('puts an exclusive bound one step inside: the multipleOf, 1 for an integer, else the next double', () => {
+    expect(insideBounds(document, ref('Ratio')).map((b) => b.value)).toEqual([Number.MIN_VALUE, nextDouble(1, -1)]);
+    expect(nextDouble(1, -1)).toBeLessThan(1);
+    expect(nextDouble(1, 1)).toBe(1 + Number.EPSILON);
+    expect(insideBounds(document, ref('Floor')).map((b) => [b.label, b.value])).toEqual([
+      ['exclusiveMinimum -1, one step above', 0],
+      ['exclusiveMaximum 3, one step below', 2],
+    ]);
+    expect(insideBounds(document, ref('Price')).map((b) => b.value)).toEqual([10, 0.01]);
+  });
+
+  it('moves a bound onto the multipleOf', () => {
+    expect(insideBounds(document, ref('Step')).map((b) => b.value)).toEqual([5, 20]);
+  });
+
+  it('makes lists of minItems and maxItems items', () => {
+    expect(insideBounds(document, ref('Codes')).map((b) => [b.label, b.value])).toEqual([
+      ['2 items (minItems)', ['AAA', 'AAA']],
+      ['4 items (maxItems)', ['AAA', 'AAA', 'AAA', 'AAA']],
+    ]);
+    // Unique items: distinct enum values; no single item under minItems 2.
+    expect(insideBounds(document, ref('Colors')).map((b) => b.value)).toEqual([
+      ['red', 'green', 'blue'],
+      ['red', 'green'],
+    ]);
   });
 
   it('names the characters a class pattern leaves out', () => {

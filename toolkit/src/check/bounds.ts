@@ -2,10 +2,12 @@ import { ANY, flatten, mergeShapes, type JsonType, type Shape } from './shape.js
 
 /**
  * Values at the edges of what a schema allows, for tests that probe each bound on its own: the
- * values just inside every bound the schema declares (`minimum`, `maximum`, `minLength`,
- * `maxLength`, a character-class `pattern`, `enum`, list items of an `enum`), the values just
- * outside them, and JSON values of every type the schema does not take. Pure: a caller decides
- * what response each deserves.
+ * values just inside every bound the schema declares (`minimum`, `maximum`, `exclusiveMinimum` and
+ * `exclusiveMaximum` one step inside, each on a `multipleOf`; `minLength`, `maxLength`, a
+ * character-class `pattern`; the first and last `enum` values; `minItems` and `maxItems` items of a
+ * list whose items have such a value), the values just outside them (an exclusive bound itself, a
+ * value off the `multipleOf` among them), and JSON values of every type the schema does not take.
+ * Pure: a caller decides what response each deserves.
  */
 
 export interface BoundaryValue {
@@ -76,7 +78,11 @@ const OFF_CLASS = ['.', '~', ' ', '/', 'é', '%', '+'];
 
 /** Values just inside each bound `schema` (of `document`) declares; empty when it declares none. */
 export function insideBounds(document: object, schema: unknown): BoundaryValue[] {
-  const shape = shapeOf(document, schema);
+  return insideShape(document, shapeOf(document, schema));
+}
+
+/** Values just inside each bound of a flattened schema. */
+function insideShape(document: object, shape: Shape): BoundaryValue[] {
   const out: BoundaryValue[] = [];
   if (shape.enumValues !== undefined && shape.enumValues.length > 0) {
     const first = shape.enumValues[0];
@@ -89,9 +95,7 @@ export function insideBounds(document: object, schema: unknown): BoundaryValue[]
   }
   const types = shapeTypes(shape);
   if (isNumeric(types)) {
-    if (shape.minimum !== undefined) out.push({ label: `minimum ${shape.minimum}`, value: shape.minimum });
-    if (shape.maximum !== undefined) out.push({ label: `maximum ${shape.maximum}`, value: shape.maximum });
-    if ((shape.minimum ?? -1) < 0 && (shape.maximum ?? 1) > 0) out.push({ label: 'zero', value: 0 });
+    out.push(...numericEdges(shape, types));
   } else if (types.includes('string')) {
     const pattern = classPattern(shape.patterns[0]);
     const unit = pattern?.chars.slice(-1) ?? 'x';
@@ -107,9 +111,121 @@ export function insideBounds(document: object, schema: unknown): BoundaryValue[]
       }
     }
   } else if (types.includes('array')) {
-    const values = itemShapeOf(document, shape).enumValues ?? [];
-    if (values.length > 0)
-      out.push({ label: 'one item', value: [values[0]] }, { label: 'every item', value: [...values] });
+    const itemShape = itemShapeOf(document, shape);
+    const values = itemShape.enumValues ?? [];
+    const counted = (count: number): boolean => count >= (shape.minItems ?? 0) && count <= (shape.maxItems ?? Infinity);
+    if (values.length > 0 && counted(1)) out.push({ label: 'one item', value: [values[0]] });
+    if (values.length > 0 && counted(values.length)) out.push({ label: 'every item', value: [...values] });
+    out.push(...itemCountEdges(document, shape, itemShape));
+  }
+  const seen = new Set<string>();
+  return out.filter((edge) => {
+    const key = JSON.stringify(edge.value);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Whether `value` is within every numeric bound of `shape`, a whole number where it asks for one. */
+function withinNumericBounds(shape: Shape, types: readonly JsonType[], value: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  if (types.includes('integer') && !types.includes('number') && !Number.isInteger(value)) return false;
+  if (shape.minimum !== undefined && value < shape.minimum) return false;
+  if (shape.maximum !== undefined && value > shape.maximum) return false;
+  if (shape.exclusiveMinimum !== undefined && value <= shape.exclusiveMinimum) return false;
+  if (shape.exclusiveMaximum !== undefined && value >= shape.exclusiveMaximum) return false;
+  // As validators test it (Ajv): the quotient in floating point is a whole number.
+  return shape.multipleOf === undefined || (value / shape.multipleOf) % 1 === 0;
+}
+
+/** Decimal places of a number as written (`0.01` → 2), to write multiples of it without rounding noise. */
+function decimals(value: number): number {
+  const [mantissa = '', exponent] = String(value).split('e');
+  const fraction = mantissa.split('.')[1]?.length ?? 0;
+  return Math.max(0, fraction - Number(exponent ?? 0));
+}
+
+/** The double next to `value` towards `direction` (+1 up, -1 down): the smallest step a JSON number can take. */
+export function nextDouble(value: number, direction: 1 | -1): number {
+  if (value === 0) return direction * Number.MIN_VALUE;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const bits = view.getBigUint64(0);
+  view.setBigUint64(0, value > 0 === direction > 0 ? bits + 1n : bits - 1n);
+  return view.getFloat64(0);
+}
+
+/**
+ * The numbers at a numeric schema's edges: each declared bound, or for an exclusive one the value
+ * one step inside it (the `multipleOf`, else 1 for an integer, else the next double), moved onto
+ * the `multipleOf`; and zero where the range spans it. Each is inside every bound at once.
+ */
+function numericEdges(shape: Shape, types: readonly JsonType[]): BoundaryValue[] {
+  const integer = types.includes('integer') && !types.includes('number');
+  const step = shape.multipleOf ?? (integer ? 1 : undefined);
+  const places = step === undefined ? 0 : decimals(step);
+  const onStep = (value: number, round: (x: number) => number): number =>
+    step === undefined ? value : Number((round(value / step) * step).toFixed(Math.min(places, 100)));
+  const candidates: BoundaryValue[] = [];
+  if (shape.minimum !== undefined)
+    candidates.push({ label: `minimum ${shape.minimum}`, value: onStep(shape.minimum, Math.ceil) });
+  if (shape.maximum !== undefined)
+    candidates.push({ label: `maximum ${shape.maximum}`, value: onStep(shape.maximum, Math.floor) });
+  if (shape.exclusiveMinimum !== undefined) {
+    const bound = shape.exclusiveMinimum;
+    const above = step === undefined ? nextDouble(bound, 1) : onStep(bound, (x) => Math.floor(x) + 1);
+    candidates.push({ label: `exclusiveMinimum ${bound}, one step above`, value: above });
+  }
+  if (shape.exclusiveMaximum !== undefined) {
+    const bound = shape.exclusiveMaximum;
+    const below = step === undefined ? nextDouble(bound, -1) : onStep(bound, (x) => Math.ceil(x) - 1);
+    candidates.push({ label: `exclusiveMaximum ${bound}, one step below`, value: below });
+  }
+  const low = shape.minimum ?? shape.exclusiveMinimum ?? -1;
+  const high = shape.maximum ?? shape.exclusiveMaximum ?? 1;
+  if (low < 0 && high > 0) candidates.push({ label: 'zero', value: 0 });
+  return candidates.filter((candidate) => withinNumericBounds(shape, types, candidate.value as number));
+}
+
+/** A value an item of the list may take: its `const`, its first `enum` value, else its first edge. */
+function itemValue(document: object, itemShape: Shape): { readonly value: unknown } | undefined {
+  if (itemShape.constant !== undefined) return { value: itemShape.constant.value };
+  if (itemShape.enumValues !== undefined)
+    return itemShape.enumValues.length > 0 ? { value: itemShape.enumValues[0] } : undefined;
+  const types = shapeTypes(itemShape);
+  // The item's own edges, without lists in lists.
+  if (!isNumeric(types) && !types.includes('string')) return undefined;
+  const [edge] = insideShape(document, itemShape);
+  return edge === undefined ? undefined : { value: edge.value };
+}
+
+/** The most items an edge list holds: a `maxItems` above it is not probed. */
+const MAX_EDGE_ITEMS = 1000;
+
+/**
+ * Lists of exactly `minItems` and exactly `maxItems` items (where the schema declares them), of
+ * one item value repeated, or of distinct `enum` values under `uniqueItems`.
+ */
+function itemCountEdges(document: object, shape: Shape, itemShape: Shape): BoundaryValue[] {
+  if (shape.prefixItems.length > 0 || shape.itemsClosed) return [];
+  const counts: [string, number][] = [];
+  if (shape.minItems !== undefined) counts.push([`${shape.minItems} items (minItems)`, shape.minItems]);
+  if (shape.maxItems !== undefined && shape.maxItems <= MAX_EDGE_ITEMS)
+    counts.push([`${shape.maxItems} items (maxItems)`, shape.maxItems]);
+  const out: BoundaryValue[] = [];
+  for (const [label, count] of counts) {
+    if (count === 0) {
+      out.push({ label, value: [] });
+      continue;
+    }
+    if (shape.uniqueItems) {
+      const distinct = itemShape.enumValues ?? [];
+      if (distinct.length >= count) out.push({ label, value: distinct.slice(0, count) });
+      continue;
+    }
+    const item = itemValue(document, itemShape);
+    if (item !== undefined) out.push({ label, value: Array.from({ length: count }, () => item.value) });
   }
   return out;
 }
@@ -132,7 +248,17 @@ export function outsideBounds(document: object, schema: unknown): BoundaryValue[
   if (isNumeric(types)) {
     if (shape.minimum !== undefined) out.push({ label: `minimum ${shape.minimum} − 1`, value: shape.minimum - 1 });
     if (shape.maximum !== undefined) out.push({ label: `maximum ${shape.maximum} + 1`, value: shape.maximum + 1 });
-    out.push({ label: 'a fraction', value: (shape.minimum ?? 0) + 0.5 });
+    if (shape.exclusiveMinimum !== undefined)
+      out.push({ label: `exclusiveMinimum ${shape.exclusiveMinimum} itself`, value: shape.exclusiveMinimum });
+    if (shape.exclusiveMaximum !== undefined)
+      out.push({ label: `exclusiveMaximum ${shape.exclusiveMaximum} itself`, value: shape.exclusiveMaximum });
+    // A fraction is outside an integer schema only; a number schema takes one.
+    if (!types.includes('number')) out.push({ label: 'a fraction', value: (shape.minimum ?? 0) + 0.5 });
+    const [inside] = numericEdges(shape, types);
+    if (shape.multipleOf !== undefined && inside !== undefined) {
+      const off = (inside.value as number) + shape.multipleOf / 2;
+      if ((off / shape.multipleOf) % 1 !== 0) out.push({ label: `off the multipleOf ${shape.multipleOf}`, value: off });
+    }
   } else if (types.includes('string')) {
     const pattern = classPattern(shape.patterns[0]);
     const min = Math.max(shape.minLength ?? 0, pattern?.min ?? 0);

@@ -35,3 +35,16 @@ export function streamSeed(seed: number, operation: string, stream: string): num
   }
   return hash | 0;
 }
+
+/**
+ * The values of a stream that are the same in every run, whatever its seed (the edges of an
+ * operation's schemas): the value at index i is the i-th of the list. A failing case of such a stream
+ * is reported as it is, not shrunk: it is already the value at an edge.
+ */
+export class FixedValues<T> {
+  constructor(readonly values: readonly T[]) {}
+
+  at(index: number): T {
+    return this.values[index] as T;
+  }
+}

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { OperationSpec } from './document.js';
+import { DrawStream, FixedValues } from './draws.js';
 import type { Verdict } from './judge.js';
 import type { CheckPlugin } from './plugin.js';
 import { curlLine, shellQuote, type FindingReport } from './report.js';
@@ -32,11 +33,15 @@ export const findingKey = (operation: string, verdict: Verdict): string =>
   `${verdict.kind}|${operation}|${verdict.status ?? ''}|${verdict.detail}`;
 
 /**
- * Whether case `a` comes before case `b` in the run's order (run.ts generates index by index), so that
- * the case kept for a key is the same in every run of a seed, whatever order the responses of cases
- * sent at once come back in: the shrunk request and the replay command then repeat too.
+ * Whether case `a` is kept before case `b` for a key: generated cases in the run's order (run.ts
+ * generates index by index), so that the case kept is the same in every run of a seed, whatever
+ * order the responses of cases sent at once come back in (the shrunk request and the replay command
+ * then repeat too); an edge request only where no generated case shows the failure, since a
+ * generated case is shrunk to the smallest request that shows it and an edge request is not.
  */
 function comesBefore(a: Origin, b: Origin): boolean {
+  const aFixed = a.stream.draws instanceof FixedValues;
+  if (aFixed !== b.stream.draws instanceof FixedValues) return !aFixed;
   if (a.index !== b.index) return a.index < b.index;
   if (a.operation.key !== b.operation.key) return a.operation.key < b.operation.key;
   return a.stream.name < b.stream.name;
@@ -45,10 +50,14 @@ function comesBefore(a: Origin, b: Origin): boolean {
 export class Findings {
   private readonly records = new Map<string, FindingRecord>();
 
-  /** Counts each verdict of the exchanges; each key is kept with the earliest case that showed it. */
+  /** `selected`: whether a verdict's kind is one of the checks the run reports (selection.ts); default every one. */
+  constructor(private readonly selected: (kind: string) => boolean = () => true) {}
+
+  /** Counts each verdict of a selected check; each key is kept with the earliest case that showed it. */
   add(origin: Origin, exchanges: readonly Exchange[]): void {
     for (const sent of exchanges) {
       for (const verdict of sent.verdicts) {
+        if (!this.selected(verdict.kind)) continue;
         const key = findingKey(sent.operation.key, verdict);
         const known = this.records.get(key);
         if (known === undefined)
@@ -76,14 +85,17 @@ export class Findings {
  * Shrinks a finding: fast-check replays the case that showed it (its index in its stream, as the
  * `path`) and shrinks it while the same failure shows, for `budgetMs` at most; the smallest request
  * that still shows it becomes the finding's. A hang or a failed connection is kept as it came:
- * each try would cost a deadline, and the request is rarely the cause.
+ * each try would cost a deadline, and the request is rarely the cause. A case of a stream of fixed
+ * values (an edge request) is kept as it came: it is the value at an edge.
  */
 export async function shrink(found: FindingRecord, budgetMs: number): Promise<void> {
   if (found.verdict.kind === 'hang' || found.verdict.kind === 'network') return;
   const { origin } = found;
+  const { draws } = origin.stream;
+  if (!(draws instanceof DrawStream)) return;
   const preferred = found.exchange.constraint;
   let last: { exchange: Exchange; verdict: Verdict } | undefined;
-  const property = fc.asyncProperty(origin.stream.draws.arbitrary, async (value) => {
+  const property = fc.asyncProperty(draws.arbitrary, async (value) => {
     const result = await origin.stream.run(value, origin.index, preferred);
     for (const sent of typeof result === 'string' ? [] : result) {
       const verdict = sent.verdicts.find((candidate) => findingKey(sent.operation.key, candidate) === found.key);
@@ -95,7 +107,7 @@ export async function shrink(found: FindingRecord, budgetMs: number): Promise<vo
     return true;
   });
   const details = await fc.check(property, {
-    seed: origin.stream.draws.seed,
+    seed: draws.seed,
     path: String(origin.index),
     numRuns: 1,
     plugins: [fc.interruptAfterTimeLimit(budgetMs)],
@@ -123,7 +135,8 @@ export interface ReplayOptions {
 /**
  * The `contract-first check` command that finds it again: the same seed, the operations involved (a
  * sequence's creator too), enough cases to reach the one that showed it. A stream of one request
- * per ten cases (without credentials, sequences) reaches case i from 10 i + 1 cases.
+ * per ten cases (without credentials, with wrong ones, sequences) reaches case i from 10 i + 1
+ * cases; the edge requests are sent whatever the number of cases.
  */
 export function replayCommand(found: FindingRecord, options: ReplayOptions): string {
   const { origin, exchange } = found;
@@ -136,10 +149,13 @@ export function replayCommand(found: FindingRecord, options: ReplayOptions): str
       index: origin.index,
     });
   const operations = [...new Set([origin.operation.key, exchange.operation.key])];
+  const name = origin.stream.name;
   const needed =
-    origin.stream.name === 'no-credentials' || origin.stream.name === 'sequence'
-      ? origin.index * 10 + 1
-      : origin.index + 1;
+    name === 'edge'
+      ? 1
+      : name === 'no-credentials' || name === 'wrong-credentials' || name === 'sequence'
+        ? origin.index * 10 + 1
+        : origin.index + 1;
   return [
     'npx contract-first check',
     '--input',
@@ -166,7 +182,8 @@ export function findingReport(found: FindingRecord, options: ReplayOptions): Fin
     message:
       sent.context === undefined ||
       verdict.kind === 'accepted-invalid' ||
-      verdict.kind === 'accepted-without-credentials'
+      verdict.kind === 'accepted-without-credentials' ||
+      verdict.kind === 'ignored-auth'
         ? verdict.message
         : `${verdict.message} (${sent.context})`,
     status: verdict.status,

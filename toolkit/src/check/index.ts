@@ -31,7 +31,8 @@ export {
   type PluginStream,
   type PluginVerdict,
 } from './plugin.js';
-export type { CheckReport, FindingReport, RunStatistics } from './report.js';
+export { FINDING_KINDS, type FindingKind } from './judge.js';
+export type { CheckReport, CheckWarning, FindingReport, OperationSummary, RunStatistics } from './report.js';
 export { MAX_HEAD_OCTETS, Sender, type Outcome, type ReceivedResponse } from './requests.js';
 export { CheckUsageError, runCheck, runCheckDetailed, type CheckOptions, type CheckRun } from './run.js';
 export { clientWireText } from './serialize.js';

@@ -131,6 +131,30 @@ describe('judge', () => {
       },
     ],
     [
+      'a wrong credential, and a 2xx response',
+      {
+        outcome: received(200, json, good),
+        intent: { kind: 'wrong-credentials', scheme: 'bearer', change: 'token with one character changed' },
+        want: ['ignored-auth'],
+      },
+    ],
+    [
+      'a wrong credential, and a 404 response',
+      {
+        outcome: received(404, { 'content-type': 'application/problem+json' }, { title: 'no' }),
+        intent: { kind: 'wrong-credentials', scheme: 'bearer', change: 'token with one character changed' },
+        want: ['ignored-auth'],
+      },
+    ],
+    ...[401, 403].map((status): [string, { outcome: Outcome; intent: Intent; want: FindingKind[] }] => [
+      `a wrong credential, and a ${status} response`,
+      {
+        outcome: received(status, { 'content-type': 'application/problem+json' }, { title: 'no' }),
+        intent: { kind: 'wrong-credentials', scheme: 'bearer', change: 'token with one character changed' },
+        want: [],
+      },
+    ]),
+    [
       'a created object not found',
       {
         outcome: received(404, { 'content-type': 'application/problem+json' }, { title: 'gone' }),
@@ -142,6 +166,18 @@ describe('judge', () => {
     ['a rejected connection', { outcome: { kind: 'network', message: 'ECONNREFUSED', ms: 1 }, want: ['network'] }],
   ])('%s', (_name, { outcome, intent, want }) => {
     expect(kinds(outcome, intent)).toEqual(want);
+  });
+
+  it('keys an ignored wrong credential by its scheme and how it was made wrong', () => {
+    const [verdict] = judge(
+      operation,
+      received(200, json, good),
+      { kind: 'wrong-credentials', scheme: 'basic', change: 'unknown user name' },
+      schemas,
+      5000,
+    );
+    expect(verdict).toMatchObject({ kind: 'ignored-auth', status: 200, detail: 'basic unknown user name' });
+    expect(verdict?.message).toContain('basic credential was wrong (unknown user name)');
   });
 
   it("names the body's problem by instance path and Ajv's message", () => {

@@ -7,7 +7,8 @@ import type { Schemas } from './schemas.js';
 /**
  * The checks on one response, against what the document declares for its operation: no 5xx, a
  * declared status, a declared Content-Type, a body and headers that match their schemas, a 4xx to
- * an invalid request or one without credentials, a created object that can be read. Each problem
+ * an invalid request or one without credentials, a 401 or 403 to one with a wrong credential, a
+ * created object that can be read. Each problem
  * is a verdict with a key part (`detail`) that is the same every time the same thing breaks, so
  * that each distinct failure is reported once.
  */
@@ -20,6 +21,7 @@ export const FINDING_KINDS = [
   'response-header',
   'accepted-invalid',
   'accepted-without-credentials',
+  'ignored-auth',
   'created-not-found',
   'hang',
   'network',
@@ -45,6 +47,8 @@ export type Intent =
       readonly parameter?: { readonly in: string; readonly name: string };
     }
   | { readonly kind: 'no-credentials' }
+  /** A request whose credential for `scheme` was made wrong (`change` says how); every other part is valid. */
+  | { readonly kind: 'wrong-credentials'; readonly scheme: string; readonly change: string }
   /** The first read of an object a previous request created. */
   | { readonly kind: 'read-after-create'; readonly created: string }
   /** A plug-in's request (plugin.ts): judged against the document only when the plug-in asks. */
@@ -227,6 +231,15 @@ export function judge(
       status,
       detail: '',
       message: `responded with ${status} to a request without the credentials its security requires`,
+    });
+  }
+  // RFC 9110, 15.5.2 and 15.5.4: a credential the server does not accept is answered with 401, or 403.
+  if (intent.kind === 'wrong-credentials' && status !== 401 && status !== 403) {
+    verdicts.push({
+      kind: 'ignored-auth',
+      status,
+      detail: `${intent.scheme} ${intent.change}`,
+      message: `responded with ${status} to a request whose ${intent.scheme} credential was wrong (${intent.change}); a wrong credential is answered with 401 or 403`,
     });
   }
   if (intent.kind === 'read-after-create' && status === 404) {

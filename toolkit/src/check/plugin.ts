@@ -52,7 +52,7 @@ export type PluginStreamName = `${string}:${string}`;
 /** Which case a request belongs to. */
 export interface CaseContext {
   readonly operation: OperationSpec;
-  /** `valid`, `invalid`, `no-credentials`, `sequence`, or a plug-in stream's name. */
+  /** `edge`, `valid`, `invalid`, `no-credentials`, `wrong-credentials`, `sequence`, or a plug-in stream's name. */
   readonly stream: string;
   /** The case's index in its stream. */
   readonly index: number;
@@ -98,7 +98,7 @@ export interface PluginExchange {
   /** The `expect` of a plug-in case; undefined for the checker's own requests. */
   readonly expect: unknown;
   /** What the request was meant to be: the checker's own kinds, or `plugin` for a plug-in case. */
-  readonly intent: 'valid' | 'invalid' | 'no-credentials' | 'read-after-create' | 'plugin';
+  readonly intent: 'valid' | 'invalid' | 'no-credentials' | 'wrong-credentials' | 'read-after-create' | 'plugin';
 }
 
 export interface CheckPlugin {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { curlLine, junitReport, shellQuote, type CheckReport } from './report.js';
+import { curlLine, junitReport, shellQuote, textReport, type CheckReport } from './report.js';
 
 describe('curl lines', () => {
   it.each<[string, string, string]>([
@@ -56,6 +56,11 @@ describe('JUnit report', () => {
         replay: 'npm run check -- ...',
       },
     ],
+    byOperation: [
+      { operation: 'listPets', requests: 8, successes: 0, statuses: { '500': 8 } },
+      { operation: 'GET /health', requests: 2, successes: 2, statuses: { '200': 2 } },
+    ],
+    warnings: [],
     notes: [],
   };
 
@@ -66,5 +71,52 @@ describe('JUnit report', () => {
     expect(xml).toContain(
       '<failure type="server-error" message="responded with 500: &lt;b&gt;&quot;x&quot; &amp; \uFFFD">',
     );
+  });
+});
+
+describe('text report', () => {
+  const report: CheckReport = {
+    seed: 4,
+    baseUrl: 'http://h',
+    document: 'api.yaml',
+    operations: 3,
+    requests: 30,
+    durationMs: 1000,
+    timings: { p50Ms: 1, p99Ms: 2, maxMs: 3 },
+    findings: [],
+    byOperation: [
+      { operation: 'listPets', requests: 12, successes: 9, statuses: { '200': 9, '400': 3 } },
+      { operation: 'getPet', requests: 10, successes: 0, statuses: { '400': 2, '404': 8 } },
+      { operation: 'GET /health', requests: 8, successes: 8, statuses: { '200': 8 } },
+    ],
+    warnings: [
+      {
+        operation: 'getPet',
+        reason: 'no-ids',
+        message:
+          'getPet never got a 2xx in 10 requests (400 ×2, 404 ×8): no existing ids: give examples of the path parameters, or links from an operation that creates them',
+      },
+    ],
+    notes: [],
+  };
+
+  it('says per operation how many requests were sent and got a 2xx, then warns of those that never did', () => {
+    const lines = textReport(report, {
+      statusClasses: [],
+      skipped: 0,
+      unbreakable: 0,
+      occurrences: [],
+      origins: [],
+    });
+    expect(lines.slice(0, 7)).toEqual([
+      'requests per operation (sent, 2xx):',
+      '  listPets     12 sent, 9 2xx',
+      '  getPet       10 sent, 0 2xx',
+      '  GET /health  8 sent, 8 2xx',
+      '',
+      `warning: ${report.warnings[0]?.message ?? ''}`,
+      '',
+    ]);
+    expect(lines).toContain('findings: 0');
   });
 });

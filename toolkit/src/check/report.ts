@@ -1,11 +1,15 @@
 import type { OutgoingRequest } from './cases.js';
 import type { StreamName } from './runners.js';
+import type { CheckWarning, OperationSummary } from './summary.js';
 import type { TimingSummary } from './timings.js';
+
+export type { CheckWarning, OperationSummary } from './summary.js';
 
 /**
  * What a run reports: the JSON report (its shape is fixed: tests read it), the JUnit report (one
- * test case per operation, a failure per finding), the text summary, and the `curl` line that
- * sends a finding's request again.
+ * test case per operation, a failure per finding), the text summary (findings, then each
+ * operation's requests and 2xx responses, then the warnings about operations that never got a
+ * 2xx), and the `curl` line that sends a finding's request again.
  */
 
 export interface FindingReport {
@@ -15,8 +19,9 @@ export interface FindingReport {
   readonly message: string;
   readonly status: number | null;
   /**
-   * What the request was meant to be: valid, invalid on purpose, without credentials on purpose,
-   * part of a create-then-use sequence, or a case of a plug-in's stream (`<plug-in>:<stream>`).
+   * What the request was meant to be: at an edge of the schemas, valid, invalid on purpose, without
+   * credentials or with a wrong one on purpose, part of a create-then-use sequence, or a case of a
+   * plug-in's stream (`<plug-in>:<stream>`).
    */
   readonly requestKind: StreamName;
   readonly request: {
@@ -39,6 +44,10 @@ export interface CheckReport {
   readonly durationMs: number;
   readonly timings: TimingSummary;
   readonly findings: readonly FindingReport[];
+  /** Per operation checked, in document order: requests sent, 2xx responses, responses by status. */
+  readonly byOperation: readonly OperationSummary[];
+  /** The operations that never got a 2xx, each with the likely reason; they do not fail the run. */
+  readonly warnings: readonly CheckWarning[];
   readonly notes: readonly string[];
 }
 
@@ -115,7 +124,23 @@ export function junitReport(report: CheckReport, operations: readonly string[]):
 
 const truncate = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 3)}...` : text);
 
-/** The text report: each finding with its curl and replay lines, then the summary. */
+/** The longest operation name the per-operation lines pad to. */
+const NAME_WIDTH = 40;
+
+/** Each operation's requests sent and 2xx responses, then a warning for each operation that never got a 2xx. */
+function operationLines(report: CheckReport): string[] {
+  if (report.byOperation.length === 0) return [];
+  const width = Math.min(NAME_WIDTH, Math.max(...report.byOperation.map((summary) => summary.operation.length)));
+  const lines = ['requests per operation (sent, 2xx):'];
+  for (const summary of report.byOperation)
+    lines.push(`  ${summary.operation.padEnd(width)}  ${summary.requests} sent, ${summary.successes} 2xx`);
+  lines.push('');
+  for (const warning of report.warnings) lines.push(`warning: ${warning.message}`);
+  if (report.warnings.length > 0) lines.push('');
+  return lines;
+}
+
+/** The text report: each finding with its curl and replay lines, each operation's counts and warnings, then the summary. */
 export function textReport(report: CheckReport, statistics: RunStatistics): string[] {
   const lines: string[] = [];
   report.findings.forEach((finding, index) => {
@@ -140,6 +165,7 @@ export function textReport(report: CheckReport, statistics: RunStatistics): stri
     }
     lines.push('');
   });
+  lines.push(...operationLines(report));
   for (const note of report.notes) lines.push(`note: ${note}`);
   if (report.notes.length > 0) lines.push('');
   const seconds = report.durationMs / 1000;
@@ -159,6 +185,8 @@ export function textReport(report: CheckReport, statistics: RunStatistics): stri
     `response times: p50 ${report.timings.p50Ms} ms, p99 ${report.timings.p99Ms} ms, max ${report.timings.maxMs} ms`,
   );
   lines.push(`findings: ${report.findings.length}`);
+  if (report.warnings.length > 0)
+    lines.push(`warnings: ${report.warnings.length} (operations that never got a 2xx, listed above)`);
   lines.push(`time: ${seconds.toFixed(1)} s, ${seconds > 0 ? Math.round(report.requests / seconds) : 0} requests/s`);
   return lines;
 }

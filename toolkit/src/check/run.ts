@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import type { Arbitrary } from 'fast-check';
+import { UsageError } from '../cli.js';
 import { bundleDocument } from '../codegen/bundle.js';
 import {
   credentialsSetParameter,
@@ -12,7 +13,8 @@ import {
 } from './auth.js';
 import { planOperation, type OutgoingRequest } from './cases.js';
 import { readOperations, requiresCredentials, selects, type CheckedDocument, type OperationSpec } from './document.js';
-import { DrawStream, streamSeed } from './draws.js';
+import { DrawStream, FixedValues, streamSeed } from './draws.js';
+import { edgeRequests, type EdgeRequest } from './edges.js';
 import { findingReport, Findings, shrink, type Origin } from './findings.js';
 import { judge, type Intent, type Verdict } from './judge.js';
 import {
@@ -35,14 +37,19 @@ import {
   type StreamName,
 } from './runners.js';
 import { Schemas } from './schemas.js';
+import { selectChecks } from './selection.js';
 import { mayCreate } from './sequences.js';
+import { OperationTallies } from './summary.js';
 import { StatusCounts, Timings } from './timings.js';
+import { changeCount } from './wrong-credentials.js';
 
 /**
- * One run of the checker: reads the document, generates requests for each operation (valid ones,
- * invalid ones, ones without credentials, create-then-use sequences: runners.ts), sends them with
- * a fixed number in flight, judges every response (judge.ts), and shrinks each distinct failure to
- * a small request with fast-check before it is reported (findings.ts).
+ * One run of the checker: reads the document, builds each operation's edge requests (edges.ts: the
+ * same in every run, sent first), generates its other requests (valid ones, invalid ones, ones
+ * without credentials and with wrong ones, create-then-use sequences: runners.ts), sends them with
+ * a fixed number in flight, judges every response (judge.ts), keeps the failures of the selected
+ * checks (selection.ts), shrinks each distinct one to a small request with fast-check before it is
+ * reported (findings.ts), and counts each operation's requests and 2xx responses (summary.ts).
  *
  * Every request is the value at some index of a fast-check stream seeded from the run's seed, the
  * operation and the stream (so that --include of one operation generates the same values as the
@@ -57,7 +64,7 @@ export interface CheckOptions {
   /** The OpenAPI 3.1 document (YAML or JSON, external references allowed). */
   readonly input: string;
   readonly baseUrl: string;
-  /** Valid requests per operation (default 50); as many invalid ones. */
+  /** Valid requests per operation (default 50), after its edge requests (none when 0); as many invalid ones. */
   readonly cases?: number;
   /** Default: random (the report says which). */
   readonly seed?: number;
@@ -73,8 +80,12 @@ export interface CheckOptions {
   /** Sent with every request as credentials (`--header`). */
   readonly headers?: readonly (readonly [string, string])[];
   readonly auth?: CheckAuth;
-  /** Invalid requests and requests without credentials (default true). */
+  /** Invalid requests, and requests without credentials or with wrong ones (default true). */
   readonly negative?: boolean;
+  /** The checks that judge the responses, by finding kind (`all`: every one; the default). */
+  readonly checks?: readonly string[];
+  /** Checks left out, by finding kind. */
+  readonly excludeChecks?: readonly string[];
   /** Create-then-use sequences (default true). */
   readonly sequences?: boolean;
   /** The command-line words a replay repeats besides input, base URL, seed, operations and cases (credentials, deadline). */
@@ -93,14 +104,18 @@ export interface CheckRun {
 }
 
 /** An option or a selection the run cannot start with. */
-export class CheckUsageError extends Error {
+export class CheckUsageError extends UsageError {
   constructor(message: string) {
     super(message);
     this.name = 'CheckUsageError';
   }
 }
 
-/** Requests without credentials, and create-then-use sequences: one per ten valid requests, a few at least and at most. */
+/**
+ * Requests without credentials or with wrong ones, and create-then-use sequences: one per ten valid
+ * requests, a few at least and at most (wrong credentials: at least one for each way of making each
+ * of the operation's credentials wrong).
+ */
 const noCredentialCount = (cases: number): number => Math.min(5, Math.max(1, Math.ceil(cases / 10)));
 const sequenceCount = (cases: number): number => Math.max(1, Math.ceil(cases / 10));
 
@@ -130,11 +145,18 @@ function selectOperations(
   );
 }
 
-/** Each operation's streams interleaved case by case, the operations taken in turn. */
+/**
+ * Each operation's streams of fixed values (its edge requests) first, then its drawn streams
+ * interleaved case by case; the operations taken in turn.
+ */
 function* tasks(states: Iterable<OperationState>): Generator<Origin> {
   function* ofOperation(state: OperationState): Generator<Origin> {
-    for (let index = 0; state.streams.some((stream) => index < stream.count); index += 1) {
-      for (const stream of state.streams) if (index < stream.count) yield { operation: state.spec, stream, index };
+    const fixed = state.streams.filter((stream) => stream.draws instanceof FixedValues);
+    const drawn = state.streams.filter((stream) => !(stream.draws instanceof FixedValues));
+    for (const stream of fixed)
+      for (let index = 0; index < stream.count; index += 1) yield { operation: state.spec, stream, index };
+    for (let index = 0; drawn.some((stream) => index < stream.count); index += 1) {
+      for (const stream of drawn) if (index < stream.count) yield { operation: state.spec, stream, index };
     }
   }
   let active = [...states].map(ofOperation);
@@ -178,6 +200,19 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
   const timeoutMs = options.timeoutMs ?? 5000;
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const credentials: Credentials = { headers: options.headers ?? [], auth: options.auth };
+  const plugins = options.plugins ?? [];
+  for (const plugin of plugins) {
+    if (!PLUGIN_NAME.test(plugin.name))
+      throw new CheckUsageError(
+        `plug-in name "${plugin.name}": lower-case letters, digits and dashes, starting with a letter`,
+      );
+  }
+  const selection = selectChecks(
+    options.checks,
+    options.excludeChecks,
+    plugins.map((plugin) => plugin.name),
+  );
+  if (typeof selection === 'string') throw new CheckUsageError(selection);
 
   const checked = readOperations(await bundleDocument(path.resolve(options.input)));
   const selected = selectOperations(checked, options.include ?? [], options.exclude ?? []);
@@ -187,10 +222,12 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
 
   const timings = new Timings();
   const statuses = new StatusCounts();
+  const tallies = new OperationTallies();
   const sender = new Sender({ timeoutMs, concurrency });
   let requests = 0;
-  const sendCounted = async (request: OutgoingRequest): Promise<Outcome> => {
+  const sendCounted = async (operation: OperationSpec, intent: Intent, request: OutgoingRequest): Promise<Outcome> => {
     const outcome = await sender.send(request);
+    tallies.add(operation.key, intent.kind, outcome);
     if (outcome.kind === 'unsendable') return outcome;
     requests += 1;
     timings.add(outcome.kind === 'response' ? outcome.response.ms : outcome.ms);
@@ -205,6 +242,25 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     securitySchemes: checked.securitySchemes,
     key: currentCase.getStore()?.key,
   });
+  const prepare = (operation: OperationSpec, request: OutgoingRequest): Promise<PreparedRequest> =>
+    withCredentials(request, credentials, authContext(operation));
+  const send = async (
+    operation: OperationSpec,
+    prepared: PreparedRequest,
+    intent: Intent,
+    context?: string,
+    expect?: unknown,
+  ): Promise<Exchange> => {
+    if (plugins.length > 0) return pluginExchange(operation, prepared, intent, context, expect);
+    const outcome = await sendCounted(operation, intent, prepared.sent);
+    return {
+      operation,
+      request: prepared,
+      outcome,
+      verdicts: judge(operation, outcome, intent, schemas, timeoutMs),
+      context,
+    };
+  };
   const exchange = async (
     operation: OperationSpec,
     request: OutgoingRequest,
@@ -213,9 +269,7 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     context?: string,
     expect?: unknown,
   ): Promise<Exchange> => {
-    const prepared = withCredentialsToo
-      ? await withCredentials(request, credentials, authContext(operation))
-      : { sent: request, shown: request };
+    const prepared = withCredentialsToo ? await prepare(operation, request) : { sent: request, shown: request };
     if (
       intent.kind === 'invalid' &&
       intent.parameter !== undefined &&
@@ -225,24 +279,8 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       if (!notes.includes(note)) notes.push(note);
       return { operation, request: prepared, outcome: { kind: 'unsendable', message: note }, verdicts: [], context };
     }
-    if (plugins.length > 0) return pluginExchange(operation, prepared, intent, context, expect);
-    const outcome = await sendCounted(prepared.sent);
-    return {
-      operation,
-      request: prepared,
-      outcome,
-      verdicts: judge(operation, outcome, intent, schemas, timeoutMs),
-      context,
-    };
+    return send(operation, prepared, intent, context, expect);
   };
-
-  const plugins = options.plugins ?? [];
-  for (const plugin of plugins) {
-    if (!PLUGIN_NAME.test(plugin.name))
-      throw new CheckUsageError(
-        `plug-in name "${plugin.name}": lower-case letters, digits and dashes, starting with a letter`,
-      );
-  }
   // Each case runs in its serialization key's turn (plugin.ts), its exchanges told which case they belong to.
   const turns = new Turns();
   const currentCase = new AsyncLocalStorage<CaseContext>();
@@ -271,8 +309,8 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     const extra: Verdict[] = [];
     let sent: Exchange | undefined;
     let seen: PluginExchange | undefined;
-    let send = async (): Promise<PluginExchange> => {
-      const outcome = await sendCounted(request.sent);
+    let sendOnce = async (): Promise<PluginExchange> => {
+      const outcome = await sendCounted(operation, intent, request.sent);
       seen = { case: scope, operation, request: request.sent, outcome, expect, intent: intent.kind };
       const verdicts: Verdict[] = judge(operation, outcome, intent, schemas, timeoutMs);
       for (const plugin of plugins)
@@ -283,8 +321,8 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     for (const plugin of [...plugins].reverse()) {
       const { around } = plugin;
       if (around === undefined) continue;
-      const inner = send;
-      send = async () => {
+      const inner = sendOnce;
+      sendOnce = async () => {
         let got: PluginExchange | undefined;
         const verdicts = await around.call(plugin, scope, request.sent, async () => (got = await inner()));
         if (got === undefined)
@@ -293,7 +331,7 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
         return got;
       };
     }
-    await send();
+    await sendOnce();
     const done = sent as Exchange | undefined;
     if (done === undefined || seen === undefined)
       throw new CheckUsageError('a plug-in hook returned without sending the request');
@@ -319,15 +357,23 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       );
       return sent.outcome.kind === 'unsendable' ? 'skipped' : [sent];
     };
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const runners = new CaseRunners({
     document,
     schemas,
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl,
     seed,
     operations: selected,
     states,
+    securitySchemes: checked.securitySchemes,
+    note: (text) => {
+      if (!notes.includes(text)) notes.push(text);
+    },
+    prepare,
+    send,
     exchange,
   });
+  const credentialsGiven = credentials.headers.length > 0 || credentials.auth !== undefined;
   for (const operation of selected) {
     const plan = planOperation(document, operation);
     notes.push(...plan.notes);
@@ -354,11 +400,35 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
       };
       state.streams.push(added);
     };
+    // The edge requests are valid ones: sent when the run sends valid requests at all.
+    const edges = cases > 0 ? edgeRequests(document, plan, schemas, baseUrl) : [];
+    if (edges.length > 0) {
+      const run = runners.edge(state);
+      state.streams.push({
+        name: 'edge',
+        count: edges.length,
+        draws: new FixedValues(edges),
+        run: (value, index, prefer) => inTurn(operation, 'edge', index, () => run(value as EdgeRequest, index, prefer)),
+      });
+    }
     stream('valid', cases, plan.valid, runners.valid(state));
     if (options.negative ?? true) {
       stream('invalid', cases, plan.valid, runners.invalid(state));
-      if (requiresCredentials(operation.security))
+      if (requiresCredentials(operation.security)) {
         stream('no-credentials', noCredentialCount(cases), plan.valid, runners.withoutCredentials(state));
+        // Only the credentials the run was given can be made wrong.
+        const changes = [...new Set(operation.security.flatMap((alternative) => Object.keys(alternative)))].reduce(
+          (sum, name) => sum + changeCount(checked.securitySchemes[name]),
+          0,
+        );
+        if (credentialsGiven && changes > 0)
+          stream(
+            'wrong-credentials',
+            Math.max(noCredentialCount(cases), changes),
+            plan.valid,
+            runners.wrongCredentials(state),
+          );
+      }
     }
     if ((options.sequences ?? true) && mayCreate(selected, operation))
       stream('sequence', sequenceCount(cases), plan.valid, runners.sequence(state));
@@ -369,7 +439,7 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     states.set(operation.key, state);
   }
 
-  const findings = new Findings();
+  const findings = new Findings(selection);
   let skipped = 0;
   let unbreakable = 0;
   const deadline = options.timeLimitSeconds === undefined ? Infinity : started + options.timeLimitSeconds * 1000;
@@ -414,6 +484,8 @@ export async function runCheckDetailed(options: CheckOptions): Promise<CheckRun>
     durationMs: Date.now() - started,
     timings: timings.summary(),
     findings: records.map((found) => findingReport(found, replay)),
+    byOperation: tallies.summaries([...states.keys()]),
+    warnings: tallies.warnings([...states.values()].map((state) => state.spec)),
     notes: [...new Set(notes)],
   };
   const statistics: RunStatistics = {

@@ -1,8 +1,9 @@
 import type { Arbitrary } from 'fast-check';
 import type { PreparedRequest } from './auth.js';
 import { buildRequest, invalidity, type GeneratedRequest, type OperationPlan, type OutgoingRequest } from './cases.js';
-import type { OperationSpec } from './document.js';
-import { DrawStream, streamSeed } from './draws.js';
+import type { OperationSpec, SecuritySchemeSpec } from './document.js';
+import { DrawStream, streamSeed, type FixedValues } from './draws.js';
+import type { EdgeRequest } from './edges.js';
 import { invalidRequest } from './invalid.js';
 import { declaredResponse, type Intent, type Verdict } from './judge.js';
 import { isJsonType } from './media.js';
@@ -10,11 +11,13 @@ import type { PluginStreamName } from './plugin.js';
 import type { Outcome } from './requests.js';
 import type { Schemas } from './schemas.js';
 import { followUps, type CreationContext } from './sequences.js';
+import { withChange, wrongCredentialChanges } from './wrong-credentials.js';
 
 /**
- * What the checker does with one generated case of an operation, by the stream it is generated for:
- * send it as a valid request; break one constraint of it and send that; send it without
- * credentials; or send it as the creation of an object, then read, change and delete that object.
+ * What the checker does with one case of an operation, by the stream it comes from: send an edge
+ * request (edges.ts) or a generated one as a valid request; break one constraint of it and send
+ * that; send it without credentials, or with a wrong credential (wrong-credentials.ts); or send it as
+ * the creation of an object, then read, change and delete that object.
  */
 
 /** One request sent and its judgement. */
@@ -37,12 +40,14 @@ export interface Exchange {
 export type CaseResult = Exchange[] | 'skipped' | 'unbreakable';
 export type CaseRunner<T> = (value: T, index: number, prefer?: string) => Promise<CaseResult>;
 
-export type StreamName = 'valid' | 'invalid' | 'no-credentials' | 'sequence' | PluginStreamName;
+export type StreamName =
+  'edge' | 'valid' | 'invalid' | 'no-credentials' | 'wrong-credentials' | 'sequence' | PluginStreamName;
 
 export interface Stream {
   readonly name: StreamName;
   readonly count: number;
-  readonly draws: DrawStream<unknown>;
+  /** Drawn by fast-check from the run's seed, or the same in every run (the edges). */
+  readonly draws: DrawStream<unknown> | FixedValues<unknown>;
   readonly run: CaseRunner<unknown>;
 }
 
@@ -64,6 +69,18 @@ export interface RunnerContext {
   /** The operations checked: a sequence follows up on these only. */
   readonly operations: readonly OperationSpec[];
   readonly states: ReadonlyMap<string, OperationState>;
+  readonly securitySchemes: Readonly<Record<string, SecuritySchemeSpec>>;
+  /** Keeps a note for the report (once). */
+  readonly note: (text: string) => void;
+  /** The request with the run's credentials added (`--header`, `--auth`). */
+  readonly prepare: (operation: OperationSpec, request: OutgoingRequest) => Promise<PreparedRequest>;
+  /** Sends a prepared request as it is and judges the response. */
+  readonly send: (
+    operation: OperationSpec,
+    request: PreparedRequest,
+    intent: Intent,
+    context?: string,
+  ) => Promise<Exchange>;
   /** Sends one built request (with the run's credentials, or without) and judges the response. */
   readonly exchange: (
     operation: OperationSpec,
@@ -94,6 +111,22 @@ export class CaseRunners {
     if (invalidity(plan, generated, this.context.schemas) !== undefined) return 'not-valid';
     const built = buildRequest(plan, generated, this.context.baseUrl);
     return typeof built === 'string' ? 'not-sendable' : built;
+  }
+
+  /** An edge request, built and checked against the document beforehand (edges.ts), sent as a valid one. */
+  edge(state: OperationState): CaseRunner<EdgeRequest> {
+    return async (edge) => {
+      const request = buildRequest(state.plan, edge.generated, this.context.baseUrl);
+      if (typeof request === 'string') return 'skipped';
+      const sent = await this.context.exchange(
+        state.spec,
+        request,
+        { kind: 'valid' },
+        true,
+        `a request at an edge of the schemas: ${edge.label}`,
+      );
+      return sent.outcome.kind === 'unsendable' ? 'skipped' : [sent];
+    };
   }
 
   valid(state: OperationState): CaseRunner<GeneratedRequest> {
@@ -145,6 +178,36 @@ export class CaseRunners {
         { kind: 'no-credentials' },
         false,
         'the request was sent without credentials on purpose',
+      );
+      return sent.outcome.kind === 'unsendable' ? 'skipped' : [sent];
+    };
+  }
+
+  /**
+   * Sends the generated request with the run's credentials, one of them made wrong: case i makes
+   * the i-th change the request offers (wrapping around), so that over the cases of a run each
+   * scheme's credential is made wrong in each way in turn.
+   */
+  wrongCredentials(state: OperationState): CaseRunner<GeneratedRequest> {
+    return async (generated, index) => {
+      const { spec } = state;
+      const request = this.validRequest(state.plan, generated);
+      if (typeof request === 'string') return 'skipped';
+      const prepared = await this.context.prepare(spec, request);
+      const changes = wrongCredentialChanges(request, prepared.sent, spec.security, this.context.securitySchemes);
+      const change = changes[index % Math.max(1, changes.length)];
+      if (change === undefined) {
+        const schemes = [...new Set(spec.security.flatMap((alternative) => Object.keys(alternative)))];
+        this.context.note(
+          `${spec.pointer}: operation ${spec.key}: no request with a wrong credential sent: the credentials given (--header, --auth) carry none for ${schemes.join(', ')}, or another security alternative would still let the request through`,
+        );
+        return [];
+      }
+      const sent = await this.context.send(
+        spec,
+        withChange(prepared, change),
+        { kind: 'wrong-credentials', scheme: change.scheme, change: change.change },
+        `the ${change.scheme} credential was made wrong on purpose: ${change.change}`,
       );
       return sent.outcome.kind === 'unsendable' ? 'skipped' : [sent];
     };

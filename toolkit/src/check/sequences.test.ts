@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../codegen/bundle.js';
 import { readOperations } from './document.js';
-import { evaluateExpression, followUps, linkValue, matchField, mayCreate, type CreationContext } from './sequences.js';
+import {
+  evaluateExpression,
+  followUps,
+  linkValue,
+  locationPath,
+  matchField,
+  matchTemplate,
+  mayCreate,
+  type CreationContext,
+} from './sequences.js';
 
 const context: CreationContext = {
   url: 'http://h/pets?dryRun=false',
@@ -90,6 +99,22 @@ const document = {
         },
       },
     },
+    '/jobs/start': {
+      post: {
+        operationId: 'startJob',
+        responses: {
+          '202': {
+            description: 'started',
+            headers: { Location: { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    '/jobs/{jobId}': {
+      parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' } }],
+      get: { operationId: 'getJob', responses: { '200': { description: 'the job' } } },
+      delete: { operationId: 'cancelJob', responses: { '204': { description: 'cancelled' } } },
+    },
     '/owners/{ownerId}/pets': {
       get: {
         operationId: 'listOwnerPets',
@@ -134,5 +159,58 @@ describe('follow-ups of a created object', () => {
       { in: undefined, name: 'limit', value: 5 },
     ]);
     expect(mayCreate(operations, creator)).toBe(true);
+  });
+
+  it('by the Location header, for the operations whose path it matches', () => {
+    const creator = named('startJob');
+    const response = creator.responses[0];
+    if (response === undefined) throw new Error('response');
+    const found = followUps(operations, creator, response, {
+      ...context,
+      url: 'http://h/api/jobs/start',
+      responseHeaders: { location: '/api/jobs/j%2F7' },
+      responseBody: undefined,
+    });
+    expect(found.map((followUp) => [followUp.target.key, followUp.parameters])).toEqual([
+      ['getJob', [{ in: 'path', name: 'jobId', value: 'j/7' }]],
+      ['cancelJob', [{ in: 'path', name: 'jobId', value: 'j/7' }]],
+    ]);
+    expect(found[0]?.via).toBe('the Location header /api/jobs/j%2F7');
+    expect(mayCreate(operations, creator)).toBe(true);
+  });
+
+  it('by the Location header where the created object names no id', () => {
+    const creator = named('createPet');
+    const response = creator.responses[0];
+    if (response === undefined) throw new Error('response');
+    const found = followUps(operations, creator, response, { ...context, responseBody: { name: 'Rex' } });
+    expect(found.map((followUp) => [followUp.target.key, followUp.via, followUp.parameters[0]?.value])).toEqual([
+      ['getPet', 'the Location header /pets/42', '42'],
+      ['updatePet', 'the Location header /pets/42', '42'],
+      ['deletePet', 'the Location header /pets/42', '42'],
+    ]);
+  });
+});
+
+describe('the Location header', () => {
+  it('matches path templates segment by segment', () => {
+    expect(matchTemplate('/orders/{orderId}', '/orders/123')).toEqual({ orderId: '123' });
+    expect(matchTemplate('/orders/{orderId}/items/{n}', '/orders/a%20b/items/2')).toEqual({ orderId: 'a b', n: '2' });
+    expect(matchTemplate('/files/{name}.json', '/files/report.json')).toEqual({ name: 'report' });
+    expect(matchTemplate('/orders/{orderId}', '/orders/123/items')).toBeUndefined();
+    expect(matchTemplate('/orders/{orderId}', '/carts/123')).toBeUndefined();
+  });
+
+  it("is read after the base URL's path, relative or absolute, on the API's origin only", () => {
+    const { operations } = readOperations(document);
+    const creator = operations.find((operation) => operation.key === 'createPet');
+    if (creator === undefined) throw new Error('createPet');
+    const at = (url: string, location: string): string | undefined =>
+      locationPath(creator, { ...context, url, responseHeaders: { location } });
+    expect(at('http://h/v2/pets', '/v2/pets/7')).toBe('/pets/7');
+    expect(at('http://h/v2/pets?x=1', 'http://h/v2/pets/7')).toBe('/pets/7');
+    expect(at('http://h/v2/pets', 'pets/7')).toBe('/pets/7');
+    expect(at('http://h/v2/pets', 'http://elsewhere/v2/pets/7')).toBeUndefined();
+    expect(at('http://h/v2/pets', '/v3/pets/7')).toBeUndefined();
   });
 });

@@ -7,7 +7,9 @@ import { atPointer } from './document.js';
  * runtime expressions such as `$response.body#/id`); where the response that created it has none,
  * the names of path parameters do: an operation whose path extends the creating one's with a
  * template (`POST /pets` → `/pets/{petId}`) takes the created object's field of the same name, or
- * its `id` for `{id}` and `{somethingId}`.
+ * its `id` for `{id}` and `{somethingId}`; and so does the response's `Location` header (RFC 9110,
+ * 10.2.2: the created resource's URI): an operation whose path template matches it
+ * (`Location: /orders/123` → `/orders/{orderId}`) takes the values of its templates from it.
  */
 
 /** The request that created an object and its response, as runtime expressions read them. */
@@ -182,12 +184,102 @@ function nameFollowUps(operations: readonly OperationSpec[], creator: OperationS
   return followUps;
 }
 
+/** A path's segments, without empty ones. */
+const segments = (path: string): string[] => path.split('/').filter((segment) => segment !== '');
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The values of the templates of `template` (a document's path) in `path` (a request's path, after
+ * the base URL's); undefined when the path does not match the template segment by segment.
+ */
+export function matchTemplate(template: string, path: string): Record<string, string> | undefined {
+  const wanted = segments(template.split(/[#?]/)[0] ?? template);
+  const given = segments(path);
+  if (wanted.length !== given.length) return undefined;
+  const values: Record<string, string> = {};
+  for (const [index, segment] of wanted.entries()) {
+    const names: string[] = [];
+    const source = segment
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+        if (name === undefined) return escapeRegExp(part);
+        names.push(name);
+        return '([^/]+)';
+      })
+      .join('');
+    const match = new RegExp(`^${source}$`).exec(given[index] ?? '');
+    if (match === null) return undefined;
+    names.forEach((name, i) => {
+      const raw = match[i + 1] ?? '';
+      try {
+        values[name] = decodeURIComponent(raw);
+      } catch {
+        values[name] = raw;
+      }
+    });
+  }
+  return values;
+}
+
+/**
+ * The path of the created object's `Location` after the base URL's path, which is the request's
+ * path less the creating operation's own segments; undefined when the response has no Location,
+ * or one outside the API (another origin, or not under the base URL's path).
+ */
+export function locationPath(creator: OperationSpec, context: CreationContext): string | undefined {
+  const location = context.responseHeaders['location'];
+  if (location === undefined) return undefined;
+  let target: URL;
+  let request: URL;
+  try {
+    request = new URL(context.url);
+    target = new URL(location, request);
+  } catch {
+    return undefined;
+  }
+  if (target.origin !== request.origin) return undefined;
+  const requestSegments = segments(request.pathname);
+  const base = requestSegments.slice(
+    0,
+    Math.max(0, requestSegments.length - segments(creator.path.split(/[#?]/)[0] ?? '').length),
+  );
+  const targetSegments = segments(target.pathname);
+  if (!base.every((segment, index) => targetSegments[index] === segment)) return undefined;
+  return `/${targetSegments.slice(base.length).join('/')}`;
+}
+
+/** The operations whose path templates the created object's `Location` matches, each with the values it gives. */
+function locationFollowUps(
+  operations: readonly OperationSpec[],
+  creator: OperationSpec,
+  context: CreationContext,
+): FollowUp[] {
+  const path = locationPath(creator, context);
+  if (path === undefined) return [];
+  const followUps: FollowUp[] = [];
+  for (const target of operations) {
+    if (target === creator || !target.path.includes('{')) continue;
+    const values = matchTemplate(target.path, path);
+    if (values === undefined) continue;
+    followUps.push({
+      target,
+      via: `the Location header ${context.responseHeaders['location'] ?? ''}`,
+      parameters: Object.entries(values).map(([name, value]) => ({ in: 'path', name, value })),
+      body: undefined,
+    });
+  }
+  return followUps;
+}
+
 /** Reads first, then changes, then deletes: a delete last leaves the others something to act on. */
 const ORDER: Readonly<Record<string, number>> = { GET: 0, HEAD: 0, PUT: 1, PATCH: 1, POST: 1, DELETE: 2 };
 
 /**
  * The follow-ups of a response of `creator` that `response` declares: by its links when it has
- * some, else by path parameter names; ordered reads, changes, deletes.
+ * some, else by path parameter names and, for the operations these do not reach, by the `Location`
+ * header; ordered reads, changes, deletes.
  */
 export function followUps(
   operations: readonly OperationSpec[],
@@ -195,10 +287,16 @@ export function followUps(
   response: ResponseSpec,
   context: CreationContext,
 ): FollowUp[] {
-  const found =
-    response.links.length > 0
-      ? linkFollowUps(operations, response, context)
-      : nameFollowUps(operations, creator, context.responseBody);
+  let found: FollowUp[];
+  if (response.links.length > 0) found = linkFollowUps(operations, response, context);
+  else {
+    const byName = nameFollowUps(operations, creator, context.responseBody);
+    const reached = new Set(byName.map((followUp) => followUp.target));
+    found = [
+      ...byName,
+      ...locationFollowUps(operations, creator, context).filter((followUp) => !reached.has(followUp.target)),
+    ];
+  }
   return found
     .map((followUp, index) => ({ followUp, index }))
     .sort(
@@ -207,9 +305,19 @@ export function followUps(
     .map(({ followUp }) => followUp);
 }
 
-/** Whether `operation` may create something others use: it has links, or it is a POST whose path others extend with a template. */
+/**
+ * Whether `operation` may create something others use: it has links, a 2xx response of it declares
+ * a `Location` header and another operation's path has a template, or it is a POST whose path
+ * others extend with a template.
+ */
 export function mayCreate(operations: readonly OperationSpec[], operation: OperationSpec): boolean {
-  if (operation.responses.some((response) => response.key.startsWith('2') && response.links.length > 0)) return true;
+  const success = operation.responses.filter((response) => response.key.startsWith('2'));
+  if (success.some((response) => response.links.length > 0)) return true;
+  if (
+    success.some((response) => response.headers.some((header) => header.name.toLowerCase() === 'location')) &&
+    operations.some((other) => other !== operation && other.path.includes('{'))
+  )
+    return true;
   if (operation.method !== 'POST') return false;
   const base = operation.path.replace(/\/+$/, '');
   return operations.some((other) => other !== operation && other.path.startsWith(`${base}/{`));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as checkMain } from '../../src/check.js';
+import { LIBRARIAN_AUTHORIZATION, MEMBER_AUTHORIZATION } from './fixtures/library-credentials.js';
 import {
   LIBRARY_API_KEY,
   LIBRARY_DEFECTS,
@@ -96,9 +97,10 @@ afterAll(() => {
  * command's own `main` (src/check.ts), run in this process to spare a Node start per
  * defect; the replay below runs the printed command in a shell. The seed and case count are fixed
  * so that a run draws the same requests every time; the time limit only caps a run on a busy
- * machine (the 30 cases take a few seconds when it is idle).
+ * machine (the 30 cases take a few seconds when it is idle). `authorization`: an Authorization
+ * header given besides the API key (a member token, or the librarian's password).
  */
-async function check(server: LibraryServer): Promise<Run & { report: Report | undefined }> {
+async function check(server: LibraryServer, authorization?: string): Promise<Run & { report: Report | undefined }> {
   const file = path.join(reports, `report-${(reportCount += 1)}.json`);
   const args = [
     ...['--input', DOCUMENT, '--base-url', server.url, '--seed', '1', '--cases', '30'],
@@ -111,6 +113,7 @@ async function check(server: LibraryServer): Promise<Run & { report: Report | un
       file,
       '--header',
       `X-Api-Key: ${LIBRARY_API_KEY}`,
+      ...(authorization === undefined ? [] : ['--header', `Authorization: ${authorization}`]),
     ],
   ];
   let output = '';
@@ -185,6 +188,8 @@ interface Expectation {
   readonly kind: string;
   /** The operation the finding names, when not the one the defect is planted in. */
   readonly reportedOn?: string;
+  /** The Authorization header the run gives, for a defect behind a member token or the librarian's password. */
+  readonly authorization?: string;
   /** Whether the response to the finding's curl line shows the defect. */
   readonly shows: (response: CurlResponse, finding: Finding, server: LibraryServer) => boolean | Promise<boolean>;
 }
@@ -236,6 +241,30 @@ const EXPECTED: { readonly [D in LibraryDefect]: Expectation } = {
     },
   },
   hang: { kind: 'hang', shows: (response) => response.exit === 28 },
+  // The curl line carries the credential made wrong, as the run's --header gave it.
+  'accepts-any-token': {
+    kind: 'ignored-auth',
+    authorization: MEMBER_AUTHORIZATION,
+    shows: (response, finding) =>
+      response.status === 200 &&
+      Object.entries(finding.request.headers).some(
+        ([name, value]) => name.toLowerCase() === 'authorization' && value !== MEMBER_AUTHORIZATION,
+      ),
+  },
+  'accepts-wrong-password': {
+    kind: 'ignored-auth',
+    authorization: LIBRARIAN_AUTHORIZATION,
+    shows: (response) => response.status === 200,
+  },
+  'drops-field-at-minimum': {
+    kind: 'response-body',
+    shows: (response) => response.status === 201 && json(response).quantity === 0 && !('status' in json(response)),
+  },
+  'error-at-max-length': { kind: 'server-error', shows: (response) => response.status === 500 },
+  'error-body-off-schema': {
+    kind: 'response-body',
+    shows: (response) => response.status === 404 && !('code' in json(response)),
+  },
 };
 
 /** The finding in a form that says what went wrong when an expectation fails. */
@@ -244,12 +273,12 @@ const brief = (finding: Finding): string =>
 
 describe.concurrent('npm run check against the library server', () => {
   for (const defect of Object.keys(LIBRARY_DEFECTS) as LibraryDefect[]) {
-    const { kind, shows, reportedOn } = EXPECTED[defect];
+    const { kind, shows, reportedOn, authorization } = EXPECTED[defect];
     const operation = reportedOn ?? LIBRARY_DEFECTS[defect];
     it(`finds ${defect} as ${kind} on ${operation}, replayable by its curl line and its replay command`, async () => {
       const server = await startLibraryServer({ defect });
       try {
-        const result = await check(server);
+        const result = await check(server, authorization);
         expect(result.code, result.output).toBe(1);
         const findings = result.report?.findings ?? [];
         const finding = findings.find((found) => found.kind === kind && found.operation === operation);

@@ -112,6 +112,24 @@ const document = {
       },
     },
     '/teapot': { get: { operationId: 'getTeapot', security: [], responses: { '200': { description: 'tea' } } } },
+    '/jobs': {
+      post: {
+        operationId: 'startJob',
+        security: [],
+        responses: { '202': { description: 'started', headers: { Location: { schema: { type: 'string' } } } } },
+      },
+    },
+    '/jobs/{jobId}': {
+      get: {
+        operationId: 'getJob',
+        security: [],
+        parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': { description: 'the job', content: { 'application/json': { schema: { type: 'object' } } } },
+          '404': error,
+        },
+      },
+    },
     '/slow': { get: { operationId: 'getSlow', security: [], responses: { '200': { description: 'eventually' } } } },
     '/reset': { get: { operationId: 'getReset', security: [], responses: { '200': { description: 'never' } } } },
     '/ok': {
@@ -149,12 +167,15 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
   return Buffer.concat(chunks).toString('utf8');
 };
 
+let jobs = 0;
+
 /** The planted defects, one an operation; getOk is right. */
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const body = await readBody(req);
   const keyed = req.headers['x-key'] === 'secret';
-  switch (`${req.method} ${url.pathname.replace(/^\/items\/[^/]+$/, '/items/{itemId}')}`) {
+  const route = url.pathname.replace(/^\/items\/[^/]+$/, '/items/{itemId}').replace(/^\/jobs\/[^/]+$/, '/jobs/{jobId}');
+  switch (`${req.method} ${route}`) {
     case 'GET /items': {
       if (!keyed) return send(res, 401, { message: 'key' });
       const limit = Number(url.searchParams.get('limit'));
@@ -187,6 +208,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       return send(res, 200, { id: 'p', name: 'n', price: 'free' });
     case 'GET /rate':
       return send(res, 200, {});
+    case 'POST /jobs':
+      // The job is named by its Location only.
+      return send(res, 202, undefined, { Location: `/jobs/j-${(jobs += 1)}` });
+    case 'GET /jobs/{jobId}':
+      // Planted: the job the Location names is never found.
+      return send(res, 404, { message: 'no job' });
     case 'GET /teapot':
       return send(res, 418, { message: 'teapot' });
     case 'GET /slow':
@@ -242,6 +269,8 @@ describe('npm run check', () => {
       'accepted-invalid createItem',
       'created-not-found getItem',
       'accepted-without-credentials getOpen',
+      'ignored-auth getOpen',
+      'created-not-found getJob',
       'content-type getStatus',
       'response-body getPrice',
       'response-header getRate',
@@ -310,9 +339,30 @@ describe('npm run check', () => {
     expect(code).toBe(0);
     const report = JSON.parse(await readFile(json, 'utf8')) as CheckReport;
     expect(Object.keys(report).sort()).toEqual(
-      ['baseUrl', 'document', 'durationMs', 'findings', 'notes', 'operations', 'requests', 'seed', 'timings'].sort(),
+      [
+        'baseUrl',
+        'byOperation',
+        'document',
+        'durationMs',
+        'findings',
+        'notes',
+        'operations',
+        'requests',
+        'seed',
+        'timings',
+        'warnings',
+      ].sort(),
     );
-    expect(report).toMatchObject({ seed: 3, baseUrl, operations: 1, findings: [] });
+    expect(report).toMatchObject({ seed: 3, baseUrl, operations: 1, findings: [], warnings: [] });
+    expect(report.byOperation).toEqual([
+      {
+        operation: 'getOk',
+        requests: report.requests,
+        successes: expect.any(Number) as number,
+        statuses: expect.any(Object) as object,
+      },
+    ]);
+    expect(report.byOperation[0]?.successes).toBeGreaterThan(20);
     expect(report.requests).toBeGreaterThan(20);
     expect(await readFile(junit, 'utf8')).toContain('<testcase classname="');
   });
@@ -346,6 +396,103 @@ describe('npm run check', () => {
     const errors: string[] = [];
     expect(await main(argv, { stdout: () => undefined, stderr: (text) => errors.push(text) }, folder)).toBe(2);
     expect(errors.join('')).not.toBe('');
+  });
+
+  it('sends the credential given made wrong, and reports a response other than 401 or 403 as ignored-auth', async () => {
+    const report = await runCheck({
+      input,
+      baseUrl,
+      cases: 5,
+      seed: 2,
+      include: ['getOpen', 'getOk'],
+      headers: [['X-Key', 'secret']],
+    });
+    const ignored = report.findings.filter((finding) => finding.kind === 'ignored-auth');
+    expect(ignored.map((finding) => [finding.operation, finding.status, finding.requestKind])).toEqual([
+      ['getOpen', 200, 'wrong-credentials'],
+    ]);
+    expect(ignored[0]?.request.headers['X-Key']).toBe('sedret');
+    expect(ignored[0]?.curl).toContain("-H 'X-Key: sedret'");
+    expect(ignored[0]?.replay).toContain('--include getOpen');
+  });
+
+  it('sends no wrong credentials when none was given', async () => {
+    const report = await runCheck({ input, baseUrl, cases: 5, seed: 2, include: ['getOpen'] });
+    expect(report.findings.map((finding) => finding.kind)).not.toContain('ignored-auth');
+  });
+
+  it('reports only the checks selected', async () => {
+    const only = await runCheck({
+      input,
+      baseUrl,
+      cases: 5,
+      seed: 2,
+      include: ['getOpen'],
+      headers: [['X-Key', 'secret']],
+      checks: ['ignored-auth'],
+    });
+    expect(only.findings.map((finding) => finding.kind)).toEqual(['ignored-auth']);
+    const without = await runCheck({
+      input,
+      baseUrl,
+      cases: 5,
+      seed: 2,
+      include: ['getOpen'],
+      headers: [['X-Key', 'secret']],
+      excludeChecks: ['ignored-auth'],
+    });
+    expect(without.findings.map((finding) => finding.kind)).toEqual(['accepted-without-credentials']);
+  });
+
+  it('exits 0 when the only finding is of a check left out, and warns of an operation that never got a 2xx', async () => {
+    const lines: string[] = [];
+    const output: ScriptOutput = { stdout: (text) => lines.push(text), stderr: (text) => lines.push(text) };
+    const argv = [
+      '--input',
+      input,
+      '--base-url',
+      baseUrl,
+      '--include',
+      'getTeapot,getItem',
+      '--cases',
+      '3',
+      '--seed',
+      '1',
+    ];
+    expect(
+      await main([...argv, '--header', 'X-Key: secret', '--exclude-checks', 'undeclared-status'], output, folder),
+    ).toBe(0);
+    const text = lines.join('');
+    expect(text).toContain('findings: 0');
+    expect(text).toMatch(
+      /requests per operation \(sent, 2xx\):\n {2}getItem {4}\d+ sent, 0 2xx\n {2}getTeapot {2}\d+ sent, 0 2xx\n/,
+    );
+    expect(text).toMatch(
+      /warning: getItem never got a 2xx in \d+ requests \([^)]*\): no existing ids: give examples of the path parameters, or links from an operation that creates them\n/,
+    );
+    expect(text).toMatch(
+      /warning: getTeapot never got a 2xx in \d+ requests \(418 ×\d+\): the requests meant to succeed got 418 ×\d+\n/,
+    );
+    lines.length = 0;
+    expect(await main([...argv, '--checks', 'undeclared-status,server-error'], output, folder)).toBe(1);
+    expect(lines.join('')).toContain('undeclared-status: getTeapot (418)');
+    // The replay selects the same checks.
+    expect(lines.join('')).toMatch(/replay: npx contract-first check .* --checks undeclared-status,server-error\n/);
+  });
+
+  it('exits 2 on an unknown check, naming the known ones', async () => {
+    const errors: string[] = [];
+    const output: ScriptOutput = { stdout: () => undefined, stderr: (text) => errors.push(text) };
+    expect(
+      await main(['--input', input, '--base-url', baseUrl, '--checks', 'server-error,ignored_auth'], output, folder),
+    ).toBe(2);
+    expect(errors.join('')).toContain(
+      '--checks: no check is named "ignored_auth": the checks are all, server-error, undeclared-status',
+    );
+    expect(errors.join('')).toContain('Usage: contract-first check');
+    errors.length = 0;
+    expect(await main(['--input', input, '--base-url', baseUrl, '--exclude-checks', 'nope'], output, folder)).toBe(2);
+    expect(errors.join('')).toContain('--exclude-checks: no check is named "nope"');
   });
 
   it('exits 2 naming an operation the document lacks', async () => {

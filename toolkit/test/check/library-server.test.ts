@@ -3,6 +3,14 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { EXPIRED_AT, oneCharacterChanged } from '../../src/check/wrong-credentials.js';
+import {
+  LIBRARIAN_AUTHORIZATION,
+  LIBRARY_LIBRARIAN,
+  LIBRARY_MEMBER,
+  MEMBER_AUTHORIZATION,
+  memberToken,
+} from './fixtures/library-credentials.js';
 import {
   LIBRARY_API_KEY,
   LIBRARY_DEFECTS,
@@ -122,6 +130,9 @@ async function send(server: LibraryServer, target: string, call: Call = {}): Pro
 }
 
 const BOOK = { title: 'Kindred', genre: 'fiction', pages: 264, publisher: { name: 'Doubleday', founded: 1897 } };
+const ORDER = { title: 'Kindred', quantity: 2 };
+const basic = (username: string, password: string): string =>
+  `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 const AUTHOR = { name: 'Octavia E. Butler', born: 1947 };
 const bodyOf = (received: ReceivedResponse): Record<string, unknown> =>
   JSON.parse(received.text) as Record<string, unknown>;
@@ -225,6 +236,62 @@ describe('the library server without a defect', () => {
     await expectResponse('deleteBook', `/books/${crypto.randomUUID()}`, { method: 'DELETE' }, 401);
   });
 
+  it('reads the member a good token names, and rejects any other token', async () => {
+    expect(
+      bodyOf(
+        await expectResponse('getMember', '/members/me', { headers: { Authorization: MEMBER_AUTHORIZATION } }, 200),
+      ),
+    ).toEqual(LIBRARY_MEMBER);
+    const [head, payload, signature] = MEMBER_AUTHORIZATION.slice('Bearer '.length).split('.');
+    for (const token of [
+      `${head}.${payload}.${oneCharacterChanged(signature ?? '')}`,
+      memberToken({ sub: LIBRARY_MEMBER.id, exp: EXPIRED_AT }),
+      'not-a-token',
+    ])
+      await expectResponse('getMember', '/members/me', { headers: { Authorization: `Bearer ${token}` } }, 401);
+    await expectResponse('getMember', '/members/me', {}, 401);
+    await expectResponse('getMember', '/members/me', { headers: { Authorization: LIBRARIAN_AUTHORIZATION } }, 401);
+  });
+
+  it("counts the holdings for the librarian's password only", async () => {
+    expect(
+      bodyOf(
+        await expectResponse(
+          'getStatistics',
+          '/statistics',
+          { headers: { Authorization: LIBRARIAN_AUTHORIZATION } },
+          200,
+        ),
+      ),
+    ).toEqual({ books: 2, authors: expect.any(Number) as number });
+    const { username, password } = LIBRARY_LIBRARIAN;
+    for (const authorization of [
+      basic(username, `${password}x`),
+      basic(`unknown-${username}`, password),
+      MEMBER_AUTHORIZATION,
+    ])
+      await expectResponse('getStatistics', '/statistics', { headers: { Authorization: authorization } }, 401);
+    await expectResponse('getStatistics', '/statistics', {}, 401);
+  });
+
+  it('records orders, of no copies too, and rejects orders off the contract', async () => {
+    expect(bodyOf(await expectResponse('createOrder', '/orders', { method: 'POST', body: ORDER }, 201))).toMatchObject({
+      ...ORDER,
+      status: 'placed',
+    });
+    expect(
+      bodyOf(await expectResponse('createOrder', '/orders', { method: 'POST', body: { ...ORDER, quantity: 0 } }, 201)),
+    ).toMatchObject({ quantity: 0, status: 'empty' });
+    await expectResponse('createOrder', '/orders', { method: 'POST', body: { ...ORDER, title: 'x'.repeat(200) } }, 201);
+    for (const body of [
+      { ...ORDER, quantity: -1 },
+      { ...ORDER, quantity: 501 },
+      { ...ORDER, title: 'x'.repeat(201) },
+      { title: 'Kindred' },
+    ])
+      await expectResponse('createOrder', '/orders', { method: 'POST', body }, 400);
+  });
+
   it('rejects books off the contract with the Error shape', async () => {
     const invalid: unknown[] = [
       { ...BOOK, genre: 'comics' },
@@ -294,6 +361,23 @@ const SHOWN_BY: { readonly [D in LibraryDefect]: (server: LibraryServer) => Prom
     const read = await send(server, `/books/${String(created.id)}`);
     return read.status === 404 ? ['the created book is not found'] : [];
   },
+  'accepts-any-token': async (server) => {
+    const received = await send(server, '/members/me', { headers: { Authorization: 'Bearer any-token' } });
+    return received.status === 200 ? ['a 200 for a token the library never signed'] : [];
+  },
+  'accepts-wrong-password': async (server) => {
+    const authorization = basic(LIBRARY_LIBRARIAN.username, 'wrong-password');
+    const received = await send(server, '/statistics', { headers: { Authorization: authorization } });
+    return received.status === 200 ? ['a 200 for a wrong password'] : [];
+  },
+  'drops-field-at-minimum': async (server) =>
+    breaches('createOrder', await send(server, '/orders', { method: 'POST', body: { ...ORDER, quantity: 0 } })),
+  'error-at-max-length': async (server) =>
+    breaches(
+      'createOrder',
+      await send(server, '/orders', { method: 'POST', body: { ...ORDER, title: 'x'.repeat(200) } }),
+    ),
+  'error-body-off-schema': async (server) => breaches('getBook', await send(server, `/books/${crypto.randomUUID()}`)),
   hang: async (server) => {
     const responded = await fetch(`${server.url}/authors/${crypto.randomUUID()}`, {
       signal: AbortSignal.timeout(500),

@@ -16,6 +16,8 @@ import { serve, type Serving } from '../../src/serve.js';
  *   a request without credentials rejected with 401, where the operation declares no such status;
  * - an operation that declares responses but no success response (no 2xx, `2XX` or `default`):
  *   a server can only reject, so serve responds with 501.
+ * serve checks that a credential is there, not what it is, so the check that a wrong credential is
+ * rejected (`ignored-auth`) is left out.
  */
 
 type Json = Record<string, unknown>;
@@ -79,7 +81,14 @@ describe.each(Object.keys(DOCUMENTS))('npm run check against npm run serve of %s
   });
 
   it('finds only defects of the document', async () => {
-    const report = await runCheck({ input, baseUrl: serving.url, cases: 8, seed: 1, headers: DOCUMENTS[file] ?? [] });
+    const report = await runCheck({
+      input,
+      baseUrl: serving.url,
+      cases: 8,
+      seed: 1,
+      headers: DOCUMENTS[file] ?? [],
+      excludeChecks: ['ignored-auth'],
+    });
     const defects = report.findings.map((finding) => ({
       finding: `${finding.kind} ${finding.operation} ${finding.status ?? ''}`,
       defect: documentDefect(document, finding),

@@ -1,7 +1,7 @@
 /**
  * What the tests of `contract-first new` do with each document: make a project of it, install it,
  * run its tests as made (verifiers not written: secured operations rejected), then, if it has
- * security schemes, write verifiers that accept any credential, give its tests credentials, and
+ * security schemes, write verifiers that accept the tests' credentials only, give them to its tests, and
  * run them again, then start it and send each operation with a documented example a request made
  * of the document's examples: it responds with the example, and the same request with a parameter the
  * operation does not declare gets 400 before its handler runs. A document's own checks run on its
@@ -46,13 +46,20 @@ async function copiesOfPackageFiles(project: string): Promise<string[]> {
   return [...theirs].filter(([hash]) => ours.has(hash)).map(([hash, file]) => `${file} is ${ours.get(hash) ?? ''}`);
 }
 
-/** server/security.ts with a verifier that accepts any credential, for every scheme. */
+/**
+ * server/security.ts with a verifier for every scheme that accepts exactly the credentials the
+ * tests send (presentCredentials: a bearer token, a Basic user and password, an API key) and
+ * rejects any other, as `check`'s wrong credentials require.
+ */
 function acceptingVerifiers(schemes: readonly string[]): string {
   return `import type { securitySchemes } from '../generated/server.js';
 import type { Verifiers } from 'contract-first/runtime';
 
+const accepted = new Set(['{"token":"sample-token"}', '{"username":"user","password":"password"}', '{"key":"sample-key"}']);
+const verify = async (credential: unknown): Promise<boolean> => accepted.has(JSON.stringify(credential));
+
 export const verifiers: Verifiers<typeof securitySchemes> = {
-${schemes.map((name) => `  ${JSON.stringify(name)}: async () => true,`).join('\n')}
+${schemes.map((name) => `  ${JSON.stringify(name)}: verify,`).join('\n')}
 };
 `;
 }
