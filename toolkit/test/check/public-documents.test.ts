@@ -8,10 +8,11 @@ import type { FindingReport } from '../../src/check/report.js';
 import { serve, type Serving } from '../../src/serve.js';
 
 /**
- * `npm run check` against `npm run serve` of each public document (test/fixtures/third-party/):
- * serve responds to every operation it can (the document's examples, else values generated
- * from its schemas), so what the checker finds there are defects of the documents themselves. Each
- * finding must be one of these, and this test says which:
+ * `npm run check` against `npm run serve` of each public document (test/fixtures/third-party/),
+ * with and without `--stateful`: serve responds to every operation it can (the document's
+ * examples, else values generated from its schemas; with --stateful, what was created), so what
+ * the checker finds there are defects of the documents themselves. Each finding must be one of
+ * these, and this test says which:
  * - an error response the document does not declare: an invalid request rejected with 400 or 415,
  *   a request without credentials rejected with 401, where the operation declares no such status;
  * - an operation that declares responses but no success response (no 2xx, `2XX` or `default`):
@@ -69,12 +70,17 @@ function documentDefect(document: Json, finding: FindingReport): string | undefi
   return undefined;
 }
 
-describe.each(Object.keys(DOCUMENTS))('npm run check against npm run serve of %s', (file) => {
+describe.each(
+  Object.keys(DOCUMENTS).flatMap((file) => [
+    [file, ''],
+    [file, ' --stateful'],
+  ]),
+)('npm run check against npm run serve%2$s of %1$s', (file, mode) => {
   const input = fileURLToPath(new URL(`../fixtures/third-party/${file}`, import.meta.url));
   const document = parse(readFileSync(input, 'utf8')) as Json;
   let serving: Serving;
   beforeAll(async () => {
-    serving = await serve({ input, port: 0, log: () => undefined });
+    serving = await serve({ input, port: 0, log: () => undefined, stateful: mode !== '' });
   }, 60_000);
   afterAll(async () => {
     await serving.close();
