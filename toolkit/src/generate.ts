@@ -22,7 +22,7 @@ import { GeneratorError, readDocument, type DocumentModel, type Warning } from '
 import { scaffoldHandlers } from './codegen/scaffold.js';
 import { workAroundMistakes } from './codegen/mistakes.js';
 import { renderServerSkeleton } from './codegen/server-skeleton.js';
-import { refuseUncompilableSchemas } from './codegen/validator-schemas.js';
+import { rejectUncompilableSchemas } from './codegen/validator-schemas.js';
 import { parseFlags, reportUsageError, runAsMain, type Command } from './cli.js';
 import { lintDocument, lintReport } from './lint/lint-document.js';
 import { ConfigError, findProjectRoot, projectPath, readProjectConfig, type ProjectConfig } from './config.js';
@@ -119,8 +119,8 @@ export async function generate(
   const workedAround = workAroundMistakes(read.document);
   const pathsAsWritten = options.pathsAsWritten === true;
   const model = readDocument(workedAround.document, { pathsAsWritten });
-  // A schema the validator cannot compile would fail every request it checks: refused here instead.
-  refuseUncompilableSchemas(workedAround.document);
+  // A schema the validator cannot compile would fail every request it checks: rejected here instead.
+  rejectUncompilableSchemas(workedAround.document);
   // The validator looks for each path under the path of every server: one server without a path.
   const document = pathsAsWritten ? { ...workedAround.document, servers: [{ url: '/' }] } : workedAround.document;
 

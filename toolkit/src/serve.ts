@@ -55,7 +55,7 @@ export const USAGE = `Usage: contract-first serve [--input FILE | --api NAME] [-
                    generated server does), not as the document writes them
   --stateful       a mock with memory, until it stops: what a create (POST to a collection, PUT to a
                    new item) makes is held, reads and lists return it, PUT and PATCH change it,
-                   DELETE removes it, an id never created answers 404; the resources are paired by
+                   DELETE removes it, an id never created gets 404; the resources are paired by
                    the document's links, a create's Location header, or the names of path parameters
   --help           show this text`;
 
@@ -163,7 +163,7 @@ async function prepare(options: ServeOptions, work: string): Promise<Prepared> {
       },
     ]),
   );
-  // With --stateful, the operations on a resource answer from what is held, on the stubs' responses.
+  // With --stateful, the operations on a resource respond from what is held, on the stubs' responses.
   const keys = new Map(
     generation.model.operations.map((operation) => [
       `${operation.method.toUpperCase()} ${operation.path}`,

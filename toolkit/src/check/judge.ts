@@ -233,13 +233,13 @@ export function judge(
       message: `responded with ${status} to a request without the credentials its security requires`,
     });
   }
-  // RFC 9110, 15.5.2 and 15.5.4: a credential the server does not accept is answered with 401, or 403.
+  // RFC 9110, 15.5.2 and 15.5.4: a credential the server does not accept gets 401, or 403.
   if (intent.kind === 'wrong-credentials' && status !== 401 && status !== 403) {
     verdicts.push({
       kind: 'ignored-auth',
       status,
       detail: `${intent.scheme} ${intent.change}`,
-      message: `responded with ${status} to a request whose ${intent.scheme} credential was wrong (${intent.change}); a wrong credential is answered with 401 or 403`,
+      message: `responded with ${status} to a request whose ${intent.scheme} credential was wrong (${intent.change}); a wrong credential gets 401 or 403`,
     });
   }
   if (intent.kind === 'read-after-create' && status === 404) {

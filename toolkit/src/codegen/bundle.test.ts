@@ -57,7 +57,7 @@ describe('the bundled document as the toolkit reads it', () => {
     expect(schemaOf(await bundleDocument(input))).toEqual(expected);
   });
 
-  it('refuses a dialect it does not know: GeneratorError to the generator, BundleError to the other readers', async () => {
+  it('rejects a dialect it does not know: GeneratorError to the generator, BundleError to the other readers', async () => {
     const input = await file('draft-03.yaml', documentText({ $schema: 'http://json-schema.org/draft-03/schema#' }));
     await expect(bundleAndReadDocument(input)).rejects.toThrow(GeneratorError);
     const error = await bundleDocument(input).catch((caught: unknown) => caught);

@@ -63,7 +63,7 @@ export interface ReadDocument {
 /**
  * Bundles the multi-file document into one object with internal `$ref`s only, and reads each of
  * its schemas as JSON Schema 2020-12 in the forms the server's validator compiles: a schema of an
- * older draft in 2020-12's forms (schema-dialects.ts), a form the validator's Ajv refuses in its
+ * older draft in 2020-12's forms (schema-dialects.ts), a form the validator's Ajv rejects in its
  * exact equivalent (validator-schemas.ts), each change a warning. No lint config is read here
  * (lint is `npm run lint:api`'s job), so the result depends on the document alone. Throws
  * BundleError for a document that cannot be bundled, GeneratorError for a schema keyword or a

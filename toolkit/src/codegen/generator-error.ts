@@ -1,5 +1,5 @@
 /**
- * What the generator says of a document: a construct it refuses (GeneratorError), or one it reads
+ * What the generator says of a document: a construct it rejects (GeneratorError), or one it reads
  * otherwise than written, or not at all (Warning), each at the JSON pointer where the document has it.
  */
 

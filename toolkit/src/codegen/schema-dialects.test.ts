@@ -23,14 +23,14 @@ const documentWith = (
 const parameterSchema = (document: OpenApiDocument): unknown =>
   (document.paths?.['/a'] as { get: { parameters: ReadonlyArray<{ schema: unknown }> } }).get.parameters[0]?.schema;
 
-function refusal(document: OpenApiDocument): GeneratorError {
+function rejection(document: OpenApiDocument): GeneratorError {
   try {
     readSchemaDialects(document);
   } catch (error) {
     if (error instanceof GeneratorError) return error;
     throw error;
   }
-  throw new Error('not refused');
+  throw new Error('not rejected');
 }
 
 describe('dialectOf', () => {
@@ -185,7 +185,7 @@ describe('readSchemaDialects', () => {
       },
     );
     const warnings = readSchemaDialects(document);
-    // A list of items where the document declares no other dialect is 2020-12's to refuse (validator-schemas.ts).
+    // A list of items where the document declares no other dialect is 2020-12's to reject (validator-schemas.ts).
     expect(parameterSchema(document)).toEqual({ type: 'array', items: [{ type: 'string' }] });
     expect(document.components?.['schemas']).toEqual({
       Old: {
@@ -262,8 +262,8 @@ describe('readSchemaDialects', () => {
       documentWith({}, { A: { dependencies: { 'x/y': 5 } } }, { jsonSchemaDialect: DRAFT_04 }),
       '#/components/schemas/A/dependencies/x~1y',
     ],
-  ])('refuses %s, naming where', (_name, document, pointer) => {
-    const error = refusal(document);
+  ])('rejects %s, naming where', (_name, document, pointer) => {
+    const error = rejection(document);
     expect(error.pointer).toBe(pointer);
     expect(error.message).toContain(pointer);
   });

@@ -9,7 +9,7 @@ import { token, walkDocument } from './walk.js';
  * read every schema by. A keyword of draft-04, -06, -07 or 2019-09 whose meaning 2020-12 writes
  * otherwise is rewritten to that form, with a warning naming its JSON pointer in the document as
  * written; the declaration is left out. A keyword 2020-12 has no form for, and a dialect that is
- * none of these, are refused (GeneratorError) by name.
+ * none of these, are rejected (GeneratorError) by name.
  */
 
 type Json = Record<string, unknown>;

@@ -24,7 +24,7 @@ describe('unicodePattern', () => {
 
   it.each([
     ['what compiles in neither mode', '^(a$'],
-    ['a quantified lookahead, which the u flag refuses', '^(?=a)*$'],
+    ['a quantified lookahead, which the u flag rejects', '^(?=a)*$'],
     ['a letter escape that means something else under the u flag', '^\\p{L$'],
   ])('gives none for %s', (_name, pattern) => {
     expect(unicodePattern(pattern)).toBeUndefined();

@@ -1,6 +1,6 @@
 /**
  * A `pattern` of JSON Schema is an ECMA-262 regular expression (2020-12 §6.3.3). Ajv, the
- * validator's JSON Schema library, compiles each with the `u` flag, under which ECMA-262 refuses
+ * validator's JSON Schema library, compiles each with the `u` flag, under which ECMA-262 rejects
  * forms that its Annex B reads without the flag: an escaped character that needs no escape (`\-`,
  * `\_`, `\@`), a `{`, `}` or `]` that is no quantifier or class, a `-` beside a class escape in a
  * class (`[\w-.]`). Each of these means its character as it is; written so, the pattern compiles

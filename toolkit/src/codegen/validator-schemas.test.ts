@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from './bundle.js';
 import { GeneratorError } from './generator-error.js';
-import { refuseUncompilableSchemas, rewriteForValidator } from './validator-schemas.js';
+import { rejectUncompilableSchemas, rewriteForValidator } from './validator-schemas.js';
 
 const ok = { '200': { description: 'ok' } };
 
@@ -29,14 +29,14 @@ const validatorAjv = (): Ajv2020 =>
     logger: false,
   });
 
-function refusal(document: OpenApiDocument): GeneratorError {
+function rejection(document: OpenApiDocument): GeneratorError {
   try {
-    refuseUncompilableSchemas(document);
+    rejectUncompilableSchemas(document);
   } catch (error) {
     if (error instanceof GeneratorError) return error;
     throw error;
   }
-  throw new Error('not refused');
+  throw new Error('not rejected');
 }
 
 describe('rewriteForValidator', () => {
@@ -78,7 +78,7 @@ describe('rewriteForValidator', () => {
     ],
     ['an id', { id: 'Thing', type: 'string' }, { type: 'string' }, ['/id'], [1], ['x']],
     [
-      'patterns the u flag refuses',
+      'patterns the u flag rejects',
       {
         type: 'object',
         properties: { code: { type: 'string', pattern: '^[\\w-.]+$' } },
@@ -105,7 +105,7 @@ describe('rewriteForValidator', () => {
       const validate = validatorAjv().compile(read);
       for (const value of invalid) expect(validate(value), JSON.stringify(value)).toBe(false);
       for (const value of valid) expect(validate(value), JSON.stringify(value)).toBe(true);
-      expect(() => refuseUncompilableSchemas(document)).not.toThrow();
+      expect(() => rejectUncompilableSchemas(document)).not.toThrow();
     },
   );
 
@@ -139,7 +139,7 @@ describe('rewriteForValidator', () => {
   });
 });
 
-describe('refuseUncompilableSchemas', () => {
+describe('rejectUncompilableSchemas', () => {
   it.each([
     [
       'a type JSON Schema does not have, at the keyword',
@@ -171,8 +171,8 @@ describe('refuseUncompilableSchemas', () => {
       '#/paths/~1a/get/parameters/0/schema/items/$ref',
       "can't resolve reference #/components/schemas/Missing",
     ],
-  ])('refuses %s, naming it', (_name, document, pointer, said) => {
-    const error = refusal(document);
+  ])('rejects %s, naming it', (_name, document, pointer, said) => {
+    const error = rejection(document);
     expect(error.pointer).toBe(pointer);
     expect(error.message).toContain(said);
     expect(error.message).toContain('the validator (Ajv) cannot compile this schema');
@@ -190,7 +190,7 @@ describe('refuseUncompilableSchemas', () => {
         },
       },
     } as OpenApiDocument;
-    expect(() => refuseUncompilableSchemas(document)).not.toThrow();
+    expect(() => rejectUncompilableSchemas(document)).not.toThrow();
   });
 
   it('compiles a document whose schemas reference each other and into each other’s $defs', () => {
@@ -207,6 +207,6 @@ describe('refuseUncompilableSchemas', () => {
         },
       },
     );
-    expect(() => refuseUncompilableSchemas(document)).not.toThrow();
+    expect(() => rejectUncompilableSchemas(document)).not.toThrow();
   });
 });

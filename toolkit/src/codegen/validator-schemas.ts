@@ -9,8 +9,8 @@ import { token, walkDocument } from './walk.js';
 /**
  * Every schema of a document as the server's validator compiles it. express-openapi-validator
  * compiles a route's schemas with Ajv (JSON Schema 2020-12, not strict:
- * runtime/openapi-validation.ts) at the first request that needs them; Ajv refuses some forms
- * that JSON Schema allows or writes otherwise, and a route with one answers every request with a
+ * runtime/openapi-validation.ts) at the first request that needs them; Ajv rejects some forms
+ * that JSON Schema allows or writes otherwise, and a route with one responds to every request with a
  * 500. Each such form with an exact equivalent is rewritten to it, with a warning naming its JSON
  * pointer:
  * - `enum: []`, which no value matches (2020-12 §6.1.2 allows it), is `not: {}`, which no value
@@ -23,7 +23,7 @@ import { token, walkDocument } from './walk.js';
  *   left out;
  * - a `pattern`, or a name pattern of `patternProperties`, that compiles only without the `u` flag
  *   Ajv gives every pattern is written as the flag reads it, matching the same (unicode-patterns.ts).
- * What Ajv still cannot compile is refused at generation (GeneratorError), in Ajv's words, at the
+ * What Ajv still cannot compile is rejected at generation (GeneratorError), in Ajv's words, at the
  * innermost schema that fails.
  */
 
@@ -76,7 +76,7 @@ function patterns(schema: Json, at: string, warnings: Warning[]): void {
 }
 
 /**
- * Rewrites (in place) each form of a schema of `document` that the validator's Ajv refuses and
+ * Rewrites (in place) each form of a schema of `document` that the validator's Ajv rejects and
  * that has an exact equivalent; returns a warning for each.
  */
 export function rewriteForValidator(document: OpenApiDocument): Warning[] {
@@ -138,10 +138,10 @@ function pointerOfReference(ref: string): string | undefined {
 /**
  * Compiles each schema of `document` the validator may check a request or a response by (those of
  * paths and components; not webhooks' and callbacks', which the server sends) as the validator's
- * Ajv does, and refuses (GeneratorError) the document at the innermost schema that does not
+ * Ajv does, and rejects (GeneratorError) the document at the innermost schema that does not
  * compile: one inside a failing schema that fails too, or the one a failing `$ref` names.
  */
-export function refuseUncompilableSchemas(document: OpenApiDocument): void {
+export function rejectUncompilableSchemas(document: OpenApiDocument): void {
   let ajv: Ajv2020;
   try {
     ajv = documentAjv(document, { formats: 'fast' });

@@ -17,7 +17,7 @@ import { isJsonMediaType } from './send-result.js';
  *   formats, patterns), with the reason written into the property meant for it (`message`,
  *   `detail`, `error_description`, `title`, `error`...), the status into an integer `status` or
  *   `code`, and the status's reason phrase into `title` beside a `detail`. The body is checked
- *   against the schema once, when the status of the operation is first answered: one that the
+ *   against the schema once, when the operation first responds with the status: one that the
  *   reason would make invalid keeps the example's or the drawn value, and one that stays invalid is
  *   logged with its schema's location.
  * - A text response carries the reason alone, in the declared text media type.

@@ -19,7 +19,7 @@ import { fieldOf, isObject, listFormOf, schemaObject, skeletonOf } from './resou
  * creates the resource. Each operation belongs to one resource at most, the first the document
  * pairs it with; the others keep the mock's example or generated responses. An operation that
  * declares responses but no success response (no 2xx, `2XX` or `default`) is part of none: the
- * document gives it no response to answer a create or a change with, and the mock's 501 says so.
+ * document gives it no response to send to a create or a change, and the mock's 501 says so.
  */
 
 export type ItemRole = 'read' | 'replace' | 'merge' | 'delete';
@@ -94,7 +94,7 @@ export function requestSchemaOf(operation: OperationSpec): string | undefined {
 }
 
 /** Whether an operation declares a response to succeed with (a 2xx, `2XX` or `default` one), or no responses at all. */
-const answers = (operation: OperationSpec): boolean =>
+const declaresSuccess = (operation: OperationSpec): boolean =>
   operation.responses.length === 0 || successResponseOf(operation) !== undefined;
 
 /** The JSON schema an operation responds with on success; undefined when it declares none. */
@@ -135,7 +135,7 @@ function itemOf(followUp: FollowUp): ItemOperation | undefined {
   const { target } = followUp;
   const parameter = lastTemplate(target.path);
   const role = ROLES[target.method];
-  if (parameter === undefined || role === undefined || !answers(target)) return undefined;
+  if (parameter === undefined || role === undefined || !declaresSuccess(target)) return undefined;
   const given = followUp.parameters.find(
     (candidate) => candidate.name === parameter && (candidate.in === undefined || candidate.in === 'path'),
   );
@@ -210,7 +210,7 @@ function locationItems(
   const examples = written.flatMap((example) => idIn(itemPath ?? '', example) ?? []);
   return operations.flatMap((operation) => {
     const role = ROLES[operation.method];
-    return operation.path === itemPath && role !== undefined && operation !== create && answers(operation)
+    return operation.path === itemPath && role !== undefined && operation !== create && declaresSuccess(operation)
       ? [{ operation, role, parameter, field, via: 'Location header', examples }]
       : [];
   });
@@ -277,7 +277,7 @@ export function pairResources(document: object, operations: readonly OperationSp
   };
 
   for (const create of operations) {
-    if (create.method !== 'POST' || taken.has(create) || !answers(create)) continue;
+    if (create.method !== 'POST' || taken.has(create) || !declaresSuccess(create)) continue;
     const success = successResponseOf(create);
     const declaresLocation = success?.headers.some((header) => header.name.toLowerCase() === 'location') === true;
     if (!mayCreate(operations, create) && !declaresLocation) continue;
@@ -298,7 +298,7 @@ export function pairResources(document: object, operations: readonly OperationSp
   for (const put of operations) {
     const parameter = lastTemplate(put.path);
     if (put.method !== 'PUT' || templatesOf(put.path).length !== 1 || parameter === undefined) continue;
-    if (taken.has(put) || !answers(put) || requestSchemaOf(put) === undefined) continue;
+    if (taken.has(put) || !declaresSuccess(put) || requestSchemaOf(put) === undefined) continue;
     const read = operations.find((operation) => operation.path === put.path && operation.method === 'GET');
     const readSchema = read === undefined ? undefined : successSchemaOf(read);
     if (read === undefined || readSchema === undefined || taken.has(read)) continue;
@@ -306,7 +306,7 @@ export function pairResources(document: object, operations: readonly OperationSp
     const field = found.found ? fieldOf(found.value) : undefined;
     const items = operations.flatMap((operation) => {
       const role = ROLES[operation.method];
-      return operation.path === put.path && role !== undefined && answers(operation)
+      return operation.path === put.path && role !== undefined && declaresSuccess(operation)
         ? [{ operation, role, parameter, field, via: 'the same path', examples: [] }]
         : [];
     });

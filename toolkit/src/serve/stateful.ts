@@ -117,7 +117,7 @@ const requestPathOf = (context: unknown): string | undefined => {
   return typeof path === 'string' ? path : undefined;
 };
 
-/** The operations on one resource, answering from what the store holds of it. */
+/** The operations on one resource, responding from what the store holds of it. */
 class ResourceHandlers {
   private readonly shape: Shape;
   private readonly properties: ReadonlyMap<string, Shape>;
@@ -398,10 +398,10 @@ class ResourceHandlers {
         ? successResponseOf(operation)
         : (operation.responses.find((candidate) => candidate.key === '201') ?? successResponseOf(operation));
     // A 201 names what it created (RFC 9110, 201 Created).
-    const answers201 = response === undefined || response.key === '201';
+    const responds201 = response === undefined || response.key === '201';
     const declaresLocation = response?.headers.some((header) => header.name.toLowerCase() === 'location') === true;
     const location =
-      declaresLocation || (item === undefined && answers201)
+      declaresLocation || (item === undefined && responds201)
         ? this.locationOf(held, operation, input, context)
         : undefined;
     return this.respond(response, held.body, mocked, 201, location === undefined ? {} : { Location: location });
@@ -494,7 +494,7 @@ class ResourceHandlers {
         ? items
         : { ...(isObject(mockedBody) ? mockedBody : {}), [list.arrayProperty]: items };
     const response = successResponseOf(operation);
-    // A list whose schema allows no empty array answers with the mock's response until something is created.
+    // A list whose schema allows no empty array responds with the mock's response until something is created.
     if (held.length === 0 && !this.schemas.valid('response', list.schema, body) && mocked !== undefined) return mocked;
     const media = response?.media.find((candidate) => isJsonMediaType(candidate.type));
     const fromMock = mocked !== undefined && mocked.status >= 200 && mocked.status < 300;

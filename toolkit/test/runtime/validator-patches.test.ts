@@ -511,7 +511,7 @@ describe('paths and server paths with characters path-to-regexp reserves, and re
     literal.response = { status: 200, body: { fare: { amount: 25 } } };
   });
 
-  it('finds the operation of a path under a server path with a `+`, where the released 5.6.2 answers 500', async () => {
+  it('finds the operation of a path under a server path with a `+`, where the released 5.6.2 responds with 500', async () => {
     // The released 5.6.2 hands `/rest/Train+Travel+API/1.0.0/trips/:id` to path-to-regexp: `Unexpected + at index 11`.
     expect((await fetch(`${literal.baseUrl}${TRIP_BASE}/trips/5`)).status).toBe(200);
     expect(literal.received?.params).toEqual({ id: 5 });

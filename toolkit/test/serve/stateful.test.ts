@@ -7,7 +7,7 @@ import { serve, servingLines, USAGE, type Serving } from '../../src/serve.js';
  * validation: on the public documents that have a create paired with a read (Redocly's museum, its
  * special events; ReadMe's petstore, its orders and users), and on test/fixtures/generator/stateful.yaml,
  * whose resources are paired by links, by the Location header and by the names of path parameters.
- * What the client sends comes back as sent; an id never created, or deleted, answers 404.
+ * What the client sends comes back as sent; an id never created, or deleted, gets 404.
  */
 
 const fixture = (file: string): string => fileURLToPath(new URL(`../fixtures/${file}`, import.meta.url));
@@ -63,7 +63,7 @@ describe("serve --stateful on Redocly's museum: special events", () => {
     expect(USAGE).toContain('--stateful');
   });
 
-  it('creates, reads, lists, updates and deletes, then answers 404', async () => {
+  it('creates, reads, lists, updates and deletes, then 404', async () => {
     expect(await call('GET', '/special-events')).toMatchObject({ status: 200, body: [] });
 
     const sent = {
@@ -114,7 +114,7 @@ describe("serve --stateful on Redocly's museum: special events", () => {
     expect((await call('DELETE', `/special-events/${eventId}`)).status).toBe(204);
   });
 
-  it('answers 404 for an id never created', async () => {
+  it('responds with 404 for an id never created', async () => {
     expect((await call('GET', '/special-events/dad4bce8-f5cb-4078-a211-995864315e39')).status).toBe(404);
   });
 
@@ -146,7 +146,7 @@ describe("serve --stateful on ReadMe's petstore: orders and users", () => {
     );
   });
 
-  it('places orders with fresh ids, reads them back, and answers 404 for others', async () => {
+  it('places orders with fresh ids, reads them back, and responds with 404 for others', async () => {
     const first = await call('POST', '/store/order', { petId: 2, quantity: 1, status: 'placed' });
     // `complete` is the schema's default, which the validator writes into the request.
     expect(first).toMatchObject({
