@@ -63,4 +63,38 @@ describe('a sample request', () => {
     // A request leaves out what only the server writes.
     expect(body).not.toHaveProperty('id');
   });
+
+  it('sends a multipart body as text parts, drawn from its schema', () => {
+    const upload = {
+      openapi: '3.1.0',
+      info: { title: 'Uploads', version: '1' },
+      paths: {
+        '/photos': {
+          post: {
+            requestBody: {
+              required: true,
+              content: {
+                'multipart/form-data': {
+                  schema: {
+                    type: 'object',
+                    required: ['caption'],
+                    properties: {
+                      caption: { type: 'string', enum: ['Tom'] },
+                      file: { type: 'string', format: 'binary' },
+                    },
+                  },
+                },
+              },
+            },
+            responses: { '204': { description: 'stored' } },
+          },
+        },
+      },
+    } as unknown as OpenApiDocument;
+    const drawn = sampleRequest(upload, { method: 'post', path: '/photos' }, {}, undefined, { draw: true });
+    expect(drawn?.headers['Content-Type']).toBe('multipart/form-data; boundary=contract-first-sample-boundary');
+    expect(drawn?.body).toBe(
+      '--contract-first-sample-boundary\r\nContent-Disposition: form-data; name="caption"\r\n\r\nTom\r\n--contract-first-sample-boundary--\r\n',
+    );
+  });
 });

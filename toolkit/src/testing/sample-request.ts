@@ -165,29 +165,40 @@ export function sampleRequest(
   if (requestBody !== undefined) {
     const content = (requestBody['content'] ?? {}) as Record<string, Json>;
     const bodyPointer = `${finalPointer(document, `${operationPointer}/requestBody`, declared['requestBody'])}/content`;
-    const sendable = Object.entries(content).filter(([type]) => /json|x-www-form-urlencoded|^text\//.test(type));
+    // Multipart last: its parts carry text only, so another media type is sent where there is one.
+    const sendable = Object.entries(content)
+      .filter(([type]) => /json|x-www-form-urlencoded|^multipart\/form-data|^text\//.test(type))
+      .sort(([a], [b]) => Number(a.startsWith('multipart/')) - Number(b.startsWith('multipart/')));
     const exampled = sendable.find(([, media]) => mediaExample(document, media, rejected).found);
     let usable: { type: string; value: unknown } | undefined =
       exampled === undefined
         ? undefined
         : { type: exampled[0], value: mediaExample(document, exampled[1], rejected).value };
     for (const [type, media] of requestBody['required'] === true ? sendable : []) {
-      if (usable !== undefined || media['schema'] === undefined) break;
+      if (usable !== undefined) break;
+      if (media['schema'] === undefined) continue;
       const drawnBody = drawn(`${bodyPointer}/${pointerToken(type)}/schema`, 'body', 'request');
-      if (drawnBody.found) usable = { type, value: drawnBody.value };
+      if (drawnBody.found && (!type.startsWith('multipart/') || multipartBody(drawnBody.value) !== undefined))
+        usable = { type, value: drawnBody.value };
     }
     if (usable === undefined) {
       if (requestBody['required'] === true) return undefined;
     } else {
       const { type, value } = usable;
       headers['Content-Type'] = type;
-      body = /json/.test(type)
-        ? JSON.stringify(value)
-        : type === 'application/x-www-form-urlencoded'
-          ? new URLSearchParams(
-              Object.entries(value as Json).map(([k, v]): [string, string] => [k, asText(v)]),
-            ).toString()
-          : String(value);
+      const multipart = type.startsWith('multipart/') ? multipartBody(value) : undefined;
+      if (type.startsWith('multipart/') && multipart === undefined) return undefined;
+      if (multipart !== undefined) headers['Content-Type'] = `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`;
+      body =
+        multipart !== undefined
+          ? multipart
+          : /json/.test(type)
+            ? JSON.stringify(value)
+            : type === 'application/x-www-form-urlencoded'
+              ? new URLSearchParams(
+                  Object.entries(value as Json).map(([k, v]): [string, string] => [k, asText(v)]),
+                ).toString()
+              : String(value);
     }
   }
 
@@ -220,6 +231,28 @@ export function sampleRequestWithAnyCredentials(
 ): SampleRequest | undefined {
   const credentials = presentCredentials(operation.security[0], securitySchemes);
   return credentials === undefined ? undefined : sampleRequest(document, operation, credentials, rejected);
+}
+
+/** The boundary of a sample multipart body: text that no drawn value holds. */
+const MULTIPART_BOUNDARY = 'contract-first-sample-boundary';
+
+/**
+ * An object as a `multipart/form-data` body (RFC 7578) of text parts, one per value (a list's
+ * values each a part of the same name); undefined for a value a text part cannot carry (a nested
+ * object) or one that is not an object.
+ */
+function multipartBody(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const parts: string[] = [];
+  for (const [name, field] of Object.entries(value as Json)) {
+    for (const item of Array.isArray(field) ? field : [field]) {
+      if (typeof item === 'object' && item !== null) return undefined;
+      const text = String(item);
+      if (text.includes(MULTIPART_BOUNDARY) || /["\r\n]/.test(name)) return undefined;
+      parts.push(`--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${text}\r\n`);
+    }
+  }
+  return `${parts.join('')}--${MULTIPART_BOUNDARY}--\r\n`;
 }
 
 /** A JSON pointer's token for a name (RFC 6901). */
