@@ -16,14 +16,18 @@ import { packToolkit } from '../../src/new-api/pack.js';
 
 const run = promisify(execFile);
 
-/** The environment of a project's commands: none of this repository's npm or vitest settings leak in. */
+/**
+ * The environment of a project's commands: none of this repository's npm or vitest settings leak
+ * in, and its contract check (test/check.test.ts) sends 8 generated cases an operation besides its
+ * edge requests, unless CHECK_CASES says otherwise.
+ */
 export function projectEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (/^(npm_|VITEST|NODE_OPTIONS$|INIT_CWD$|TSX_)/i.test(key)) continue;
     env[key] = value;
   }
-  return { ...env, NO_COLOR: '1', FORCE_COLOR: '0', DATABASE_URL: '' };
+  return { CHECK_CASES: '8', ...env, NO_COLOR: '1', FORCE_COLOR: '0', DATABASE_URL: '' };
 }
 
 export interface CommandResult {
