@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { sample } from 'openapi-sampler';
-import { isReference, resolveLocal } from './openapi-refs.js';
+import { isReference, pointerToken, referencedPointer, resolveLocal } from './openapi-refs.js';
 import { isJsonMediaType } from './send-result.js';
 
 /**
@@ -152,9 +152,11 @@ function planFor(
   }
   const mediaTypeObject = content[json] ?? {};
   const schema = mediaTypeObject['schema'];
-  const location =
-    lastReference(document, responses[code]) ??
-    `#/paths/${pointerToken(path)}/${method}/responses/${pointerToken(code)}`;
+  const location = referencedPointer(
+    document,
+    `#/paths/${pointerToken(path)}/${method}/responses/${pointerToken(code)}`,
+    responses[code],
+  );
   if (schema === undefined || (typeof schema === 'object' && schema !== null && Object.keys(schema).length === 0)) {
     // Any JSON value is valid: the problem details object says the most.
     return { form: { kind: 'json', mediaType: json }, headers, body: PROBLEM.body };
@@ -311,30 +313,6 @@ function requiredHeaders(document: Json, declared: Json): Record<string, string>
     headers[name] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   return headers;
-}
-
-/** The last reference followed from `value` to the object it names; undefined for an object written in place. */
-function lastReference(document: Json, value: unknown): string | undefined {
-  let last: string | undefined;
-  let current = value;
-  for (let depth = 0; isReference(current) && depth <= 20; depth += 1) {
-    last = current.$ref;
-    if (!last.startsWith('#/')) return undefined;
-    current = last
-      .slice(2)
-      .split('/')
-      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>(
-        (node, token) => (typeof node === 'object' && node !== null ? (node as Json)[token] : undefined),
-        document,
-      );
-  }
-  return last;
-}
-
-/** A JSON pointer's token for a name (RFC 6901). */
-function pointerToken(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 /** The document's id for Ajv: references inside it resolve against it. */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isReference, resolveLocal } from '../runtime/openapi-refs.js';
+import { pointerToken, referencedPointer, resolveLocal } from '../runtime/openapi-refs.js';
 import type { OpenApiDocument } from '../codegen/bundle.js';
 import { declaredValue, mediaExample, type Found, type RejectedExamples } from '../codegen/examples.js';
 import { Schemas } from '../check/schemas.js';
@@ -111,9 +111,9 @@ export function sampleRequest(
   options: { readonly draw?: boolean } = {},
 ): SampleRequest | undefined {
   const paths = (document as { paths: Record<string, Json> }).paths;
-  const itemPointer = finalPointer(document, `#/paths/${pointerToken(operation.path)}`, paths[operation.path]);
+  const itemPointer = referencedPointer(document, `#/paths/${pointerToken(operation.path)}`, paths[operation.path]);
   const item = resolveLocal<Json>(document, paths[operation.path] ?? {});
-  const operationPointer = finalPointer(document, `${itemPointer}/${operation.method}`, item[operation.method]);
+  const operationPointer = referencedPointer(document, `${itemPointer}/${operation.method}`, item[operation.method]);
   const declared = resolveLocal<Json>(document, (item[operation.method] ?? {}) as Json);
   const parameters = new Map<string, { parameter: Json; pointer: string }>();
   for (const [at, list] of [
@@ -124,7 +124,7 @@ export function sampleRequest(
       const parameter = resolveLocal<Json>(document, p);
       parameters.set(`${String(parameter['in'])} ${String(parameter['name'])}`, {
         parameter,
-        pointer: finalPointer(document, `${at}/${index}`, p),
+        pointer: referencedPointer(document, `${at}/${index}`, p),
       });
     });
   }
@@ -164,7 +164,7 @@ export function sampleRequest(
     declared['requestBody'] === undefined ? undefined : resolveLocal<Json>(document, declared['requestBody'] as Json);
   if (requestBody !== undefined) {
     const content = (requestBody['content'] ?? {}) as Record<string, Json>;
-    const bodyPointer = `${finalPointer(document, `${operationPointer}/requestBody`, declared['requestBody'])}/content`;
+    const bodyPointer = `${referencedPointer(document, `${operationPointer}/requestBody`, declared['requestBody'])}/content`;
     // Multipart last: its parts carry text only, so another media type is sent where there is one.
     const sendable = Object.entries(content)
       .filter(([type]) => /json|x-www-form-urlencoded|^multipart\/form-data|^text\//.test(type))
@@ -253,29 +253,6 @@ function multipartBody(value: unknown): string | undefined {
     }
   }
   return `${parts.join('')}--${MULTIPART_BOUNDARY}--\r\n`;
-}
-
-/** A JSON pointer's token for a name (RFC 6901). */
-function pointerToken(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-/** The pointer of the object `value` names: its last reference's target, else `pointer` itself. */
-function finalPointer(document: object, pointer: string, value: unknown): string {
-  let at = pointer;
-  let current = value;
-  for (let depth = 0; isReference(current) && current.$ref.startsWith('#/') && depth <= 20; depth += 1) {
-    at = current.$ref;
-    current = at
-      .slice(2)
-      .split('/')
-      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce<unknown>(
-        (node, token) => (typeof node === 'object' && node !== null ? (node as Json)[token] : undefined),
-        document,
-      );
-  }
-  return at;
 }
 
 /** Each document's schemas, read once (check/schemas.ts). */
