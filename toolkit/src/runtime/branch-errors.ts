@@ -495,6 +495,14 @@ export function namingIntendedBranch(check: RequestHandler, apiSpec: string): Re
       errors: ordered.map((e) => ({ ...e, path: e.path ?? '', message: e.message ?? '' })),
     });
   };
-  return (req, res, next) =>
-    check(req, res, (error?: unknown) => next(error === undefined ? undefined : reordered(error, req)));
+  return (req, res, next) => {
+    const pass = (error?: unknown): void => next(error === undefined ? undefined : reordered(error, req));
+    // The validator passes a rejection to `next`, or throws it once its document is loaded.
+    try {
+      return check(req, res, pass);
+    } catch (error) {
+      pass(error);
+      return undefined;
+    }
+  };
 }

@@ -30,8 +30,9 @@ await new Promise<void>((resolve, reject) => {
 });
 const { port: listening } = server.address() as AddressInfo;
 
-// One request through the validator before the start is announced: it reads the document then,
-// and a document it cannot use fails the start instead of every request.
+// One request through the validator before the start is announced: it reads the document and
+// builds its validators then, so that no request after "listening" waits for them, and a document
+// it cannot use fails the start instead of every request.
 const warmUp = await fetch(`http://127.0.0.1:${listening}/.well-known/warm-up`, { headers: { Connection: 'close' } });
 await warmUp.arrayBuffer();
 if (warmUp.status >= 500) throw new Error(`the server cannot respond: its warm-up request got HTTP ${warmUp.status}`);

@@ -206,6 +206,89 @@ describe('route matchers compiled once (cdimascio/express-openapi-validator#1217
   });
 });
 
+describe('the document added to Ajv once (cdimascio/express-openapi-validator#1041)', () => {
+  it('compiles an operation’s validators without the document’s paths and components in them', async () => {
+    // The Ajv the validator loads: the released 5.6.2 copies the document's paths and components
+    // into every schema it compiles, and Ajv walks all of them at each addition.
+    const Core = require(
+      require.resolve('ajv/dist/core', { paths: [dirname(require.resolve('express-openapi-validator'))] }),
+    ) as { default: { prototype: { addSchema: (schema: unknown, key?: string) => unknown } } };
+    const addSchema = vi.spyOn(Core.default.prototype, 'addSchema');
+    try {
+      server.response = { status: 200 };
+      // A media type never sent before: the validator compiles the operation's validators for it.
+      const response = await fetch(`${server.baseUrl}/a/x`, {
+        headers: { 'content-type': `text/plain; v=${Date.now()}` },
+      });
+      expect(response.status).toBe(200);
+      const added = addSchema.mock.calls.filter(([, key]) => key?.startsWith('GET-') === true);
+      expect(added.length).toBeGreaterThan(0);
+      for (const [schema] of added) expect(Object.keys(schema as object)).not.toContain('components');
+    } finally {
+      addSchema.mockRestore();
+    }
+  });
+});
+
+describe('middleware that runs at once once the document is loaded (cdimascio/express-openapi-validator#1041)', () => {
+  it('calls next before returning, where the released 5.6.2 waits for a promise of the document', async () => {
+    const [pathParams] = OpenApiValidator.middleware({
+      apiSpec: DOCUMENT as never,
+      validateApiSpec: false,
+    }) as unknown as ((req: unknown, res: unknown, next: () => void) => unknown)[];
+    const request = { app: express(), method: 'GET', path: '/a/x', baseUrl: '', originalUrl: '/a/x', params: {} };
+    // The first request waits for the document to load.
+    await new Promise<void>((resolve) => {
+      pathParams?.(request, {}, resolve);
+    });
+    let called = false;
+    pathParams?.({ ...request }, {}, () => {
+      called = true;
+    });
+    expect(called).toBe(true);
+  });
+});
+
+describe('references read from the document while it is prepared, not compiled', () => {
+  it('prepares a document without compiling the schemas its operations reference', async () => {
+    const Core = require(
+      require.resolve('ajv/dist/core', { paths: [dirname(require.resolve('express-openapi-validator'))] }),
+    ) as { default: { prototype: { getSchema: (key: string) => unknown } } };
+    const getSchema = vi.spyOn(Core.default.prototype, 'getSchema');
+    try {
+      const pet = { $ref: '#/components/schemas/Pet' };
+      const [pathParams] = OpenApiValidator.middleware({
+        apiSpec: {
+          openapi: '3.1.0',
+          info: { title: 'Pets', version: '1' },
+          paths: {
+            '/pets': {
+              post: {
+                requestBody: { required: true, content: { 'application/json': { schema: pet } } },
+                responses: { '200': { description: 'ok', content: { 'application/json': { schema: pet } } } },
+              },
+            },
+          },
+          components: {
+            schemas: { Pet: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+          },
+        } as never,
+        validateApiSpec: false,
+        validateResponses: true,
+      }) as unknown as ((req: unknown, res: unknown, next: () => void) => unknown)[];
+      const request = { app: express(), method: 'GET', path: '/x', baseUrl: '', originalUrl: '/x', params: {} };
+      // The first request waits for the document to be loaded and prepared.
+      await new Promise<void>((resolve) => {
+        pathParams?.(request, {}, resolve);
+      });
+      // The released 5.6.2 compiles each referenced schema to read it back.
+      expect(getSchema.mock.calls.filter(([key]) => key.startsWith('#/'))).toEqual([]);
+    } finally {
+      getSchema.mockRestore();
+    }
+  });
+});
+
 describe('path parameters whose names are not identifiers (path-to-regexp takes them quoted)', () => {
   it('finds the operation of /e/{pet-id} and reads its parameter by the document’s name', async () => {
     // The released 5.6.2 writes :pet-id, a parameter `pet` followed by the text `-id`: 404.
