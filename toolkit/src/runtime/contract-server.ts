@@ -1,5 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import cookieParser from 'cookie-parser';
+import { compose } from 'compose-middleware';
 import express, {
   type ErrorRequestHandler,
   type Express,
@@ -197,6 +198,23 @@ function unmeetable(
   return [...new Set(missing.flat())];
 }
 
+/**
+ * Middleware run in turn as one Express layer: each calls the next directly, an error (passed or
+ * thrown) goes to the app's error handlers. compose-middleware's types are Connect's; these are Express's.
+ */
+const oneLayer = (handlers: readonly RequestHandler[]): RequestHandler =>
+  compose(handlers as never) as unknown as RequestHandler;
+
+/** Whether the operation reads cookies: a cookie parameter, or an API key its security takes from a cookie. */
+function readsCookies(route: ContractRoute, schemes: Readonly<Record<string, ContractSecurityScheme>>): boolean {
+  return (
+    route.parameters.cookie.length > 0 ||
+    route.security.some((requirement) =>
+      Object.keys(requirement).some((name) => schemes[name]?.type === 'apiKey' && schemes[name]?.in === 'cookie'),
+    )
+  );
+}
+
 interface StatusError {
   readonly status?: unknown;
   readonly operationId?: unknown;
@@ -233,7 +251,9 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
   app.set('query parser', 'simple');
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(...validation.routing);
+  // Each group of middleware is one Express layer: Express matches and enters a layer once, and the
+  // group's middleware call one another directly.
+  app.use(oneLayer(validation.routing));
 
   const contextOf = options.context ?? ((): Ctx => undefined as Ctx);
   const mounts: Mounts | undefined =
@@ -266,15 +286,17 @@ export function createContractApp<R extends ContractRoute, H, Ctx>(options: Cont
             },
           ];
     return [
-      (req, _res, next) => {
-        routeOf.set(req, route);
-        next();
-      },
-      ...reject,
-      ...(route.parameters.cookie.length > 0 || route.security.length > 0 ? [cookieParser()] : []),
-      ...validation.security,
-      ...bodyParsers(route.requestContentTypes),
-      ...validation.operation,
+      oneLayer([
+        (req, _res, next) => {
+          routeOf.set(req, route);
+          next();
+        },
+        ...reject,
+        ...(readsCookies(route, options.securitySchemes) ? [cookieParser()] : []),
+        ...validation.security,
+        ...bodyParsers(route.requestContentTypes),
+        ...validation.operation,
+      ]),
     ];
   });
 

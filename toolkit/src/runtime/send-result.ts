@@ -68,25 +68,35 @@ export function sendResult(res: Response, result: OperationResultToSend): void {
   if (result.body instanceof JsonText) {
     const type = result.contentType ?? 'application/json';
     if (validated) res.type(type).json(JSON.parse(result.body.text));
-    else res.type(type).send(Buffer.from(result.body.text));
+    else sendJsonText(res, result.body.text, type);
     return;
   }
-  if (result.contentType === undefined) {
-    const bytes =
-      typeof result.body === 'object' && result.body !== null ? serializedBodies.get(result.body) : undefined;
-    if (bytes === undefined || validated) {
+  if (result.contentType === undefined || isJsonMediaType(result.contentType)) {
+    if (validated) {
+      if (result.contentType !== undefined) res.type(result.contentType);
       res.json(result.body);
       return;
     }
-    // What res.json sends: the same bytes, as application/json; charset=utf-8.
-    res.type('application/json').send(bytes);
+    const bytes =
+      typeof result.body === 'object' && result.body !== null ? serializedBodies.get(result.body) : undefined;
+    const type = result.contentType ?? res.get('Content-Type') ?? 'application/json';
+    sendJsonText(res, bytes ?? JSON.stringify(result.body), type);
     return;
   }
-  if (isJsonMediaType(result.contentType)) {
-    res.type(result.contentType).json(result.body);
-  } else {
-    res
-      .type(result.contentType)
-      .send(typeof result.body === 'string' || Buffer.isBuffer(result.body) ? result.body : String(result.body));
-  }
+  res
+    .type(result.contentType)
+    .send(typeof result.body === 'string' || Buffer.isBuffer(result.body) ? result.body : String(result.body));
+}
+
+/**
+ * A JSON body written as it is, with the headers `res.json` gives it (its media type with
+ * `charset=utf-8`, its length), where no response validation reads it through `res.json`.
+ */
+function sendJsonText(res: Response, text: string | Buffer, mediaType: string): void {
+  const charset = /;\s*charset=[^;]*/i;
+  res.setHeader(
+    'Content-Type',
+    charset.test(mediaType) ? mediaType.replace(charset, '; charset=utf-8') : `${mediaType}; charset=utf-8`,
+  );
+  res.end(text);
 }

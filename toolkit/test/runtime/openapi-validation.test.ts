@@ -343,6 +343,10 @@ describe('a body serialized already', () => {
       const body = { cents: 2, version: 1, note: 'ünïcode "quoted" \\ text' };
       unvalidated.response = { status: 200, body: { ...body } };
       const plain = await read();
+      // What res.json sends where responses are validated: the same text, type and length.
+      expect(plain.type).toBe('application/json; charset=utf-8');
+      expect(plain.bytes.toString('utf8')).toBe(JSON.stringify(body));
+      expect(plain.length).toBe(String(plain.bytes.byteLength));
       const stored = { ...body };
       serializedAs(stored, JSON.stringify(stored));
       stored.note = 'changed';
