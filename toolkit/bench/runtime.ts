@@ -16,19 +16,20 @@
  * Usage: npm run bench -w contract-first -- [options] (USAGE below).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { writeGenerated } from '../src/dev/steps.js';
 import { generate } from '../src/generate.js';
-import { parseFlags, runAsMain, wholeNumberFlag } from '../src/cli.js';
+import { parseFlags, runAsMain, UsageError, wholeNumberFlag } from '../src/cli.js';
 import { itemsDocument, manyOperationsDocument } from './documents.js';
 import { TOKEN } from './servers/items.js';
 import { renderTable, replaceTable, type BenchResult, type StartResult, type ThroughputResult } from './report.js';
 
-const USAGE = `Usage: npm run bench -w contract-first -- [--duration S] [--connections N] [--only NAME] [--json FILE] [--readme]
+const USAGE = `Usage: npm run bench -w contract-first -- [--duration S] [--rounds N] [--connections N] [--resources N] [--only NAME] [--json FILE] [--readme]
   --duration S     seconds of load for each server and route in each round (default 5), after 1 s of warm-up
   --rounds N       rounds; each server's figures are the medians of its rounds (default 5)
   --connections N  connections (default 10)
@@ -42,13 +43,16 @@ const README = path.join(HERE, '..', 'README.md');
 /** The run the README's tables show (`--readme` writes both). */
 const RESULT = path.join(HERE, 'result.json');
 
+/** The server every ratio is to. */
+const FASTIFY = 'Fastify 5 with schemas';
+
 /** The servers measured, by name, with their module in bench/servers/. */
 export const SERVERS = [
-  { name: 'node:http by hand', module: 'node-http.ts', validates: false },
-  { name: 'Fastify 5 with schemas', module: 'fastify.ts', validates: true },
-  { name: 'Express 5 as the toolkit serves it, by hand', module: 'express-floor.ts', validates: false },
-  { name: 'contract-first project', module: 'toolkit.ts', validates: true },
-  { name: 'Express 5 by hand', module: 'express-by-hand.ts', validates: false },
+  { name: 'node:http by hand', module: 'node-http.ts' },
+  { name: FASTIFY, module: 'fastify.ts' },
+  { name: 'Express 5 as the toolkit serves it, by hand', module: 'express-floor.ts' },
+  { name: 'contract-first project', module: 'toolkit.ts' },
+  { name: 'Express 5 by hand', module: 'express-by-hand.ts' },
 ] as const;
 
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -230,7 +234,7 @@ async function throughput(seconds: number, connections: number, rounds: number):
       }),
     );
     return results.map((result) => {
-      const fastify = results.find((other) => other.server === SERVERS[1].name && other.route === result.route);
+      const fastify = results.find((other) => other.server === FASTIFY && other.route === result.route);
       return {
         ...result,
         ratioToFastify:
@@ -247,22 +251,18 @@ async function throughput(seconds: number, connections: number, rounds: number):
   }
 }
 
-/** Generates `document` into `work` as a project's generated/ folder; returns the folder. */
+/** Generates `document` into `work`/generated as a project's generated/ folder; returns the folder. */
 async function generateInto(work: string, document: Record<string, unknown>): Promise<string> {
   const input = path.join(work, 'openapi.json');
   await writeFile(input, JSON.stringify(document, null, 2));
-  const out = path.join(work, 'generated');
   // A project's own package.json says its TypeScript is ES modules; the generated server imports
   // the runtime this package builds, as a project's imports contract-first/runtime.
   await writeFile(path.join(work, 'package.json'), '{ "type": "module" }\n');
-  const generation = await generate(input, out, work, {
+  const generation = await generate(input, 'generated', work, {
     runtime: fileURLToPath(import.meta.resolve('contract-first/runtime')),
   });
-  for (const file of generation.files) {
-    await mkdir(path.dirname(path.resolve(file.path)), { recursive: true });
-    await writeFile(path.resolve(file.path), file.content);
-  }
-  return out;
+  await writeGenerated(work, generation.files);
+  return path.join(work, 'generated');
 }
 
 /** A valid request of each operation of the start document, by what the operation does. */
@@ -360,7 +360,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const connections = wholeNumberFlag('--connections', flags.connections, 1, 1000, 10);
   const resources = wholeNumberFlag('--resources', flags.resources, 1, 1000, 125);
   const only = flags.only;
-  if (only !== undefined && only !== 'throughput' && only !== 'start') throw new Error('--only: throughput or start');
+  if (only !== undefined && only !== 'throughput' && only !== 'start')
+    throw new UsageError(`--only must be throughput or start; got ${JSON.stringify(only)}.`);
   const result: BenchResult = {
     machine: { cpus: cpus().length, model: cpus()[0]?.model.trim() ?? 'unknown', node: process.version },
     pinned: PINNED,
@@ -380,4 +381,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-runAsMain(import.meta.url, main);
+runAsMain(import.meta.url, main, { usage: USAGE });
